@@ -1,0 +1,132 @@
+package measure
+
+import (
+	"sync"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// OpStats aggregates one operation over a span of time: dense histograms per
+// series and counters. It is owned by the collector's goroutine.
+type OpStats struct {
+	Name     string
+	H        [numSeries]*hdr.Histogram // nil until something is recorded
+	Errors   [NumClasses]int64
+	Attempts int64
+	Retries  int64
+	Aborts   int64
+	Clamped  int64
+	// TopLevel counts successful operations the runner issued; Count also
+	// includes sub-operations a worker reported as spans.
+	TopLevel int64
+}
+
+func (s *OpStats) hist(series Series) *hdr.Histogram {
+	if s.H[series] == nil {
+		s.H[series] = hdr.New(LowestNs, HighestNs, SigFigs)
+	}
+	return s.H[series]
+}
+
+func (s *OpStats) add(c *opCounters) {
+	for i, n := range c.errors {
+		s.Errors[i] += n
+	}
+	s.Attempts += c.attempts
+	s.Retries += c.retries
+	s.Aborts += c.aborts
+	s.Clamped += c.clamped
+	s.TopLevel += c.top
+}
+
+// Count is the number of successful operations.
+func (s *OpStats) Count() int64 {
+	if s.H[Latency] == nil {
+		return 0
+	}
+	return s.H[Latency].TotalCount()
+}
+
+// ErrorCount is the number of failed attempts of every class.
+func (s *OpStats) ErrorCount() int64 {
+	var n int64
+	for _, e := range s.Errors {
+		n += e
+	}
+	return n
+}
+
+// Merge adds other into s.
+func (s *OpStats) Merge(other *OpStats) {
+	for i, h := range other.H {
+		if h != nil {
+			s.hist(Series(i)).Merge(h)
+		}
+	}
+	s.add(&opCounters{errors: other.Errors, attempts: other.Attempts, retries: other.Retries, aborts: other.Aborts, clamped: other.Clamped, top: other.TopLevel})
+}
+
+// Snapshot is what one tick collected.
+type Snapshot struct {
+	Start, End time.Time
+	Ops        []*OpStats
+}
+
+// NewStats returns empty stats for the given operation names.
+func NewStats(ops []string) []*OpStats {
+	out := make([]*OpStats, len(ops))
+	for i, n := range ops {
+		out[i] = &OpStats{Name: n}
+	}
+	return out
+}
+
+// Collector owns the workers' recorders and merges them on Tick. Tick and
+// Total must be called from one goroutine; Recorder is safe to call before
+// the workers start.
+type Collector struct {
+	ops       []string
+	mu        sync.Mutex // guards recorders (registration only)
+	recorders []*Recorder
+	last      time.Time
+	total     []*OpStats
+}
+
+// NewCollector returns a collector for the workload's operations. start is
+// the beginning of the first interval.
+func NewCollector(ops []string, start time.Time) *Collector {
+	return &Collector{ops: ops, last: start, total: NewStats(ops)}
+}
+
+// Recorder registers and returns a new worker recorder.
+func (c *Collector) Recorder() *Recorder {
+	r := NewRecorder(len(c.ops))
+	c.mu.Lock()
+	c.recorders = append(c.recorders, r)
+	c.mu.Unlock()
+	return r
+}
+
+// Tick drains every recorder into a new interval snapshot ending at now, and
+// folds it into the running total.
+func (c *Collector) Tick(now time.Time) Snapshot {
+	snap := Snapshot{Start: c.last, End: now, Ops: NewStats(c.ops)}
+	c.mu.Lock()
+	recs := c.recorders
+	c.mu.Unlock()
+	for _, r := range recs {
+		r.drainInto(snap.Ops)
+	}
+	for i, s := range snap.Ops {
+		c.total[i].Merge(s)
+	}
+	c.last = now
+	return snap
+}
+
+// ResetTotal discards the running total (the end of a warm-up).
+func (c *Collector) ResetTotal() { c.total = NewStats(c.ops) }
+
+// Total returns the running total since the start or the last ResetTotal.
+func (c *Collector) Total() []*OpStats { return c.total }

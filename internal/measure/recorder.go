@@ -1,0 +1,168 @@
+// Package measure records operation latencies without a lock shared by
+// workers: every worker owns a Recorder (sparse HdrHistograms behind a mutex
+// only the collector's tick contends for), and a Collector merges them into
+// per-interval and cumulative dense histograms on each tick. Memory is
+// independent of run length.
+package measure
+
+import (
+	"sync"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histogram geometry: nanoseconds, 1 ns .. 1 h, 3 significant digits
+// (DESIGN.md §5). Values above an hour are recorded as an hour and counted as
+// clamped, so nothing is dropped silently.
+const (
+	LowestNs  int64 = 1
+	HighestNs int64 = 3_600_000_000_000
+	SigFigs         = 3
+)
+
+// Series names one of the latency series kept per operation.
+type Series int
+
+// The series. Latency is the primary one: service time in a closed loop,
+// time from the intended start in an open loop. Service and Lag are kept only
+// in an open loop (lag = actual start − intended start). Failed holds the
+// latency of operations that ended in an error.
+const (
+	Latency Series = iota
+	Service
+	Lag
+	Failed
+	numSeries
+)
+
+// SeriesNames are the result-file names of the series.
+var SeriesNames = [numSeries]string{"latency", "service", "lag", "failed"}
+
+// NumClasses bounds error class indexes given to Record.
+const NumClasses = 8
+
+// opCounters are the non-histogram counts of one operation.
+type opCounters struct {
+	errors   [NumClasses]int64 // failed attempts by class index
+	attempts int64
+	retries  int64
+	aborts   int64 // operations whose final outcome was an error
+	top      int64 // successful top-level operations (not sub-operation spans)
+	clamped  int64
+}
+
+type opRec struct {
+	h [numSeries]*hdr.PackedHistogram
+	opCounters
+}
+
+// Recorder is one worker's set of histograms. Record is called only by its
+// worker; Drain only by the collector. The mutex is uncontended except for
+// the moment of a tick.
+type Recorder struct {
+	mu  sync.Mutex
+	ops []opRec
+}
+
+func newPacked() *hdr.PackedHistogram { return hdr.NewPacked(LowestNs, HighestNs, SigFigs) }
+
+// NewRecorder returns a recorder for nops operation types.
+func NewRecorder(nops int) *Recorder {
+	r := &Recorder{ops: make([]opRec, nops)}
+	return r
+}
+
+func clamp(v int64) (int64, bool) {
+	if v < LowestNs {
+		return LowestNs, false
+	}
+	if v > HighestNs {
+		return HighestNs, true
+	}
+	return v, false
+}
+
+func (o *opRec) record(s Series, v int64) {
+	v, clamped := clamp(v)
+	if clamped {
+		o.clamped++
+	}
+	h := o.h[s]
+	if h == nil {
+		h = newPacked()
+		o.h[s] = h
+	}
+	_ = h.RecordValue(v) // in range after clamp: cannot fail
+}
+
+// Outcome is one finished operation as the runner saw it.
+type Outcome struct {
+	Op        int
+	LatencyNs int64 // primary latency
+	ServiceNs int64 // open loop only (0 otherwise)
+	LagNs     int64 // open loop only
+	OpenLoop  bool
+	Attempts  int
+	Failed    bool
+	// ErrClasses counts failed attempts by class index.
+	ErrClasses [NumClasses]int32
+}
+
+// Record adds one finished operation.
+func (r *Recorder) Record(o *Outcome) {
+	r.mu.Lock()
+	op := &r.ops[o.Op]
+	if o.Failed {
+		op.record(Failed, o.LatencyNs)
+		op.aborts++
+	} else {
+		op.record(Latency, o.LatencyNs)
+		op.top++
+		if o.OpenLoop {
+			op.record(Service, o.ServiceNs)
+			op.record(Lag, o.LagNs)
+		}
+	}
+	op.attempts += int64(o.Attempts)
+	if o.Attempts > 1 {
+		op.retries += int64(o.Attempts - 1)
+	}
+	for i, n := range o.ErrClasses {
+		op.errors[i] += int64(n)
+	}
+	r.mu.Unlock()
+}
+
+// RecordSpan adds a sub-operation's latency (success or failure) without
+// touching attempt counters.
+func (r *Recorder) RecordSpan(op int, latencyNs int64, failed bool, class int) {
+	r.mu.Lock()
+	o := &r.ops[op]
+	if failed {
+		o.record(Failed, latencyNs)
+		if class >= 0 && class < NumClasses {
+			o.errors[class]++
+		}
+	} else {
+		o.record(Latency, latencyNs)
+	}
+	r.mu.Unlock()
+}
+
+// drainInto moves everything recorded so far into dst and resets the recorder.
+func (r *Recorder) drainInto(dst []*OpStats) {
+	r.mu.Lock()
+	for i := range r.ops {
+		o := &r.ops[i]
+		d := dst[i]
+		for s, h := range o.h {
+			if h != nil && h.TotalCount() > 0 {
+				h.MergeInto(d.hist(Series(s)))
+				h.Reset()
+			}
+		}
+		d.add(&o.opCounters)
+		o.opCounters = opCounters{}
+	}
+	r.mu.Unlock()
+}

@@ -1,0 +1,197 @@
+// Package result defines candor's result file: one self-describing,
+// versioned JSON document per run (schema in docs/RESULT_SCHEMA.md), written
+// atomically, plus a JSON-lines side file that receives every interval while
+// the run goes so that a killed client loses nothing but the interval in
+// progress. Reports, audits and comparisons read only these files.
+package result
+
+import (
+	"time"
+)
+
+// SchemaVersion names the layout of this package's types. Readers refuse
+// other major versions.
+const SchemaVersion = "candor.result/v1"
+
+// Status values of a result.
+const (
+	StatusComplete    = "complete"
+	StatusInterrupted = "interrupted"
+	StatusFailed      = "failed"
+)
+
+// Result is one run: one workload against one target.
+type Result struct {
+	Schema     string      `json:"schema"`
+	ID         string      `json:"id"`
+	Status     string      `json:"status"`
+	Error      string      `json:"error,omitempty"`
+	Command    []string    `json:"command"`
+	Started    time.Time   `json:"started"`
+	Ended      time.Time   `json:"ended"`
+	Provenance Provenance  `json:"provenance"`
+	Target     Fingerprint `json:"target"`
+	Workload   Workload    `json:"workload"`
+	Run        RunConfig   `json:"run"`
+	Phases     []Phase     `json:"phases"`
+}
+
+// Provenance says what produced the result and on what machine.
+type Provenance struct {
+	CandorVersion string `json:"candor_version"`
+	Commit        string `json:"commit"`
+	GoVersion     string `json:"go_version"`
+	OS            string `json:"os"`
+	Arch          string `json:"arch"`
+	Hostname      string `json:"hostname"`
+	CPUModel      string `json:"cpu_model"`
+	Cores         int    `json:"cores"`
+	MemoryBytes   int64  `json:"memory_bytes"`
+	Kernel        string `json:"kernel"`
+}
+
+// Fingerprint identifies the target: product, version and the settings that
+// decide comparability. The URL has its password redacted.
+type Fingerprint struct {
+	Driver        string            `json:"driver"`
+	Product       string            `json:"product"`
+	Version       string            `json:"version"`
+	VersionString string            `json:"version_string,omitempty"`
+	URL           string            `json:"url"`
+	Settings      map[string]string `json:"settings"`
+	Capabilities  any               `json:"capabilities,omitempty"`
+}
+
+// Workload records what ran, with every option resolved.
+type Workload struct {
+	Name      string   `json:"name"`
+	Reference string   `json:"reference"`
+	Seed      int64    `json:"seed"`
+	Options   any      `json:"options"`
+	Ignored   []string `json:"ignored_properties,omitempty"`
+	Ops       []string `json:"operations"`
+}
+
+// RunConfig is how the runner drove the workload.
+type RunConfig struct {
+	Threads        int     `json:"threads"`
+	DurationSec    float64 `json:"duration_s,omitempty"`
+	Operations     int64   `json:"operations,omitempty"`
+	WarmupSec      float64 `json:"warmup_s,omitempty"`
+	Rate           float64 `json:"rate,omitempty"`
+	Arrival        string  `json:"arrival,omitempty"`
+	Retries        int     `json:"retries"`
+	ReportInterval float64 `json:"report_interval_s"`
+	LoadBatch      int     `json:"load_batch,omitempty"`
+	// LatencyMeasure says what the primary latency is: "service time (closed
+	// loop)" or "from intended start (open loop)".
+	LatencyMeasure string `json:"latency_measure"`
+}
+
+// Phase is one measured phase: "load" or "run".
+type Phase struct {
+	Name        string     `json:"name"`
+	Status      string     `json:"status"`
+	Started     time.Time  `json:"started"`
+	Ended       time.Time  `json:"ended"`
+	DurationSec float64    `json:"duration_s"`
+	WarmupSec   float64    `json:"warmup_s,omitempty"`
+	OpenLoop    bool       `json:"open_loop"`
+	Ops         []OpResult `json:"operations"`
+	// Throughput is successful operations per second over the measured time
+	// (for a load: rows per second).
+	Throughput float64     `json:"throughput"`
+	Rows       int64       `json:"rows,omitempty"`
+	Rate       *RateResult `json:"rate,omitempty"`
+	Reconnects int64       `json:"reconnects"`
+	Client     ClientUsage `json:"client"`
+	Intervals  []Interval  `json:"intervals"`
+}
+
+// OpResult is one operation type over a phase. Latencies are nanoseconds.
+type OpResult struct {
+	Name       string           `json:"name"`
+	Count      int64            `json:"count"`
+	Throughput float64          `json:"throughput"`
+	Latency    *Summary         `json:"latency,omitempty"`
+	Service    *Summary         `json:"service,omitempty"`
+	Lag        *Summary         `json:"lag,omitempty"`
+	Failed     *Summary         `json:"failed_latency,omitempty"`
+	Errors     map[string]int64 `json:"errors,omitempty"`
+	Attempts   int64            `json:"attempts"`
+	Retries    int64            `json:"retries"`
+	Aborts     int64            `json:"aborts"`
+	Clamped    int64            `json:"clamped,omitempty"`
+	// Histograms holds the HdrHistogram V2 compressed encoding (base64,
+	// "HISTF...") of each series that has values: latency, service, lag, failed.
+	Histograms map[string]string `json:"histograms,omitempty"`
+}
+
+// Summary is a latency distribution reduced to the usual figures, in ns.
+type Summary struct {
+	Count int64   `json:"count"`
+	Min   int64   `json:"min"`
+	Mean  float64 `json:"mean"`
+	P50   int64   `json:"p50"`
+	P90   int64   `json:"p90"`
+	P95   int64   `json:"p95"`
+	P99   int64   `json:"p99"`
+	P999  int64   `json:"p99_9"`
+	Max   int64   `json:"max"`
+}
+
+// RateResult describes an open-loop run's schedule.
+type RateResult struct {
+	Target         float64 `json:"target"`
+	Achieved       float64 `json:"achieved"`
+	BehindSchedule bool    `json:"behind_schedule"`
+	// MaxLagNs is the largest delay between an operation's intended and
+	// actual start.
+	MaxLagNs int64 `json:"max_lag_ns"`
+}
+
+// ClientUsage is the client's CPU and memory during a phase.
+type ClientUsage struct {
+	Samples        []UsageSample `json:"samples"`
+	AvgCores       float64       `json:"avg_cores"`
+	MaxRSS         int64         `json:"max_rss_bytes"`
+	CPUNsPerOp     float64       `json:"cpu_ns_per_op"`
+	HostBusy       float64       `json:"host_busy"`
+	Saturated      bool          `json:"saturated"`
+	SaturatedCause string        `json:"saturated_cause,omitempty"`
+}
+
+// UsageSample is one client resource sample at the end of an interval.
+type UsageSample struct {
+	ElapsedSec float64 `json:"t"`
+	Cores      float64 `json:"cores"`
+	RSS        int64   `json:"rss"`
+	HostBusy   float64 `json:"host_busy"`
+}
+
+// Interval is one --report-interval of a phase. It is also the record type of
+// the JSON-lines side file.
+type Interval struct {
+	Phase      string       `json:"phase"`
+	Index      int          `json:"i"`
+	Start      time.Time    `json:"start"`
+	ElapsedSec float64      `json:"t"` // seconds from the phase start to the interval's end
+	LengthSec  float64      `json:"len"`
+	Warmup     bool         `json:"warmup,omitempty"`
+	Ops        []IntervalOp `json:"ops"`
+	Client     *UsageSample `json:"client,omitempty"`
+}
+
+// IntervalOp is one operation type within an interval (latencies in ns).
+type IntervalOp struct {
+	Name      string           `json:"name"`
+	Count     int64            `json:"count"`
+	Rate      float64          `json:"rate"`
+	P50       int64            `json:"p50"`
+	P99       int64            `json:"p99"`
+	Max       int64            `json:"max"`
+	Mean      float64          `json:"mean"`
+	Errors    int64            `json:"errors,omitempty"`
+	ByClass   map[string]int64 `json:"errors_by_class,omitempty"`
+	Histogram string           `json:"histogram,omitempty"`
+}

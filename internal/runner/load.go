@@ -1,0 +1,146 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/candor-bench/candor/internal/measure"
+	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/target"
+)
+
+// LoadOp is the operation name of one load batch in results.
+const LoadOp = "INSERT-BATCH"
+
+// DefaultLoadBatch is the rows per batch when none is set: large enough that
+// per-statement overhead vanishes, small enough that a progress bar moves.
+const DefaultLoadBatch = 1000
+
+// Load inserts the workload's initial data: Threads workers take batches of
+// record numbers from a shared counter (one atomic add per batch) and insert
+// them. A batch that fails is retried up to Retries times; a batch that still
+// fails ends the load with its error. On cancellation the phase is returned
+// marked interrupted.
+func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
+	cfg := r.Config
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	first, count := r.Workload.LoadRange()
+	batch := int64(cfg.LoadBatch)
+	if batch <= 0 {
+		batch = DefaultLoadBatch
+	}
+	if lim, ok := r.Workload.(interface{ MaxLoadBatch() int }); ok && lim.MaxLoadBatch() > 0 && int64(lim.MaxLoadBatch()) < batch {
+		batch = int64(lim.MaxLoadBatch())
+	}
+	threads := cfg.Threads
+	if n := (count + batch - 1) / batch; n < int64(threads) {
+		threads = int(n)
+	}
+	if threads < 1 {
+		threads = 1
+	}
+	var reconnects atomic.Int64
+	sessions, err := connectAll(ctx, r.Target, threads, &reconnects)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, s := range sessions {
+			s.close()
+		}
+	}()
+
+	start := time.Now()
+	coll := measure.NewCollector([]string{LoadOp}, start)
+	var next, rows atomic.Int64
+	var failOnce sync.Once
+	var failErr error
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for w := 0; w < threads; w++ {
+		loader := r.Workload.NewLoader(w, workerRand(cfg.Seed, w))
+		sess := sessions[w]
+		rec := coll.Recorder()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var o measure.Outcome
+			for lctx.Err() == nil {
+				from := first + next.Add(batch) - batch
+				if from >= first+count {
+					return
+				}
+				to := min(from+batch, first+count)
+				o = measure.Outcome{}
+				t0 := time.Now()
+				var err error
+				for attempt := 0; ; attempt++ {
+					if sess.conn == nil {
+						if err = sess.reconnect(lctx); err != nil {
+							break
+						}
+					}
+					o.Attempts++
+					if err = loader.LoadBatch(lctx, sess.conn, from, to); err == nil || lctx.Err() != nil {
+						break
+					}
+					cls := r.classify(err)
+					o.ErrClasses[classIndex(cls)]++
+					if cls == target.ClassConnection {
+						_ = sess.reconnect(lctx)
+					}
+					if attempt >= cfg.Retries {
+						break
+					}
+					sleepCtx(lctx, cfg.RetryInterval)
+				}
+				if lctx.Err() != nil {
+					return
+				}
+				o.LatencyNs = time.Since(t0).Nanoseconds()
+				o.Failed = err != nil
+				rec.Record(&o)
+				if err != nil {
+					failOnce.Do(func() {
+						failErr = fmt.Errorf("load of records %d..%d failed: %w", from, to-1, err)
+						cancel()
+					})
+					return
+				}
+				rows.Add(to - from)
+			}
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	mon := newMonitor(r, "load", start, coll)
+	mon.loadTotal = count
+	mon.loop(done, rows.Load)
+	end := time.Now()
+
+	phase := mon.phase(end)
+	phase.Reconnects = reconnects.Load()
+	n := fillOps(phase, coll.Total(), end.Sub(start))
+	phase.Rows = rows.Load()
+	phase.Throughput = float64(phase.Rows) / secondsOf(end.Sub(start))
+	if phase.Rows > 0 {
+		phase.Client.CPUNsPerOp = mon.cpuSeconds * 1e9 / float64(phase.Rows)
+	}
+	_ = n
+	switch {
+	case failErr != nil:
+		phase.Status = result.StatusFailed
+		return phase, failErr
+	case ctx.Err() != nil:
+		phase.Status = result.StatusInterrupted
+	default:
+		phase.Status = result.StatusComplete
+	}
+	return phase, nil
+}

@@ -1,0 +1,206 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/candor-bench/candor/internal/measure"
+	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/target"
+)
+
+// monitor ticks the collector every report interval: it makes the interval
+// records, prints the status lines and samples the client's resource use.
+type monitor struct {
+	r         *Runner
+	name      string
+	start     time.Time
+	warmEnd   time.Time
+	coll      *measure.Collector
+	intervals []result.Interval
+	samples   []result.UsageSample
+	first     measure.Usage
+	prev      measure.Usage
+	last      measure.Usage
+	// load progress
+	loadTotal  int64
+	cpuSeconds float64
+}
+
+func newMonitor(r *Runner, name string, start time.Time, coll *measure.Collector) *monitor {
+	u := measure.SampleUsage()
+	return &monitor{r: r, name: name, start: start, coll: coll, first: u, prev: u, last: u}
+}
+
+// loop ticks until done is closed, then makes a final tick. rows reports load
+// progress (rows done so far) for the progress bar.
+func (m *monitor) loop(done <-chan struct{}, rows func() int64) {
+	every := m.r.Config.ReportInterval
+	next := m.start.Add(every)
+	warmPending := m.warmEnd.After(m.start)
+	for {
+		at := next
+		if warmPending && m.warmEnd.Before(at) {
+			at = m.warmEnd
+		}
+		t := time.NewTimer(time.Until(at))
+		select {
+		case <-done:
+			t.Stop()
+			m.tick(time.Now(), rows())
+			m.finishLine()
+			return
+		case <-t.C:
+		}
+		now := time.Now()
+		m.tick(now, rows())
+		if warmPending && !now.Before(m.warmEnd) {
+			warmPending = false
+			m.coll.ResetTotal()
+			if m.r.Status != nil {
+				fmt.Fprintf(m.r.Status, "[%s] warm-up over after %s; measuring\n", m.name, m.warmEnd.Sub(m.start).Round(time.Millisecond))
+			}
+		}
+		for !next.After(now) {
+			next = next.Add(every)
+		}
+	}
+}
+
+// tick closes one interval.
+func (m *monitor) tick(now time.Time, rows int64) {
+	snap := m.coll.Tick(now)
+	u := measure.SampleUsage()
+	d := measure.Delta(m.prev, u)
+	m.prev, m.last = u, u
+	length := snap.End.Sub(snap.Start).Seconds()
+	iv := result.Interval{
+		Phase: m.name, Index: len(m.intervals), Start: snap.Start,
+		ElapsedSec: now.Sub(m.start).Seconds(), LengthSec: length,
+		Warmup: snap.Start.Before(m.warmEnd),
+		Client: &result.UsageSample{ElapsedSec: now.Sub(m.start).Seconds(), Cores: d.ClientCores, RSS: d.RSS, HostBusy: d.HostBusy},
+	}
+	for _, s := range snap.Ops {
+		iop := result.IntervalOp{Name: s.Name, Count: s.Count(), Errors: s.ErrorCount()}
+		if length > 0 {
+			iop.Rate = float64(iop.Count) / length
+		}
+		if h := s.H[measure.Latency]; h != nil && h.TotalCount() > 0 {
+			p := h.ValueAtPercentilesSlice([]float64{50, 99})
+			iop.P50, iop.P99, iop.Max, iop.Mean = p[0], p[1], h.Max(), h.Mean()
+			iop.Histogram, _ = result.EncodeHistogram(h)
+		}
+		if iop.Errors > 0 {
+			iop.ByClass = classMap(s.Errors)
+		}
+		iv.Ops = append(iv.Ops, iop)
+	}
+	m.intervals = append(m.intervals, iv)
+	m.samples = append(m.samples, *iv.Client)
+	if m.r.Intervals != nil {
+		m.r.Intervals(iv)
+	}
+	m.status(iv, rows)
+}
+
+func classMap(errs [measure.NumClasses]int64) map[string]int64 {
+	out := map[string]int64{}
+	for i, n := range errs {
+		if n > 0 && i < len(target.Classes) {
+			out[string(target.Classes[i])] += n
+		}
+	}
+	return out
+}
+
+// status prints one line per interval: per operation ops/s, p50, p99, errors;
+// for a load, a progress bar with rate and ETA.
+func (m *monitor) status(iv result.Interval, rows int64) {
+	w := m.r.Status
+	if w == nil {
+		return
+	}
+	if m.loadTotal > 0 {
+		elapsed := iv.ElapsedSec
+		rate := 0.0
+		if elapsed > 0 {
+			rate = float64(rows) / elapsed
+		}
+		eta := "--"
+		if rate > 0 && rows < m.loadTotal {
+			eta = (time.Duration(float64(m.loadTotal-rows)/rate) * time.Second).Round(time.Second).String()
+		}
+		frac := float64(rows) / float64(m.loadTotal)
+		const width = 30
+		filled := int(frac * width)
+		if filled > width {
+			filled = width
+		}
+		bar := strings.Repeat("#", filled) + strings.Repeat(".", width-filled)
+		line := fmt.Sprintf("[load] %7.1fs [%s] %5.1f%% %d/%d rows %.0f rows/s ETA %s",
+			elapsed, bar, 100*frac, rows, m.loadTotal, rate, eta)
+		if m.r.StatusTTY {
+			fmt.Fprintf(w, "\r%-110s", line)
+		} else {
+			fmt.Fprintln(w, line)
+		}
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "[%s] %7.1fs", m.name, iv.ElapsedSec)
+	if iv.Warmup {
+		b.WriteString(" (warm-up)")
+	}
+	for _, o := range iv.Ops {
+		if o.Count == 0 && o.Errors == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, " | %s %.0f ops/s p50 %s p99 %s err %d", o.Name, o.Rate, FormatNs(o.P50), FormatNs(o.P99), o.Errors)
+	}
+	fmt.Fprintln(w, b.String())
+}
+
+func (m *monitor) finishLine() {
+	if m.loadTotal > 0 && m.r.StatusTTY && m.r.Status != nil {
+		fmt.Fprintln(m.r.Status)
+	}
+}
+
+// phase builds the phase record from what the monitor collected.
+func (m *monitor) phase(end time.Time) *result.Phase {
+	p := &result.Phase{Name: m.name, Started: m.start, Ended: end, Intervals: m.intervals}
+	d := measure.Delta(m.first, m.last)
+	p.Client = result.ClientUsage{Samples: m.samples, AvgCores: d.ClientCores, HostBusy: d.HostBusy}
+	for _, s := range m.samples {
+		if s.RSS > p.Client.MaxRSS {
+			p.Client.MaxRSS = s.RSS
+		}
+	}
+	switch {
+	case d.ClientShare >= 0.9:
+		p.Client.Saturated = true
+		p.Client.SaturatedCause = fmt.Sprintf("the client used %.0f%% of its %.0f cores", 100*d.ClientShare, d.ClientCores/d.ClientShare)
+	case d.HostBusy >= 0.95 && d.ClientShare >= 0.5:
+		p.Client.Saturated = true
+		p.Client.SaturatedCause = fmt.Sprintf("the host was %.0f%% busy and the client used %.0f%% of it", 100*d.HostBusy, 100*d.ClientShare)
+	}
+	m.cpuSeconds = m.last.ProcCPU - m.first.ProcCPU
+	return p
+}
+
+// FormatNs prints a latency with a unit that keeps 3-4 significant digits.
+func FormatNs(ns int64) string {
+	switch {
+	case ns <= 0:
+		return "-"
+	case ns < 1_000:
+		return fmt.Sprintf("%dns", ns)
+	case ns < 1_000_000:
+		return fmt.Sprintf("%.1fµs", float64(ns)/1e3)
+	case ns < 1_000_000_000:
+		return fmt.Sprintf("%.2fms", float64(ns)/1e6)
+	default:
+		return fmt.Sprintf("%.3fs", float64(ns)/1e9)
+	}
+}

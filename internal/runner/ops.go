@@ -1,0 +1,61 @@
+package runner
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/candor-bench/candor/internal/measure"
+	"github.com/candor-bench/candor/internal/result"
+)
+
+// fillOps turns the collector's totals into the phase's operation results and
+// throughput over the measured time.
+// It returns the number of finished operations, failed ones included.
+func fillOps(p *result.Phase, total []*measure.OpStats, measured time.Duration) int64 {
+	secs := secondsOf(measured)
+	p.DurationSec = measured.Seconds()
+	var ok, all int64
+	for _, s := range total {
+		o := result.OpResult{
+			Name: s.Name, Count: s.Count(), Attempts: s.Attempts, Retries: s.Retries,
+			Aborts: s.Aborts, Clamped: s.Clamped,
+		}
+		o.Throughput = float64(o.Count) / secs
+		o.Latency = result.Summarize(s.H[measure.Latency])
+		o.Service = result.Summarize(s.H[measure.Service])
+		o.Lag = result.Summarize(s.H[measure.Lag])
+		o.Failed = result.Summarize(s.H[measure.Failed])
+		if s.ErrorCount() > 0 {
+			o.Errors = classMap(s.Errors)
+		}
+		for i, h := range s.H {
+			if h == nil || h.TotalCount() == 0 {
+				continue
+			}
+			if enc, err := result.EncodeHistogram(h); err == nil {
+				if o.Histograms == nil {
+					o.Histograms = map[string]string{}
+				}
+				o.Histograms[measure.SeriesNames[i]] = enc
+			}
+		}
+		if o.Count == 0 && o.Aborts == 0 && o.Attempts == 0 {
+			continue // an operation the workload never chose
+		}
+		ok += s.TopLevel
+		all += s.TopLevel + o.Aborts
+		p.Ops = append(p.Ops, o)
+	}
+	p.Throughput = float64(ok) / secs
+	return all
+}
+
+// storeMax raises v to x if x is larger.
+func storeMax(v *atomic.Int64, x int64) {
+	for {
+		cur := v.Load()
+		if x <= cur || v.CompareAndSwap(cur, x) {
+			return
+		}
+	}
+}

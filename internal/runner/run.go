@@ -1,0 +1,215 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/candor-bench/candor/internal/measure"
+	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/workload"
+)
+
+// spanRecorder gives a worker's sub-operations to its recorder.
+type spanRecorder struct {
+	r        *Runner
+	rec      *measure.Recorder
+	intended time.Time // open loop: sub-operations count from the intended start
+	open     bool
+}
+
+func (s *spanRecorder) Span(op workload.OpID, start, end time.Time, err error) {
+	from := start
+	if s.open {
+		from = s.intended
+	}
+	cls := -1
+	if err != nil {
+		cls = classIndex(s.r.classify(err))
+	}
+	s.rec.RecordSpan(int(op), end.Sub(from).Nanoseconds(), err != nil, cls)
+}
+
+// Run executes the measured phase and returns it. It ends when the duration
+// or operation count is reached, or when ctx is cancelled (an interrupt): the
+// phase is then marked interrupted and holds everything measured so far.
+// Operations cut short by the end of the phase are not counted.
+func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
+	cfg := r.Config
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Duration == 0 && cfg.Operations == 0 {
+		return nil, errors.New("set --time or --operations (or operationcount in the workload): the run would never end")
+	}
+	ops := r.Workload.Ops()
+	var reconnects atomic.Int64
+	sessions, err := connectAll(ctx, r.Target, cfg.Threads, &reconnects)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, s := range sessions {
+			s.close()
+		}
+	}()
+
+	open := cfg.Rate > 0
+	start := time.Now()
+	warmEnd := start.Add(cfg.Warmup)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if cfg.Duration > 0 {
+		var c2 context.CancelFunc
+		runCtx, c2 = context.WithDeadline(runCtx, warmEnd.Add(cfg.Duration))
+		defer c2()
+	}
+	coll := measure.NewCollector(ops, start)
+	var maxLag atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < cfg.Threads; w++ {
+		rng := workerRand(cfg.Seed, w)
+		wk := r.Workload.NewWorker(w, rng)
+		wr := &worker{
+			r: r, w: wk, sess: sessions[w], rec: coll.Recorder(),
+			quota: quota(cfg.Operations, cfg.Threads, w), warmEnd: warmEnd, maxLag: &maxLag,
+		}
+		if open {
+			wr.sched = NewSchedule(cfg.Arrival, cfg.Rate, cfg.Threads, w, workerRand(cfg.Seed^0x5eed, w))
+			wr.start = start
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wr.loop(runCtx)
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+
+	mon := newMonitor(r, "run", start, coll)
+	mon.warmEnd = warmEnd
+	mon.loop(done, func() int64 { return 0 })
+	end := time.Now()
+
+	phase := mon.phase(end)
+	measured := end.Sub(warmEnd)
+	if cfg.Warmup > 0 && measured < 0 {
+		measured = 0
+	}
+	phase.WarmupSec = cfg.Warmup.Seconds()
+	phase.OpenLoop = open
+	phase.Reconnects = reconnects.Load()
+	if n := fillOps(phase, coll.Total(), measured); n > 0 {
+		phase.Client.CPUNsPerOp = mon.cpuSeconds * 1e9 / float64(n)
+	}
+	if open {
+		achieved := phase.Throughput
+		for _, o := range phase.Ops {
+			achieved += float64(o.Aborts) / secondsOf(measured)
+		}
+		phase.Rate = &result.RateResult{
+			Target: cfg.Rate, Achieved: achieved, MaxLagNs: maxLag.Load(),
+			// Behind when it delivered under 95% of the offered rate, or an
+			// operation started more than a second late.
+			BehindSchedule: achieved < 0.95*cfg.Rate || maxLag.Load() > int64(time.Second),
+		}
+	}
+	phase.Status = result.StatusComplete
+	if ctx.Err() != nil {
+		phase.Status = result.StatusInterrupted
+	}
+	return phase, nil
+}
+
+func secondsOf(d time.Duration) float64 {
+	if s := d.Seconds(); s > 0 {
+		return s
+	}
+	return 1e-9
+}
+
+// worker is one goroutine of the measured phase.
+type worker struct {
+	r       *Runner
+	w       workload.Worker
+	sess    *session
+	rec     *measure.Recorder
+	quota   int64
+	sched   Schedule // nil in a closed loop
+	start   time.Time
+	warmEnd time.Time
+	maxLag  *atomic.Int64
+	out     measure.Outcome
+	span    spanRecorder
+}
+
+func (wr *worker) loop(ctx context.Context) {
+	open := wr.sched != nil
+	wr.span = spanRecorder{r: wr.r, rec: wr.rec, open: open}
+	retries := wr.r.Config.Retries
+	var done int64
+	for wr.quota == 0 || done < wr.quota {
+		var intended time.Time
+		if open {
+			intended = wr.start.Add(wr.sched.Next())
+			if d := time.Until(intended); d > 0 && !sleepCtx(ctx, d) {
+				return
+			}
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		op := wr.w.Next()
+		begin := time.Now()
+		if !open {
+			intended = begin
+		}
+		wr.span.intended = intended
+		o := &wr.out
+		*o = measure.Outcome{Op: int(op), OpenLoop: open}
+		var err error
+		for attempt := 0; ; attempt++ {
+			if wr.sess.conn == nil {
+				if err = wr.sess.reconnect(ctx); err != nil {
+					break
+				}
+			}
+			o.Attempts++
+			err = wr.w.Exec(ctx, wr.sess.conn, &wr.span)
+			if err == nil || ctx.Err() != nil {
+				break
+			}
+			cls := wr.r.classify(err)
+			o.ErrClasses[classIndex(cls)]++
+			if cls == target.ClassConnection {
+				if rerr := wr.sess.reconnect(ctx); rerr != nil {
+					break
+				}
+			}
+			if attempt >= retries || (cls != target.ClassRetryable && cls != target.ClassConnection) {
+				break
+			}
+		}
+		end := time.Now()
+		wr.w.Done(err)
+		if ctx.Err() != nil {
+			// Cut short by the end of the phase or an interrupt: not counted.
+			return
+		}
+		done++
+		// Warm-up operations are recorded too, for the interval series; the
+		// collector drops them from the totals at the warm-up tick.
+		o.LatencyNs = end.Sub(intended).Nanoseconds()
+		if open {
+			o.ServiceNs = end.Sub(begin).Nanoseconds()
+			o.LagNs = begin.Sub(intended).Nanoseconds()
+			storeMax(wr.maxLag, o.LagNs)
+		}
+		o.Failed = err != nil
+		wr.rec.Record(o)
+	}
+}

@@ -1,0 +1,206 @@
+// Package runner drives a workload against a target: the load phase (parallel
+// batches with progress) and the measured phase (closed or open loop), with
+// warm-up, stop conditions, retries, reconnects and interrupts. Workers do one
+// operation per call; everything around it lives here.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/workload"
+)
+
+// Config is how to drive the workload. Zero values mean "not set" where noted.
+type Config struct {
+	Threads    int           // workers, each with its own connection (> 0)
+	Duration   time.Duration // measured time after warm-up; 0 = until Operations
+	Operations int64         // total operations; 0 = until Duration
+	Warmup     time.Duration // run but exclude from histograms
+	Rate       float64       // total operations per second; 0 = closed loop
+	Arrival    string        // ArrivalConstant or ArrivalPoisson (open loop)
+	Retries    int           // extra attempts for retryable and connection errors
+	// ReportInterval is the length of one interval record and status line.
+	ReportInterval time.Duration
+	Seed           int64 // base seed; worker w uses Seed+w+1
+	LoadBatch      int   // rows per load batch
+	// RetryInterval is the pause before retrying a failed load batch.
+	RetryInterval time.Duration
+}
+
+// Validate returns every problem with the configuration at once.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Threads <= 0 {
+		errs = append(errs, fmt.Errorf("--threads must be at least 1 (got %d)", c.Threads))
+	}
+	if c.Duration < 0 {
+		errs = append(errs, fmt.Errorf("--time must not be negative (got %v)", c.Duration))
+	}
+	if c.Operations < 0 {
+		errs = append(errs, fmt.Errorf("--operations must not be negative (got %d)", c.Operations))
+	}
+	if c.Warmup < 0 {
+		errs = append(errs, fmt.Errorf("--warmup must not be negative (got %v)", c.Warmup))
+	}
+	if c.Rate < 0 {
+		errs = append(errs, fmt.Errorf("--rate must not be negative (got %v)", c.Rate))
+	}
+	if c.Arrival != "" && c.Arrival != ArrivalConstant && c.Arrival != ArrivalPoisson {
+		errs = append(errs, fmt.Errorf("--arrival %q is not valid; use constant or poisson", c.Arrival))
+	}
+	if c.Retries < 0 {
+		errs = append(errs, fmt.Errorf("--retries must not be negative (got %d)", c.Retries))
+	}
+	if c.ReportInterval <= 0 {
+		errs = append(errs, fmt.Errorf("--report-interval must be positive (got %v)", c.ReportInterval))
+	}
+	return errors.Join(errs...)
+}
+
+// Runner runs phases of one workload against one target.
+type Runner struct {
+	Target   target.Target
+	Workload workload.Workload
+	Config   Config
+	// Status receives the live status lines (usually stderr); nil = none.
+	Status io.Writer
+	// StatusTTY redraws the load progress bar in place.
+	StatusTTY bool
+	// Intervals receives every interval record as it is made (the side file).
+	Intervals func(result.Interval)
+}
+
+// classIndex maps an error class to its counter index.
+func classIndex(c target.ErrorClass) int {
+	for i, k := range target.Classes {
+		if k == c {
+			return i
+		}
+	}
+	return len(target.Classes) - 1
+}
+
+func (r *Runner) classify(err error) target.ErrorClass {
+	if c := target.ClassifyCommon(err); c != "" {
+		return c
+	}
+	if c := r.Target.Classify(err); c != "" {
+		return c
+	}
+	return target.ClassOther
+}
+
+// session is one worker's connection, reopened after a connection loss.
+type session struct {
+	t          target.Target
+	conn       target.Conn
+	reconnects *atomic.Int64
+}
+
+// reconnect closes the current connection and opens a new one, backing off
+// from 50 ms to 2 s between attempts until it succeeds or ctx ends.
+func (s *session) reconnect(ctx context.Context) error {
+	if s.conn != nil {
+		s.conn.Close()
+		s.conn = nil
+	}
+	backoff := 50 * time.Millisecond
+	for {
+		c, err := s.t.Connect(ctx)
+		if err == nil {
+			s.conn = c
+			s.reconnects.Add(1)
+			return nil
+		}
+		if !sleepCtx(ctx, backoff) {
+			return ctx.Err()
+		}
+		if backoff *= 2; backoff > 2*time.Second {
+			backoff = 2 * time.Second
+		}
+	}
+}
+
+func (s *session) close() {
+	if s.conn != nil {
+		s.conn.Close()
+	}
+}
+
+// sleepCtx sleeps d or until ctx ends; it reports whether d elapsed.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// connectAll opens n sessions concurrently.
+func connectAll(ctx context.Context, t target.Target, n int, reconnects *atomic.Int64) ([]*session, error) {
+	sessions := make([]*session, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	for i := range sessions {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			c, err := t.Connect(ctx)
+			sessions[i] = &session{t: t, conn: c, reconnects: reconnects}
+			errs[i] = err
+		}(i)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			for _, s := range sessions {
+				s.close()
+			}
+			return nil, err
+		}
+	}
+	return sessions, nil
+}
+
+// workerRand returns worker w's generator: seeds are recorded, so a run can be
+// regenerated.
+func workerRand(seed int64, w int) *rand.Rand { return rand.New(rand.NewSource(seed + int64(w) + 1)) }
+
+// quota splits total operations over n workers as YCSB does: each gets
+// total/n, the first total%n get one more. 0 means unlimited.
+func quota(total int64, n, w int) int64 {
+	if total <= 0 {
+		return 0
+	}
+	q := total / int64(n)
+	if int64(w) < total%int64(n) {
+		q++
+	}
+	return q
+}
+
+// LatencyMeasure labels what the primary latency means for a given rate.
+func LatencyMeasure(rate float64) string {
+	if rate > 0 {
+		return "from intended start (open loop)"
+	}
+	return "service time (closed loop)"
+}

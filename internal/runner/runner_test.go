@@ -1,0 +1,338 @@
+package runner
+
+import (
+	"context"
+	"math/rand"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/target/fake"
+	"github.com/candor-bench/candor/internal/workload"
+)
+
+// opWorkload is the smallest workload: one operation, one statement.
+type opWorkload struct{ loaded map[int64]bool }
+
+func (w *opWorkload) Name() string                                    { return "test" }
+func (w *opWorkload) Reference() string                               { return "none" }
+func (w *opWorkload) Ops() []string                                   { return []string{"OP", "SUB"} }
+func (w *opWorkload) Options() any                                    { return nil }
+func (w *opWorkload) Ignored() []string                               { return nil }
+func (w *opWorkload) Limits() workload.Limits                         { return workload.Limits{} }
+func (w *opWorkload) Tables() []string                                { return nil }
+func (w *opWorkload) Bind(workload.Env) error                         { return nil }
+func (w *opWorkload) CreateSchema(context.Context, target.Conn) error { return nil }
+func (w *opWorkload) LoadRange() (int64, int64)                       { return 10, 1005 }
+func (w *opWorkload) NewLoader(int, *rand.Rand) workload.Loader       { return &opLoader{w} }
+func (w *opWorkload) NewWorker(int, *rand.Rand) workload.Worker       { return &opWorker{} }
+
+type opLoader struct{ w *opWorkload }
+
+func (l *opLoader) LoadBatch(ctx context.Context, c target.Conn, from, to int64) error {
+	_, err := c.Exec(ctx, "INSERT")
+	return err
+}
+
+type opWorker struct{}
+
+func (*opWorker) Next() workload.OpID { return 0 }
+func (*opWorker) Exec(ctx context.Context, c target.Conn, s workload.Span) error {
+	t0 := time.Now()
+	_, err := c.Exec(ctx, "UPDATE")
+	s.Span(1, t0, time.Now(), err)
+	return err
+}
+func (*opWorker) Done(error) {}
+
+func newRunner(t *fake.Target, cfg Config) *Runner {
+	if cfg.ReportInterval == 0 {
+		cfg.ReportInterval = 100 * time.Millisecond
+	}
+	if cfg.Threads == 0 {
+		cfg.Threads = 4
+	}
+	return &Runner{Target: t, Workload: &opWorkload{}, Config: cfg}
+}
+
+func op(t *testing.T, p *result.Phase, name string) result.OpResult {
+	t.Helper()
+	for _, o := range p.Ops {
+		if o.Name == name {
+			return o
+		}
+	}
+	t.Fatalf("operation %s missing from phase: %+v", name, p.Ops)
+	return result.OpResult{}
+}
+
+func TestOperationQuotaIsExact(t *testing.T) {
+	// 1003 operations over 4 workers: 251+251+251+250, all counted once.
+	r := newRunner(fake.New(fake.Config{}), Config{Operations: 1003})
+	p, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := op(t, p, "OP").Count; got != 1003 {
+		t.Fatalf("OP count %d, want 1003", got)
+	}
+	if got := op(t, p, "SUB").Count; got != 1003 {
+		t.Fatalf("sub-operation spans %d, want 1003", got)
+	}
+	if p.Status != result.StatusComplete || p.OpenLoop || p.Rate != nil {
+		t.Fatalf("closed-loop phase: status %s open %v rate %+v", p.Status, p.OpenLoop, p.Rate)
+	}
+	if op(t, p, "OP").Histograms["latency"] == "" {
+		t.Fatal("no encoded latency histogram in the result")
+	}
+}
+
+func TestQuotaSplit(t *testing.T) {
+	cases := []struct {
+		total int64
+		n, w  int
+		want  int64
+	}{
+		{0, 4, 0, 0},     // unlimited
+		{10, 4, 0, 3},    // first 10%4=2 workers get one more
+		{10, 4, 1, 3},    //
+		{10, 4, 2, 2},    //
+		{3, 4, 3, 0},     // more workers than operations: the last gets none
+		{100, 1, 0, 100}, // one worker takes all
+	}
+	for _, c := range cases {
+		if got := quota(c.total, c.n, c.w); got != c.want {
+			t.Errorf("quota(%d,%d,%d) = %d, want %d", c.total, c.n, c.w, got, c.want)
+		}
+	}
+}
+
+// stallTarget stalls for stallFor out of every period: a closed loop hides it,
+// an open loop must show it.
+func stallTarget() *fake.Target {
+	return fake.New(fake.Config{StallEvery: 2 * time.Second, StallFor: 400 * time.Millisecond})
+}
+
+func TestOpenLoopSeesStalls(t *testing.T) {
+	if testing.Short() {
+		t.Skip("4 s run")
+	}
+	// Arrivals at 1000/s; during 20% of the time the target stalls 0.4 s. An
+	// operation due at time x into a stall completes when it ends, so
+	// P(latency > y) = (0.4 − y)/2 for y < 0.4 s: p90 = 0.2 s, p99 = 0.38 s,
+	// p99.9 = 0.398 s.
+	r := newRunner(stallTarget(), Config{Rate: 1000, Duration: 4 * time.Second, Threads: 8})
+	p, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := op(t, p, "OP")
+	check := func(name string, got int64, want float64) {
+		if g := float64(got) / 1e9; g < want*0.85 || g > want*1.15 {
+			t.Errorf("open loop %s = %.3f s, analytic %.3f s (±15%%)", name, g, want)
+		}
+	}
+	check("p99.9", o.Latency.P999, 0.398)
+	check("p99", o.Latency.P99, 0.38)
+	check("p90", o.Latency.P90, 0.2)
+	if o.Service == nil || o.Lag == nil {
+		t.Fatal("open loop must keep service time and lag series")
+	}
+	if p.Rate == nil || p.Rate.Target != 1000 || p.Rate.Achieved < 900 || p.Rate.Achieved > 1100 {
+		t.Fatalf("rate result %+v, want target 1000 and achieved near it", p.Rate)
+	}
+	if !p.OpenLoop {
+		t.Fatal("phase not marked open loop")
+	}
+}
+
+func TestClosedLoopHidesStalls(t *testing.T) {
+	if testing.Short() {
+		t.Skip("4 s run")
+	}
+	// The same target in a closed loop: each worker sees one slow call per
+	// stall and then races on, so p99.9 stays small while max shows the stall.
+	r := newRunner(stallTarget(), Config{Duration: 4 * time.Second, Threads: 8})
+	p, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := op(t, p, "OP")
+	if o.Latency.P999 > int64(50*time.Millisecond) {
+		t.Errorf("closed loop p99.9 = %v; a closed loop should hide the stall", time.Duration(o.Latency.P999))
+	}
+	if o.Latency.Max < int64(200*time.Millisecond) {
+		t.Errorf("closed loop max = %v; the stall should still show in the max", time.Duration(o.Latency.Max))
+	}
+	if LatencyMeasure(0) != "service time (closed loop)" || LatencyMeasure(10) != "from intended start (open loop)" {
+		t.Error("latency measure labels changed")
+	}
+}
+
+func TestOpenLoopBehindScheduleFlag(t *testing.T) {
+	// One worker, 1 ms per call, asked for 5000/s: at most 1000/s is possible.
+	r := newRunner(fake.New(fake.Config{Latency: time.Millisecond}), Config{Rate: 5000, Duration: 600 * time.Millisecond, Threads: 1})
+	p, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Rate == nil || !p.Rate.BehindSchedule || p.Rate.Achieved > 1100 {
+		t.Fatalf("rate %+v: expected behind schedule with achieved ≤ ~1000/s", p.Rate)
+	}
+}
+
+func TestErrorAccountingAndRetries(t *testing.T) {
+	// Every 10th statement fails with a retryable error.
+	t.Run("no retries", func(t *testing.T) {
+		r := newRunner(fake.New(fake.Config{FailEvery: 10, FailClass: target.ClassRetryable}), Config{Operations: 1000, Threads: 1})
+		p, err := r.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := op(t, p, "OP")
+		if o.Aborts != 100 || o.Count != 900 || o.Errors["retryable"] != 100 || o.Retries != 0 || o.Attempts != 1000 {
+			t.Fatalf("count %d aborts %d errors %v retries %d attempts %d; want 900/100/100/0/1000", o.Count, o.Aborts, o.Errors, o.Retries, o.Attempts)
+		}
+		if o.Failed == nil || o.Failed.Count != 100 {
+			t.Fatalf("failed-latency series %+v, want 100 values", o.Failed)
+		}
+	})
+	t.Run("retries", func(t *testing.T) {
+		r := newRunner(fake.New(fake.Config{FailEvery: 10, FailClass: target.ClassRetryable}), Config{Operations: 1000, Threads: 1, Retries: 2})
+		p, err := r.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := op(t, p, "OP")
+		// Each failure is retried once and then succeeds (failures are 10 apart).
+		if o.Count != 1000 || o.Aborts != 0 || o.Retries != o.Errors["retryable"] || o.Attempts != 1000+o.Retries || o.Retries < 100 {
+			t.Fatalf("count %d aborts %d errors %v retries %d attempts %d", o.Count, o.Aborts, o.Errors, o.Retries, o.Attempts)
+		}
+	})
+	t.Run("constraint errors are not retried", func(t *testing.T) {
+		r := newRunner(fake.New(fake.Config{FailEvery: 10, FailClass: target.ClassConstraint}), Config{Operations: 500, Threads: 1, Retries: 5})
+		p, err := r.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := op(t, p, "OP")
+		if o.Retries != 0 || o.Aborts != 50 || o.Errors["constraint"] != 50 {
+			t.Fatalf("retries %d aborts %d errors %v; constraint violations must not be retried", o.Retries, o.Aborts, o.Errors)
+		}
+	})
+}
+
+func TestReconnectAfterServerRestart(t *testing.T) {
+	ft := fake.New(fake.Config{Latency: 100 * time.Microsecond})
+	r := newRunner(ft, Config{Duration: 1500 * time.Millisecond, Threads: 4})
+	go func() {
+		time.Sleep(400 * time.Millisecond)
+		ft.Restart(300 * time.Millisecond)
+	}()
+	p, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := op(t, p, "OP")
+	if p.Reconnects < 4 {
+		t.Errorf("reconnects %d, want every worker (4) to reconnect", p.Reconnects)
+	}
+	if o.Errors["connection"] < 4 {
+		t.Errorf("connection errors %v, want at least one per worker", o.Errors)
+	}
+	// Work continued after the restart window.
+	last := p.Intervals[len(p.Intervals)-2]
+	if last.Ops[0].Count == 0 {
+		t.Errorf("no operations in an interval after the restart: %+v", last)
+	}
+}
+
+func TestInterruptEndsQuicklyWithPartialResult(t *testing.T) {
+	r := newRunner(fake.New(fake.Config{Latency: time.Millisecond}), Config{Duration: time.Minute})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(500*time.Millisecond, cancel)
+	t0 := time.Now()
+	p, err := r.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(t0); d > 2*time.Second {
+		t.Fatalf("interrupted run took %v to end, want < 2 s", d)
+	}
+	if p.Status != result.StatusInterrupted {
+		t.Fatalf("status %q, want interrupted", p.Status)
+	}
+	if len(p.Intervals) < 4 || op(t, p, "OP").Count == 0 {
+		t.Fatalf("partial result lost: %d intervals, ops %+v", len(p.Intervals), p.Ops)
+	}
+}
+
+func TestWarmupExcludedFromTotals(t *testing.T) {
+	// 1 ms per op, one worker: ~300 ops in warm-up, ~300 measured.
+	r := newRunner(fake.New(fake.Config{Latency: time.Millisecond}), Config{Duration: 300 * time.Millisecond, Warmup: 300 * time.Millisecond, Threads: 1})
+	p, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inIntervals int64
+	warm := 0
+	for _, iv := range p.Intervals {
+		inIntervals += iv.Ops[0].Count
+		if iv.Warmup {
+			warm++
+		}
+	}
+	got := op(t, p, "OP").Count
+	if warm == 0 {
+		t.Fatal("no interval marked warm-up")
+	}
+	if got >= inIntervals || float64(got) > 0.7*float64(inIntervals) {
+		t.Fatalf("total %d of %d interval ops: warm-up not excluded", got, inIntervals)
+	}
+	if p.DurationSec < 0.25 || p.DurationSec > 0.45 {
+		t.Fatalf("measured duration %.3f s, want ≈ 0.3 s (warm-up excluded)", p.DurationSec)
+	}
+}
+
+func TestLoadCoversRangeOnce(t *testing.T) {
+	ft := fake.New(fake.Config{})
+	r := newRunner(ft, Config{Threads: 3, LoadBatch: 100})
+	p, err := r.Load(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1005 rows in batches of 100 = 11 batches (10 full, one of 5).
+	if p.Rows != 1005 || ft.Statements() != 11 || op(t, p, LoadOp).Count != 11 {
+		t.Fatalf("rows %d statements %d batches %d; want 1005, 11, 11", p.Rows, ft.Statements(), op(t, p, LoadOp).Count)
+	}
+}
+
+func TestLoadFailureStops(t *testing.T) {
+	ft := fake.New(fake.Config{FailEvery: 3, FailClass: target.ClassConstraint})
+	r := newRunner(ft, Config{Threads: 1, LoadBatch: 100})
+	p, err := r.Load(context.Background())
+	if err == nil || p.Status != result.StatusFailed {
+		t.Fatalf("load with failing batches: err %v status %v, want failure", err, p.Status)
+	}
+	if p.Rows != 200 {
+		t.Fatalf("rows %d, want the 200 rows before the failing batch", p.Rows)
+	}
+}
+
+func TestConfigValidateListsEveryProblem(t *testing.T) {
+	err := Config{Threads: 0, Rate: -1, Arrival: "bursty", ReportInterval: 0}.Validate()
+	if err == nil {
+		t.Fatal("invalid config accepted")
+	}
+	for _, want := range []string{"--threads", "--rate", "--arrival", "--report-interval"} {
+		if !contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %s", err, want)
+		}
+	}
+}
+
+func contains(s, sub string) bool {
+	return strings.Contains(s, sub)
+}

@@ -1,0 +1,14 @@
+package target
+
+import "errors"
+
+// ErrForeignTable marks a table candor did not create: candor refuses to drop
+// or reuse it unless the user passes --allow-foreign-tables.
+var ErrForeignTable = errors.New("table was not created by candor")
+
+// Ownership API (implemented in owned_impl.go):
+//
+//	MarkerTable = "candor_owned_tables"
+//	TableState(ctx, c Conn, d dialect.Dialect, table string) (exists, owned bool, err error)
+//	CreateOwned(ctx, c Conn, d dialect.Dialect, table, ddl, workload string) error  // runs ddl, then records the mark
+//	DropOwned(ctx, c Conn, d dialect.Dialect, table string, allowForeign bool) error // ErrForeignTable when unmarked and !allowForeign

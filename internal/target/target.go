@@ -1,0 +1,205 @@
+// Package target defines what candor needs from a database endpoint: a driver
+// registry keyed by URL scheme, one connection per worker, declared
+// capabilities, a fingerprint of the settings that decide comparability, and a
+// classification of errors. Drivers live in sub-packages and register
+// themselves from init; they never import the runner, reports or the CLI.
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/candor-bench/candor/internal/dialect"
+)
+
+// Capabilities declares, as data, what a target can do. Workloads check them
+// before connecting and fail naming what is missing; nothing in a workload or
+// the runner branches on a product name.
+type Capabilities struct {
+	Transactions   bool `json:"transactions"`     // BEGIN/COMMIT on one connection
+	CopyFrom       bool `json:"copy_from"`        // bulk load protocol; the Conn implements Copier
+	MultiRowInsert bool `json:"multi_row_insert"` // INSERT ... VALUES (...), (...)
+	MaxBindParams  int  `json:"max_bind_params"`  // bind parameters in one statement; 0 = no limit
+	Embedded       bool `json:"embedded"`         // runs inside the candor process (no server)
+}
+
+// Conn is one dedicated session to the target. A Conn is used by one goroutine
+// at a time; the runner gives each worker its own.
+type Conn interface {
+	// Exec runs a statement that returns no rows and reports the rows it
+	// affected. Statements are prepared and cached per connection.
+	Exec(ctx context.Context, sql string, args ...any) (int64, error)
+	// Query runs a statement and calls fn once per row with the raw column
+	// values in select-list order (nil for SQL NULL). The slices are valid only
+	// during the call. It returns the number of rows read. An error from fn
+	// stops the query and is returned.
+	Query(ctx context.Context, sql string, args []any, fn func(cols [][]byte) error) (int, error)
+	// Close ends the session. It is safe to call more than once.
+	Close() error
+}
+
+// Copier is implemented by connections with a bulk-load protocol (COPY on
+// PostgreSQL). rows holds one []any per row in column order.
+type Copier interface {
+	CopyFrom(ctx context.Context, table string, columns []string, rows [][]any) (int64, error)
+}
+
+// Target is an opened endpoint: it hands out connections and describes itself.
+// It is safe for concurrent use.
+type Target interface {
+	// Driver is the registry name of the driver that opened it ("postgres").
+	Driver() string
+	// RedactedURL is the URL with any password replaced by "xxxxx".
+	RedactedURL() string
+	Dialect() dialect.Dialect
+	Capabilities() Capabilities
+	// Connect opens one new session, bounded by the connect timeout.
+	Connect(ctx context.Context) (Conn, error)
+	// Fingerprint reads product, version and comparability settings.
+	Fingerprint(ctx context.Context) (Fingerprint, error)
+	// Classify maps an error returned by this target's connections to a class.
+	Classify(err error) ErrorClass
+	Close() error
+}
+
+// Options are driver-independent settings for opening a target.
+type Options struct {
+	// ConnectTimeout bounds every connection attempt. Default 10 s.
+	ConnectTimeout time.Duration
+}
+
+// DefaultConnectTimeout is used when Options.ConnectTimeout is zero.
+const DefaultConnectTimeout = 10 * time.Second
+
+// Fingerprint identifies what was measured: product, version and the settings
+// that decide whether two runs are comparable. It never holds secrets.
+type Fingerprint struct {
+	Driver        string            `json:"driver"`
+	Product       string            `json:"product"`
+	Version       string            `json:"version"`
+	VersionString string            `json:"version_string,omitempty"`
+	URL           string            `json:"url"`
+	Settings      map[string]string `json:"settings"`
+}
+
+// ErrorClass groups failed operations for accounting and the retry policy.
+type ErrorClass string
+
+// The error classes, in the order reports list them.
+const (
+	ClassRetryable  ErrorClass = "retryable"  // serialization failure or deadlock: safe to retry
+	ClassConstraint ErrorClass = "constraint" // unique, foreign key, check violation
+	ClassTimeout    ErrorClass = "timeout"    // statement or client deadline exceeded
+	ClassConnection ErrorClass = "connection" // session lost; the runner reconnects
+	ClassNotFound   ErrorClass = "not_found"  // the row an operation needed was absent (YCSB NOT_FOUND)
+	ClassUnexpected ErrorClass = "unexpected" // a write touched an unexpected number of rows (YCSB UNEXPECTED_STATE)
+	ClassOther      ErrorClass = "other"
+)
+
+// Classes lists every class in report order.
+var Classes = []ErrorClass{ClassRetryable, ClassConstraint, ClassTimeout, ClassConnection, ClassNotFound, ClassUnexpected, ClassOther}
+
+// ErrNotFound and ErrUnexpectedRows are returned by workloads for the outcomes
+// YCSB reports as NOT_FOUND and UNEXPECTED_STATE.
+var (
+	ErrNotFound       = errors.New("row not found")
+	ErrUnexpectedRows = errors.New("unexpected number of rows affected")
+)
+
+// ClassifyCommon handles the classes every driver shares: workload outcomes and
+// context deadlines. It returns "" when the error is not one of them.
+func ClassifyCommon(err error) ErrorClass {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, ErrNotFound):
+		return ClassNotFound
+	case errors.Is(err, ErrUnexpectedRows):
+		return ClassUnexpected
+	case errors.Is(err, context.DeadlineExceeded):
+		return ClassTimeout
+	}
+	return ""
+}
+
+// Driver describes one registered driver.
+type Driver struct {
+	Name        string   // "postgres"
+	Schemes     []string // URL schemes it opens: "postgres", "postgresql"
+	Description string   // one line for `candor list`
+	Open        func(ctx context.Context, url string, opts Options) (Target, error)
+}
+
+var (
+	regMu   sync.RWMutex
+	drivers = map[string]Driver{}
+)
+
+// Register adds a driver; it panics on a duplicate scheme (a programming error
+// caught at init).
+func Register(d Driver) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	for _, s := range d.Schemes {
+		if _, dup := drivers[s]; dup {
+			panic("target: scheme registered twice: " + s)
+		}
+		drivers[s] = d
+	}
+}
+
+// Drivers returns every registered driver once, sorted by name.
+func Drivers() []Driver {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	seen := map[string]bool{}
+	var out []Driver
+	for _, d := range drivers {
+		if !seen[d.Name] {
+			seen[d.Name] = true
+			out = append(out, d)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// ErrBadURL marks a target URL candor cannot use.
+var ErrBadURL = errors.New("bad target URL")
+
+// ErrUnreachable marks a target that could not be connected to.
+var ErrUnreachable = errors.New("target unreachable")
+
+// Open finds the driver for the URL's scheme and opens the target.
+func Open(ctx context.Context, url string, opts Options) (Target, error) {
+	if opts.ConnectTimeout <= 0 {
+		opts.ConnectTimeout = DefaultConnectTimeout
+	}
+	scheme, _, ok := strings.Cut(url, "://")
+	if !ok || scheme == "" {
+		return nil, fmt.Errorf("%w %q: expected scheme://..., one of %s", ErrBadURL, Redact(url), schemeList())
+	}
+	regMu.RLock()
+	d, found := drivers[strings.ToLower(scheme)]
+	regMu.RUnlock()
+	if !found {
+		return nil, fmt.Errorf("%w %q: unknown scheme %q; valid schemes: %s", ErrBadURL, Redact(url), scheme, schemeList())
+	}
+	return d.Open(ctx, url, opts)
+}
+
+func schemeList() string {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	var s []string
+	for k := range drivers {
+		s = append(s, k+"://")
+	}
+	sort.Strings(s)
+	return strings.Join(s, ", ")
+}

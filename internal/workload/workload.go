@@ -1,0 +1,179 @@
+// Package workload defines the contract between workloads and the runner, and
+// the registry of workloads. A workload generates schema, initial data and
+// operations; the runner alone owns looping, concurrency, pacing, duration,
+// warm-up, retries and the error budget.
+package workload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/candor-bench/candor/internal/dialect"
+	"github.com/candor-bench/candor/internal/target"
+)
+
+// OpID indexes Workload.Ops(); the runner keeps one histogram per OpID.
+type OpID int
+
+// Span lets a worker report a sub-operation it timed itself (YCSB's
+// read-modify-write records its READ and UPDATE as well as the whole).
+// Implementations are per worker and not safe for concurrent use.
+type Span interface {
+	Span(op OpID, start, end time.Time, err error)
+}
+
+// Worker performs one operation per Exec. It is used by one goroutine.
+type Worker interface {
+	// Next chooses the next operation (keys, values) from the worker's
+	// seeded generator without any I/O and returns its OpID.
+	Next() OpID
+	// Exec performs the operation chosen by the last Next on c. The runner
+	// may call Exec again with the same choice to retry it, possibly on a new
+	// connection after a reconnect.
+	Exec(ctx context.Context, c target.Conn, s Span) error
+	// Done reports the final outcome of the chosen operation after retries
+	// (nil on success). YCSB run-phase inserts acknowledge their key here.
+	Done(err error)
+}
+
+// Loader inserts the initial data in batches.
+type Loader interface {
+	// LoadBatch inserts records [from, to) of the load range.
+	LoadBatch(ctx context.Context, c target.Conn, from, to int64) error
+}
+
+// Env is what a workload learns about the target before it builds
+// statements: its dialect and capabilities. No connection is open yet.
+type Env struct {
+	Dialect      dialect.Dialect
+	Capabilities target.Capabilities
+}
+
+// Limits are run-phase defaults a workload's own configuration carries (a
+// YCSB property file's operationcount, threadcount, target, maxexecutiontime).
+// Command-line flags override them. Zero means unset.
+type Limits struct {
+	Operations int64
+	Threads    int
+	Rate       float64
+	Duration   time.Duration
+}
+
+// Table is one table a workload creates.
+type Table struct {
+	Name   string
+	Create string // one CREATE TABLE statement
+}
+
+// Workload is one configured workload. Methods other than NewWorker and
+// NewLoader are called once, from one goroutine.
+type Workload interface {
+	// Name is the registry name with its variant ("ycsb/a").
+	Name() string
+	// Reference names the reference implementation it matches ("YCSB 0.17.0 CoreWorkload").
+	Reference() string
+	// Ops lists operation names, indexed by OpID ("READ", "UPDATE", ...).
+	Ops() []string
+	// Options returns the fully resolved options for the result file (JSON-encodable).
+	Options() any
+	// Ignored lists input properties the workload accepted but does not use.
+	Ignored() []string
+	// Limits returns the run-phase defaults from the workload's configuration.
+	Limits() Limits
+	// Bind prepares statements for the target; it fails before any
+	// connection is made when the target lacks a needed capability.
+	Bind(env Env) error
+	// Schema lists the tables the workload creates and owns, with their
+	// CREATE statements in the bound dialect (valid after Bind). The CLI
+	// creates them through target.CreateOwned so each is marked as candor's.
+	Schema() []Table
+	// LoadRange is the range of record numbers the load phase inserts:
+	// [start, start+count).
+	LoadRange() (start, count int64)
+	// NewLoader returns a loader for one load worker.
+	NewLoader(worker int, r *rand.Rand) Loader
+	// NewWorker returns a run-phase worker with its own generator.
+	NewWorker(worker int, r *rand.Rand) Worker
+}
+
+// Entry describes a registered workload.
+type Entry struct {
+	Name     string   // "ycsb"
+	Variants []string // "a".."f": selectable as name/variant
+	// VariantDescriptions gives each variant its one line for `candor list`.
+	VariantDescriptions map[string]string
+	Description         string // one line for `candor list`
+	Reference           string
+	// New builds the workload. variant is "" for the base name; props are
+	// key=value overrides in the order given; files are property files.
+	New func(variant string, files []string, props []string) (Workload, error)
+}
+
+var (
+	regMu   sync.RWMutex
+	entries = map[string]Entry{}
+)
+
+// Register adds a workload; it panics on a duplicate name (caught at init).
+func Register(e Entry) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if _, dup := entries[e.Name]; dup {
+		panic("workload: registered twice: " + e.Name)
+	}
+	entries[e.Name] = e
+}
+
+// Entries returns all workloads sorted by name.
+func Entries() []Entry {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	out := make([]Entry, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// ErrUnknown marks an unknown workload name.
+var ErrUnknown = errors.New("unknown workload")
+
+// Lookup resolves "name" or "name/variant".
+func Lookup(full string) (Entry, string, error) {
+	name, variant, _ := strings.Cut(full, "/")
+	regMu.RLock()
+	e, ok := entries[name]
+	regMu.RUnlock()
+	if !ok {
+		return Entry{}, "", fmt.Errorf("%w %q; valid workloads: %s", ErrUnknown, full, strings.Join(Names(), ", "))
+	}
+	if variant != "" {
+		found := false
+		for _, v := range e.Variants {
+			found = found || v == variant
+		}
+		if !found {
+			return Entry{}, "", fmt.Errorf("%w %q; valid workloads: %s", ErrUnknown, full, strings.Join(Names(), ", "))
+		}
+	}
+	return e, variant, nil
+}
+
+// Names lists every selectable name, variants included.
+func Names() []string {
+	var out []string
+	for _, e := range Entries() {
+		out = append(out, e.Name)
+		for _, v := range e.Variants {
+			out = append(out, e.Name+"/"+v)
+		}
+	}
+	return out
+}
