@@ -1,8 +1,24 @@
 package dialect
 
+import "strings"
+
+// YCSB column names, as in the YCSB JDBC binding (JdbcDBClient.PRIMARY_KEY and
+// COLUMN_PREFIX). They are written unquoted, so products that fold identifiers
+// see ycsb_key and field0.. — which is also what YCSB's lower-case field names
+// match.
+const (
+	YCSBKeyColumn    = "YCSB_KEY"
+	YCSBFieldPrefix  = "FIELD"
+	ycsbKeyColumnDDL = "VARCHAR(255)" // the JDBC binding README's key type
+	ycsbFieldDDL     = "TEXT"
+)
+
 // YCSBStatements is the SQL the YCSB workload issues, shaped like the YCSB
 // JDBC binding (specs/ycsb.md §1.9): table usertable, key column YCSB_KEY,
 // fields FIELD0..FIELD<n-1>.
+//
+// The value is immutable after YCSB returns; its strings and functions are
+// safe for concurrent use by any number of workers.
 type YCSBStatements struct {
 	CreateTable string // CREATE TABLE <t> (YCSB_KEY VARCHAR(255) PRIMARY KEY, FIELD0 TEXT, ...)
 	DropTable   string // DROP TABLE <t>
@@ -10,17 +26,142 @@ type YCSBStatements struct {
 	Scan        string // SELECT * FROM <t> WHERE YCSB_KEY >= ? ORDER BY YCSB_KEY <limit ?>
 	// Update returns UPDATE <t> SET FIELDi=?, ... WHERE YCSB_KEY = ? for the
 	// given field indexes, in the order given (values bound in that order,
-	// then the key).
+	// then the key). fields must be non-empty and every index in
+	// [0, fieldcount); anything else is a programming error and panics.
+	// Single-field and all-fields statements are built once, up front, so the
+	// common YCSB cases do not allocate.
 	Update func(fields []int) string
 	// Insert is INSERT INTO <t> (YCSB_KEY, FIELD0..) VALUES (?, ...) with all fields.
 	Insert string
-	// InsertRows returns a multi-row INSERT of n rows with all fields.
+	// InsertRows returns a multi-row INSERT of n rows with all fields; values
+	// are bound row by row, key first. n must be ≥ 1 (it panics otherwise);
+	// callers keep n ≤ MaxInsertRows when that is non-zero.
 	InsertRows func(n int) string
 	Delete     string // DELETE FROM <t> WHERE YCSB_KEY = ?
-	Columns    []string
+	// Columns are the column names in table order: YCSB_KEY, FIELD0, ...
+	Columns []string
+	// MaxInsertRows is the most rows one InsertRows statement may carry under
+	// the dialect's bind-parameter limit; 0 means no limit.
+	MaxInsertRows int
 }
 
-// YCSB builds the YCSB statements for a table with fieldcount fields.
+// YCSB builds the YCSB statements for a table with fieldcount fields
+// (fieldcount < 0 is treated as 0). table is used verbatim and unquoted: the
+// caller validates it as a plain SQL identifier.
 func YCSB(d Dialect, table string, fieldcount int) YCSBStatements {
-	panic("dialect.YCSB: not implemented yet")
+	if fieldcount < 0 {
+		fieldcount = 0
+	}
+	cols := make([]string, 0, fieldcount+1)
+	cols = append(cols, YCSBKeyColumn)
+	for i := 0; i < fieldcount; i++ {
+		cols = append(cols, YCSBFieldPrefix+itoa(i))
+	}
+
+	var create strings.Builder
+	create.WriteString("CREATE TABLE " + table + " (" + YCSBKeyColumn + " " + ycsbKeyColumnDDL + " PRIMARY KEY")
+	for _, c := range cols[1:] {
+		create.WriteString(", " + c + " " + ycsbFieldDDL)
+	}
+	create.WriteString(")")
+
+	insertHead := "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES "
+	insertRows := func(n int) string {
+		if n < 1 {
+			panic("dialect: YCSB InsertRows needs n >= 1, got " + itoa(n))
+		}
+		var b strings.Builder
+		b.Grow(len(insertHead) + n*len(cols)*5)
+		b.WriteString(insertHead)
+		p := 1
+		for r := 0; r < n; r++ {
+			if r > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteByte('(')
+			for c := range cols {
+				if c > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString(d.Param(p))
+				p++
+			}
+			b.WriteByte(')')
+		}
+		return b.String()
+	}
+
+	buildUpdate := func(fields []int) string {
+		if len(fields) == 0 {
+			panic("dialect: YCSB Update needs at least one field")
+		}
+		var b strings.Builder
+		b.WriteString("UPDATE " + table + " SET ")
+		for i, f := range fields {
+			if f < 0 || f >= fieldcount {
+				panic("dialect: YCSB Update field index " + itoa(f) + " out of range [0, " + itoa(fieldcount) + ")")
+			}
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(cols[f+1] + " = " + d.Param(i+1))
+		}
+		b.WriteString(" WHERE " + YCSBKeyColumn + " = " + d.Param(len(fields)+1))
+		return b.String()
+	}
+	// Precompute what YCSB sends nearly always: one field (writeallfields=false)
+	// or every field in order (writeallfields=true).
+	single := make([]string, fieldcount)
+	all := make([]int, fieldcount)
+	for i := range single {
+		single[i] = buildUpdate([]int{i})
+		all[i] = i
+	}
+	var allFields string
+	if fieldcount > 0 {
+		allFields = buildUpdate(all)
+	}
+	update := func(fields []int) string {
+		if len(fields) == 1 && fields[0] >= 0 && fields[0] < fieldcount {
+			return single[fields[0]]
+		}
+		if len(fields) == fieldcount && fieldcount > 0 && isIdentity(fields) {
+			return allFields
+		}
+		return buildUpdate(fields)
+	}
+
+	scan := "SELECT * FROM " + table + " WHERE " + YCSBKeyColumn + " >= " + d.Param(1) + " ORDER BY " + YCSBKeyColumn + " "
+	if d.ScanLimit == "fetch" {
+		scan += "FETCH FIRST " + d.Param(2) + " ROWS ONLY"
+	} else {
+		scan += "LIMIT " + d.Param(2)
+	}
+
+	maxRows := 0
+	if d.MaxBindParams > 0 {
+		maxRows = d.MaxBindParams / len(cols)
+	}
+
+	return YCSBStatements{
+		CreateTable:   create.String(),
+		DropTable:     "DROP TABLE " + table,
+		Read:          "SELECT * FROM " + table + " WHERE " + YCSBKeyColumn + " = " + d.Param(1),
+		Scan:          scan,
+		Update:        update,
+		Insert:        insertRows(1),
+		InsertRows:    insertRows,
+		Delete:        "DELETE FROM " + table + " WHERE " + YCSBKeyColumn + " = " + d.Param(1),
+		Columns:       cols,
+		MaxInsertRows: maxRows,
+	}
+}
+
+func isIdentity(fields []int) bool {
+	for i, f := range fields {
+		if f != i {
+			return false
+		}
+	}
+	return true
 }

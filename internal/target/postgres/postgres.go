@@ -1,0 +1,320 @@
+// Package postgres is candor's driver for the PostgreSQL wire protocol
+// (PostgreSQL, YugabyteDB YSQL, CockroachDB), built on pgx v5 connections
+// (not database/sql, not a pool): every Connect opens one dedicated pgx.Conn,
+// which one worker owns.
+//
+// URLs are libpq URLs with scheme postgres:// or postgresql://, parsed by
+// pgx.ParseConfig: sslmode and the other libpq parameters are honoured, and a
+// password missing from the URL comes from PGPASSWORD or the passfile, as
+// with libpq. Passwords never appear in errors or fingerprints.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/candor-bench/candor/internal/dialect"
+	"github.com/candor-bench/candor/internal/target"
+)
+
+// Name is the driver's registry name.
+const Name = "postgres"
+
+// maxBindParams is the PostgreSQL protocol limit: Bind carries a 16-bit
+// parameter count.
+const maxBindParams = 65535
+
+// closeTimeout bounds the Terminate message sent by Conn.Close, so closing a
+// session to a dead server never hangs a worker.
+const closeTimeout = 5 * time.Second
+
+func init() {
+	target.Register(target.Driver{
+		Name:        Name,
+		Schemes:     []string{"postgres", "postgresql"},
+		Description: "PostgreSQL wire protocol via pgx v5 (PostgreSQL, YugabyteDB YSQL, CockroachDB)",
+		Open:        Open,
+	})
+}
+
+// Target is an opened PostgreSQL-wire endpoint. It holds no connection of
+// its own: Connect and Fingerprint each open a new session. It is safe for
+// concurrent use.
+type Target struct {
+	config   *pgx.ConnConfig // never modified after Open; copied per Connect
+	redacted string
+	password string
+
+	mu     sync.Mutex
+	closed bool
+}
+
+var _ target.Target = (*Target)(nil)
+
+// Open parses rawURL, applies opts (ConnectTimeout, default 10 s, bounds each
+// connection attempt and overrides connect_timeout in the URL) and connects
+// once to prove the server is reachable and accepts the credentials. A URL
+// pgx cannot parse yields an error wrapping target.ErrBadURL; a failed
+// connection one wrapping target.ErrUnreachable. Both name the redacted URL.
+func Open(ctx context.Context, rawURL string, opts target.Options) (target.Target, error) {
+	cfg, err := parseConfig(rawURL, opts)
+	if err != nil {
+		return nil, err
+	}
+	t := &Target{config: cfg, redacted: target.Redact(rawURL), password: cfg.Password}
+	c, err := t.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	closeConn(c)
+	return t, nil
+}
+
+// parseConfig turns a URL and options into a pgx configuration.
+func parseConfig(rawURL string, opts target.Options) (*pgx.ConnConfig, error) {
+	cfg, err := pgx.ParseConfig(rawURL)
+	if err != nil {
+		pw := ""
+		var pce *pgconn.ParseConfigError
+		if errors.As(err, &pce) {
+			pw = passwordOf(pce.ConnString)
+		}
+		return nil, fmt.Errorf("%w %q: %w; expected postgres://user[:password]@host[:port]/database[?sslmode=...]",
+			target.ErrBadURL, target.Redact(rawURL), target.RedactError(err, pw))
+	}
+	timeout := opts.ConnectTimeout
+	if timeout <= 0 {
+		timeout = target.DefaultConnectTimeout
+	}
+	cfg.ConnectTimeout = timeout
+	return cfg, nil
+}
+
+// passwordOf extracts the user-info password of a URL textually, for
+// scrubbing it from messages; it returns "" when there is none.
+func passwordOf(raw string) string {
+	_, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return ""
+	}
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return ""
+	}
+	_, pw, ok := strings.Cut(rest[:at], ":")
+	if !ok {
+		return ""
+	}
+	return pw
+}
+
+// Driver implements target.Target.
+func (t *Target) Driver() string { return Name }
+
+// RedactedURL implements target.Target.
+func (t *Target) RedactedURL() string { return t.redacted }
+
+// Dialect implements target.Target.
+func (t *Target) Dialect() dialect.Dialect { return dialect.Postgres }
+
+// Capabilities implements target.Target: transactions, COPY FROM, multi-row
+// INSERT, and 65535 bind parameters per statement.
+func (t *Target) Capabilities() target.Capabilities {
+	return target.Capabilities{
+		Transactions:   true,
+		CopyFrom:       true,
+		MultiRowInsert: true,
+		MaxBindParams:  maxBindParams,
+	}
+}
+
+// ErrClosed is returned by Connect and Fingerprint after Close.
+var ErrClosed = errors.New("postgres target is closed")
+
+// Connect opens one new session, bounded by the connect timeout. The caller
+// closes the returned Conn. Errors wrap target.ErrUnreachable.
+func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
+	pc, err := t.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Conn{pc: pc}, nil
+}
+
+func (t *Target) connect(ctx context.Context) (*pgx.Conn, error) {
+	t.mu.Lock()
+	closed := t.closed
+	t.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.config.ConnectTimeout)
+	defer cancel()
+	pc, err := pgx.ConnectConfig(ctx, t.config.Copy())
+	if err != nil {
+		return nil, fmt.Errorf("%w: could not connect to %s: %w; check that the server is running and that host, port, database, user and password are right",
+			target.ErrUnreachable, t.redacted, target.RedactError(err, t.password))
+	}
+	return pc, nil
+}
+
+// Close implements target.Target. Sessions already handed out stay open
+// until their owners close them; later Connect calls fail.
+func (t *Target) Close() error {
+	t.mu.Lock()
+	t.closed = true
+	t.mu.Unlock()
+	return nil
+}
+
+// Conn is one PostgreSQL session. Statements run with pgx's default
+// QueryExecModeCacheStatement: each distinct SQL text is prepared once per
+// session and reused (statements without arguments use the simple protocol,
+// so several ;-separated DDL statements may be sent at once). A Conn is used
+// by one goroutine at a time.
+type Conn struct {
+	pc     *pgx.Conn
+	closed bool
+}
+
+var (
+	_ target.Conn   = (*Conn)(nil)
+	_ target.Copier = (*Conn)(nil)
+)
+
+// Exec implements target.Conn; it returns the rows affected per the
+// command tag.
+func (c *Conn) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
+	tag, err := c.pc.Exec(ctx, sql, args...)
+	if err != nil {
+		return 0, err
+	}
+	return tag.RowsAffected(), nil
+}
+
+// Query implements target.Conn. Values are passed as they came off the wire,
+// undecoded: text for text columns; pgx asks for binary format for some
+// other types (integers, for instance), so a caller that needs text from
+// those casts them in SQL.
+func (c *Conn) Query(ctx context.Context, sql string, args []any, fn func(cols [][]byte) error) (int, error) {
+	rows, err := c.pc.Query(ctx, sql, args...)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for rows.Next() {
+		n++
+		if err := fn(rows.RawValues()); err != nil {
+			rows.Close()
+			return n, err
+		}
+	}
+	rows.Close()
+	return n, rows.Err()
+}
+
+// CopyFrom implements target.Copier with the COPY protocol. table and
+// columns are treated like the unquoted identifiers candor's DDL uses:
+// they are folded to lower case, as PostgreSQL folds unquoted names.
+func (c *Conn) CopyFrom(ctx context.Context, table string, columns []string, rows [][]any) (int64, error) {
+	cols := make([]string, len(columns))
+	for i, col := range columns {
+		cols[i] = strings.ToLower(col)
+	}
+	ident := pgx.Identifier(strings.Split(strings.ToLower(table), "."))
+	return c.pc.CopyFrom(ctx, ident, cols, pgx.CopyFromRows(rows))
+}
+
+// Close implements target.Conn. It is safe to call more than once and never
+// blocks longer than a few seconds, even when the server is gone.
+func (c *Conn) Close() error {
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	return closeConn(c.pc)
+}
+
+func closeConn(pc *pgx.Conn) error {
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	return pc.Close(ctx)
+}
+
+// Classify implements target.Target. Order: target.ClassifyCommon (workload
+// outcomes, deadlines); then the server's SQLSTATE; then client-side
+// timeouts; then anything that means the session is gone.
+func (t *Target) Classify(err error) target.ErrorClass {
+	return Classify(err)
+}
+
+// Classify maps an error from this driver's connections to a class:
+//
+//	40001 serialization_failure, 40P01 deadlock_detected  → retryable
+//	class 23 (integrity constraint violation)             → constraint
+//	57014 query_canceled (statement_timeout), 55P03 lock_not_available (lock_timeout),
+//	a client deadline                                     → timeout
+//	class 08, 57P01/57P02/57P03 (shutdown, cannot connect now), EOF, network
+//	errors, a closed or failed connection                 → connection
+//	anything else                                         → other
+func Classify(err error) target.ErrorClass {
+	if err == nil {
+		return ""
+	}
+	if c := target.ClassifyCommon(err); c != "" {
+		return c
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		code := pgErr.Code
+		switch {
+		case code == "40001" || code == "40P01":
+			return target.ClassRetryable
+		case strings.HasPrefix(code, "23"):
+			return target.ClassConstraint
+		case code == "57014" || code == "55P03":
+			return target.ClassTimeout
+		case strings.HasPrefix(code, "08"), code == "57P01", code == "57P02", code == "57P03":
+			return target.ClassConnection
+		}
+		return target.ClassOther
+	}
+	if pgconn.Timeout(err) {
+		return target.ClassTimeout
+	}
+	if isConnectionError(err) {
+		return target.ClassConnection
+	}
+	return target.ClassOther
+}
+
+func isConnectionError(err error) bool {
+	var (
+		netErr     net.Error
+		connectErr *pgconn.ConnectError
+	)
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, net.ErrClosed), errors.Is(err, pgconn.ErrConnClosed),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED),
+		errors.Is(err, syscall.EPIPE), errors.Is(err, target.ErrUnreachable):
+		return true
+	case errors.As(err, &connectErr), errors.As(err, &netErr):
+		return true
+	case pgconn.SafeToRetry(err):
+		// Failed before anything reached the server: in pgconn this means the
+		// connection was closed or could not be used.
+		return true
+	}
+	return strings.Contains(err.Error(), "conn closed")
+}

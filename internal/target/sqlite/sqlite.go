@@ -1,0 +1,473 @@
+// Package sqlite is candor's embedded driver: SQLite through modernc.org/sqlite
+// (pure Go) and database/sql.
+//
+// URL form: sqlite://PATH[?PARAMS]. Everything between "sqlite://" and "?" is
+// the file path, percent-decoded:
+//
+//	sqlite://candor.db            candor.db in the current directory (relative)
+//	sqlite://data/candor.db       data/candor.db, relative
+//	sqlite:///tmp/candor.db       /tmp/candor.db (absolute: note the third slash)
+//
+// The file is created when missing; its directory must exist. Parameters:
+//
+//	journal_mode   DELETE TRUNCATE PERSIST MEMORY WAL OFF   default WAL
+//	synchronous    OFF NORMAL FULL EXTRA (or 0..3)          default NORMAL
+//	busy_timeout   milliseconds to wait for a lock          default 5000
+//
+// for example sqlite://candor.db?busy_timeout=5000&synchronous=NORMAL&journal_mode=WAL.
+// The defaults are the usual setting for a concurrent SQLite application: WAL
+// lets readers run beside the single writer, NORMAL skips the fsync per commit
+// that WAL makes unnecessary for integrity (durability of the last commits is
+// given up; the fingerprint records it), and 5 s of busy waiting turns most
+// writer collisions into waiting instead of SQLITE_BUSY errors. The
+// fingerprint records the values in effect, as SQLite reports them.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	sqlitedrv "modernc.org/sqlite"
+
+	"github.com/candor-bench/candor/internal/dialect"
+	"github.com/candor-bench/candor/internal/target"
+)
+
+// Name is the driver's registry name.
+const Name = "sqlite"
+
+// Defaults applied when the URL does not set the parameter.
+const (
+	DefaultJournalMode = "WAL"
+	DefaultSynchronous = "NORMAL"
+	DefaultBusyTimeout = 5000 // milliseconds
+)
+
+// maxBindParams is modernc.org/sqlite's SQLITE_MAX_VARIABLE_NUMBER (32766,
+// SQLite's default since 3.32).
+const maxBindParams = 32766
+
+// maxCachedStmts bounds the prepared statements one Conn keeps; when full the
+// cache is emptied and refilled. Workloads use a few dozen distinct texts.
+const maxCachedStmts = 512
+
+func init() {
+	target.Register(target.Driver{
+		Name:        Name,
+		Schemes:     []string{"sqlite"},
+		Description: "embedded SQLite file (modernc.org/sqlite, no server needed)",
+		Open:        Open,
+	})
+}
+
+// Config is a parsed sqlite:// URL.
+type Config struct {
+	Path        string // file path as given (relative or absolute)
+	JournalMode string // upper case, e.g. "WAL"
+	Synchronous string // upper case name, e.g. "NORMAL"
+	BusyTimeout int    // milliseconds, ≥ 0
+}
+
+var (
+	journalModes = []string{"DELETE", "TRUNCATE", "PERSIST", "MEMORY", "WAL", "OFF"}
+	syncNames    = []string{"OFF", "NORMAL", "FULL", "EXTRA"} // index = PRAGMA synchronous value
+)
+
+// ParseURL parses a sqlite:// URL into a Config with defaults applied. Errors
+// wrap target.ErrBadURL and say what is accepted.
+func ParseURL(raw string) (Config, error) {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w %q: %s", target.ErrBadURL, target.Redact(raw), fmt.Sprintf(format, a...))
+	}
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok || !strings.EqualFold(scheme, "sqlite") {
+		return Config{}, bad("expected sqlite://PATH, e.g. sqlite://candor.db or sqlite:///tmp/candor.db")
+	}
+	pathPart, query, _ := strings.Cut(rest, "?")
+	path, err := url.PathUnescape(pathPart)
+	if err != nil {
+		return Config{}, bad("bad escape in path: %v", err)
+	}
+	switch {
+	case path == "":
+		return Config{}, bad("no file path; use sqlite://candor.db (relative) or sqlite:///tmp/candor.db (absolute)")
+	case path == ":memory:" || strings.HasPrefix(path, "file:"):
+		return Config{}, bad("give a plain file path: workers share the database through the file, so in-memory databases and SQLite URIs are not supported")
+	case strings.ContainsAny(path, "?\x00"):
+		return Config{}, bad("the file path may not contain '?' or NUL")
+	}
+	cfg := Config{Path: path, JournalMode: DefaultJournalMode, Synchronous: DefaultSynchronous, BusyTimeout: DefaultBusyTimeout}
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return Config{}, bad("bad query string: %v", err)
+	}
+	keys := make([]string, 0, len(q))
+	for k := range q {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := q[k][len(q[k])-1]
+		switch strings.ToLower(k) {
+		case "journal_mode":
+			m := strings.ToUpper(v)
+			if !contains(journalModes, m) {
+				return Config{}, bad("journal_mode=%s: expected one of %s", v, strings.Join(journalModes, ", "))
+			}
+			cfg.JournalMode = m
+		case "synchronous":
+			s := strings.ToUpper(v)
+			if n, err := strconv.Atoi(s); err == nil && n >= 0 && n < len(syncNames) {
+				s = syncNames[n]
+			}
+			if !contains(syncNames, s) {
+				return Config{}, bad("synchronous=%s: expected one of %s (or 0..3)", v, strings.Join(syncNames, ", "))
+			}
+			cfg.Synchronous = s
+		case "busy_timeout":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return Config{}, bad("busy_timeout=%s: expected milliseconds, a whole number ≥ 0", v)
+			}
+			cfg.BusyTimeout = n
+		default:
+			return Config{}, bad("unknown parameter %q; valid parameters: busy_timeout, journal_mode, synchronous", k)
+		}
+	}
+	return cfg, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// dsn is the modernc.org/sqlite data source name: the plain path followed by
+// _pragma parameters, which the driver runs on every new connection
+// (busy_timeout first).
+func (c Config) dsn() string {
+	v := url.Values{}
+	v.Add("_pragma", "busy_timeout("+strconv.Itoa(c.BusyTimeout)+")")
+	v.Add("_pragma", "journal_mode("+c.JournalMode+")")
+	v.Add("_pragma", "synchronous("+c.Synchronous+")")
+	return c.Path + "?" + v.Encode()
+}
+
+// Target is an opened SQLite database file. It is safe for concurrent use.
+type Target struct {
+	cfg      Config
+	redacted string
+	opts     target.Options
+	db       *sql.DB
+}
+
+var _ target.Target = (*Target)(nil)
+
+// Open parses rawURL, checks that the file's directory exists (a missing
+// directory is an error wrapping target.ErrBadURL, naming it) and opens one
+// connection, which creates the file and applies the journal mode. Other
+// failures to open wrap target.ErrUnreachable.
+func Open(ctx context.Context, rawURL string, opts target.Options) (target.Target, error) {
+	cfg, err := ParseURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if opts.ConnectTimeout <= 0 {
+		opts.ConnectTimeout = target.DefaultConnectTimeout
+	}
+	redacted := target.Redact(rawURL)
+	dir := filepath.Dir(cfg.Path)
+	switch st, err := os.Stat(dir); {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("%w %q: directory %q does not exist; create it first (mkdir -p %s) or choose another path", target.ErrBadURL, redacted, dir, dir)
+	case err != nil:
+		return nil, fmt.Errorf("%w %q: cannot use directory %q: %w", target.ErrBadURL, redacted, dir, err)
+	case !st.IsDir():
+		return nil, fmt.Errorf("%w %q: %q is not a directory", target.ErrBadURL, redacted, dir)
+	}
+	db, err := sql.Open("sqlite", cfg.dsn())
+	if err != nil {
+		return nil, fmt.Errorf("%w: opening %s: %w", target.ErrUnreachable, redacted, err)
+	}
+	t := &Target{cfg: cfg, redacted: redacted, opts: opts, db: db}
+	c, err := t.conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	c.Close()
+	return t, nil
+}
+
+func (t *Target) conn(ctx context.Context) (*sql.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, t.opts.ConnectTimeout)
+	defer cancel()
+	c, err := t.db.Conn(ctx)
+	if err == nil {
+		err = c.PingContext(ctx)
+		if err != nil {
+			c.Close()
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: cannot open SQLite database %s: %w; check the path and its permissions", target.ErrUnreachable, t.redacted, err)
+	}
+	return c, nil
+}
+
+// Config returns the parsed URL settings the target was opened with.
+func (t *Target) Config() Config { return t.cfg }
+
+// Driver implements target.Target.
+func (t *Target) Driver() string { return Name }
+
+// RedactedURL implements target.Target.
+func (t *Target) RedactedURL() string { return t.redacted }
+
+// Dialect implements target.Target.
+func (t *Target) Dialect() dialect.Dialect { return dialect.SQLite }
+
+// Capabilities implements target.Target.
+func (t *Target) Capabilities() target.Capabilities {
+	return target.Capabilities{
+		Transactions:   true,
+		MultiRowInsert: true,
+		MaxBindParams:  maxBindParams,
+		Embedded:       true,
+	}
+}
+
+// Connect implements target.Target: the Conn owns one dedicated database/sql
+// connection (its own SQLite handle) until closed.
+func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
+	c, err := t.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Conn{c: c, stmts: map[string]*sql.Stmt{}}, nil
+}
+
+// Close implements target.Target: it closes the database handle. Close every
+// Conn first; operations on a Conn after Close may fail.
+func (t *Target) Close() error { return t.db.Close() }
+
+// Conn is one SQLite connection. Statements with arguments are prepared once
+// per Conn and cached by SQL text; statements without arguments run directly,
+// so several ;-separated statements may be sent at once. A Conn is used by
+// one goroutine at a time.
+type Conn struct {
+	c      *sql.Conn
+	stmts  map[string]*sql.Stmt
+	dest   []any // reused Scan destinations, one *sql.RawBytes per column
+	raw    [][]byte
+	once   sync.Once
+	closeE error
+}
+
+var _ target.Conn = (*Conn)(nil)
+
+func (c *Conn) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if s, ok := c.stmts[query]; ok {
+		return s, nil
+	}
+	if len(c.stmts) >= maxCachedStmts {
+		c.closeStmts()
+	}
+	s, err := c.c.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	c.stmts[query] = s
+	return s, nil
+}
+
+func (c *Conn) closeStmts() {
+	for k, s := range c.stmts {
+		s.Close()
+		delete(c.stmts, k)
+	}
+}
+
+// Exec implements target.Conn.
+func (c *Conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	var (
+		res sql.Result
+		err error
+	)
+	if len(args) == 0 {
+		res, err = c.c.ExecContext(ctx, query)
+	} else {
+		var s *sql.Stmt
+		if s, err = c.stmt(ctx, query); err != nil {
+			return 0, err
+		}
+		res, err = s.ExecContext(ctx, args...)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// Query implements target.Conn. Values are SQLite's text rendering of each
+// column (integers as decimal text), scanned into sql.RawBytes without
+// copying.
+func (c *Conn) Query(ctx context.Context, query string, args []any, fn func(cols [][]byte) error) (int, error) {
+	s, err := c.stmt(ctx, query)
+	if err != nil {
+		return 0, err
+	}
+	rows, err := s.QueryContext(ctx, args...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return 0, err
+	}
+	if len(c.dest) != len(cols) {
+		c.dest = make([]any, len(cols))
+		for i := range c.dest {
+			c.dest[i] = new(sql.RawBytes)
+		}
+		c.raw = make([][]byte, len(cols))
+	}
+	n := 0
+	for rows.Next() {
+		if err := rows.Scan(c.dest...); err != nil {
+			return n, err
+		}
+		for i, d := range c.dest {
+			c.raw[i] = *d.(*sql.RawBytes)
+		}
+		n++
+		if err := fn(c.raw); err != nil {
+			return n, err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return n, err
+	}
+	return n, rows.Close()
+}
+
+// Close implements target.Conn: it closes the cached statements and gives
+// the connection back. Safe to call more than once.
+func (c *Conn) Close() error {
+	c.once.Do(func() {
+		c.closeStmts()
+		c.closeE = c.c.Close()
+	})
+	return c.closeE
+}
+
+// SQLite primary result codes (the low byte of an extended code).
+const (
+	codeBusy       = 5
+	codeLocked     = 6
+	codeConstraint = 19
+)
+
+// Classify implements target.Target.
+func (t *Target) Classify(err error) target.ErrorClass { return Classify(err) }
+
+// Classify maps an error from this driver's connections to a class:
+// SQLITE_BUSY and SQLITE_LOCKED (another connection holds the lock) →
+// retryable; SQLITE_CONSTRAINT → constraint; a closed connection →
+// connection; client deadlines → timeout (target.ClassifyCommon); else other.
+func Classify(err error) target.ErrorClass {
+	if err == nil {
+		return ""
+	}
+	if c := target.ClassifyCommon(err); c != "" {
+		return c
+	}
+	var se *sqlitedrv.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case codeBusy, codeLocked:
+			return target.ClassRetryable
+		case codeConstraint:
+			return target.ClassConstraint
+		}
+		return target.ClassOther
+	}
+	if errors.Is(err, sql.ErrConnDone) {
+		return target.ClassConnection
+	}
+	return target.ClassOther
+}
+
+// Fingerprint implements target.Target: product SQLite, sqlite_version(), and
+// the settings in effect on a fresh connection: journal_mode, synchronous
+// (as a name) and busy_timeout (milliseconds).
+func (t *Target) Fingerprint(ctx context.Context) (target.Fingerprint, error) {
+	c, err := t.conn(ctx)
+	if err != nil {
+		return target.Fingerprint{}, err
+	}
+	defer c.Close()
+	one := func(q string) (string, error) {
+		var v string
+		if err := c.QueryRowContext(ctx, q).Scan(&v); err != nil {
+			return "", fmt.Errorf("reading %q from %s: %w", q, t.redacted, err)
+		}
+		return v, nil
+	}
+	fp := target.Fingerprint{Driver: Name, Product: "SQLite", URL: t.redacted, Settings: map[string]string{}}
+	if fp.Version, err = one("SELECT sqlite_version()"); err != nil {
+		return target.Fingerprint{}, err
+	}
+	fp.VersionString = "SQLite " + fp.Version
+	if mod := moduleVersion("modernc.org/sqlite"); mod != "" {
+		fp.VersionString += " (modernc.org/sqlite " + mod + ")"
+	}
+	if fp.Settings["journal_mode"], err = one("PRAGMA journal_mode"); err != nil {
+		return target.Fingerprint{}, err
+	}
+	syncVal, err := one("PRAGMA synchronous")
+	if err != nil {
+		return target.Fingerprint{}, err
+	}
+	if n, err := strconv.Atoi(syncVal); err == nil && n >= 0 && n < len(syncNames) {
+		syncVal = syncNames[n]
+	}
+	fp.Settings["synchronous"] = syncVal
+	if fp.Settings["busy_timeout"], err = one("PRAGMA busy_timeout"); err != nil {
+		return target.Fingerprint{}, err
+	}
+	return fp, nil
+}
+
+// moduleVersion reports the version of a dependency compiled into the
+// binary, or "" when build information is unavailable.
+func moduleVersion(path string) string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	for _, m := range bi.Deps {
+		if m.Path == path {
+			if m.Replace != nil {
+				return m.Replace.Version
+			}
+			return m.Version
+		}
+	}
+	return ""
+}

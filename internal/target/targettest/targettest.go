@@ -1,0 +1,325 @@
+// Package targettest is the conformance suite every driver runs against a
+// real database: the behaviour candor relies on, checked the same way for
+// each target. It holds no mocks: a driver's integration test opens a real
+// target and calls Run.
+package targettest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/candor-bench/candor/internal/dialect"
+	"github.com/candor-bench/candor/internal/target"
+)
+
+// TableName returns a table name unique to this test run, so tests can share
+// a database with other packages' tests.
+func TableName(prefix string) string {
+	return fmt.Sprintf("%s_%08x", prefix, rand.Uint32())
+}
+
+// Connect opens a Conn and closes it when the test ends.
+func Connect(t testing.TB, tgt target.Target) target.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := tgt.Connect(ctx)
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// DropAtEnd drops table (owned or not) when the test ends.
+func DropAtEnd(t testing.TB, tgt target.Target, table string) {
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		c, err := tgt.Connect(ctx)
+		if err != nil {
+			t.Errorf("cleanup: %v", err)
+			return
+		}
+		defer c.Close()
+		if err := target.DropOwned(ctx, c, tgt.Dialect(), table, true); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	})
+}
+
+// Rows runs a query and returns its rows as strings ("NULL" for SQL NULL).
+func Rows(t testing.TB, c target.Conn, sql string, args ...any) [][]string {
+	t.Helper()
+	var out [][]string
+	_, err := c.Query(context.Background(), sql, args, func(cols [][]byte) error {
+		row := make([]string, len(cols))
+		for i, v := range cols {
+			if v == nil {
+				row[i] = "NULL"
+			} else {
+				row[i] = string(v)
+			}
+		}
+		out = append(out, row)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Query(%q): %v", sql, err)
+	}
+	return out
+}
+
+// Run runs the conformance suite against tgt, which the caller opened and
+// closes.
+func Run(t *testing.T, tgt target.Target) {
+	t.Run("RoundTrip", func(t *testing.T) { testRoundTrip(t, tgt) })
+	t.Run("Constraint", func(t *testing.T) { testConstraint(t, tgt) })
+	t.Run("CopyFrom", func(t *testing.T) { testCopyFrom(t, tgt) })
+	t.Run("Ownership", func(t *testing.T) { testOwnership(t, tgt) })
+	t.Run("CloseTwice", func(t *testing.T) { testCloseTwice(t, tgt) })
+	t.Run("Fingerprint", func(t *testing.T) { testFingerprint(t, tgt) })
+}
+
+// ycsbTable creates a YCSB-shaped table with two fields, owned by candor.
+func ycsbTable(t *testing.T, tgt target.Target, c target.Conn) (string, dialect.YCSBStatements) {
+	t.Helper()
+	table := TableName("candor_tt")
+	y := dialect.YCSB(tgt.Dialect(), table, 2)
+	DropAtEnd(t, tgt, table)
+	if err := target.CreateOwned(context.Background(), c, tgt.Dialect(), table, y.CreateTable, "targettest"); err != nil {
+		t.Fatalf("CreateOwned: %v", err)
+	}
+	return table, y
+}
+
+func testRoundTrip(t *testing.T, tgt target.Target) {
+	ctx := context.Background()
+	c := Connect(t, tgt)
+	_, y := ycsbTable(t, tgt, c)
+
+	n, err := c.Exec(ctx, y.Insert, "user1", "a1", "b1")
+	if err != nil || n != 1 {
+		t.Fatalf("Insert: rows=%d err=%v, want 1 row", n, err)
+	}
+	if n, err = c.Exec(ctx, y.InsertRows(2), "user2", "a2", nil, "user3", "a3", "b3"); err != nil || n != 2 {
+		t.Fatalf("InsertRows(2): rows=%d err=%v, want 2 rows", n, err)
+	}
+	// Read returns the row, NULL as nil.
+	if got := Rows(t, c, y.Read, "user2"); len(got) != 1 || strings.Join(got[0], ",") != "user2,a2,NULL" {
+		t.Errorf("Read(user2) = %v, want [[user2 a2 NULL]]", got)
+	}
+	// Missing key: no row.
+	if got := Rows(t, c, y.Read, "nope"); len(got) != 0 {
+		t.Errorf("Read(nope) = %v, want no rows", got)
+	}
+	// Scan from user2, 5 rows at most: user2, user3 in key order.
+	if got := Rows(t, c, y.Scan, "user2", 5); len(got) != 2 || got[0][0] != "user2" || got[1][0] != "user3" {
+		t.Errorf("Scan(user2, 5) = %v", got)
+	}
+	if got := Rows(t, c, y.Scan, "user1", 1); len(got) != 1 || got[0][0] != "user1" {
+		t.Errorf("Scan(user1, 1) = %v", got)
+	}
+	// Update: one row affected, then zero for a missing key.
+	if n, err = c.Exec(ctx, y.Update([]int{1}), "B2", "user2"); err != nil || n != 1 {
+		t.Errorf("Update(user2): rows=%d err=%v, want 1", n, err)
+	}
+	if n, err = c.Exec(ctx, y.Update([]int{0, 1}), "x", "y", "nope"); err != nil || n != 0 {
+		t.Errorf("Update(nope): rows=%d err=%v, want 0", n, err)
+	}
+	if got := Rows(t, c, y.Read, "user2"); len(got) != 1 || got[0][2] != "B2" {
+		t.Errorf("after update Read(user2) = %v", got)
+	}
+	// An error from fn stops the query and comes back as is.
+	stop := errors.New("stop")
+	calls := 0
+	rows, err := c.Query(ctx, y.Scan, []any{"user1", 10}, func([][]byte) error { calls++; return stop })
+	if !errors.Is(err, stop) || calls != 1 || rows != 1 {
+		t.Errorf("Query with failing fn: rows=%d calls=%d err=%v, want 1, 1, stop", rows, calls, err)
+	}
+	// The connection is still usable afterwards.
+	if got := Rows(t, c, y.Read, "user1"); len(got) != 1 {
+		t.Errorf("Read after stopped query = %v", got)
+	}
+	if n, err = c.Exec(ctx, y.Delete, "user3"); err != nil || n != 1 {
+		t.Errorf("Delete(user3): rows=%d err=%v, want 1", n, err)
+	}
+}
+
+func testConstraint(t *testing.T, tgt target.Target) {
+	ctx := context.Background()
+	c := Connect(t, tgt)
+	_, y := ycsbTable(t, tgt, c)
+	if _, err := c.Exec(ctx, y.Insert, "k", "a", "b"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Exec(ctx, y.Insert, "k", "a", "b")
+	if err == nil {
+		t.Fatal("duplicate key inserted without error")
+	}
+	if got := tgt.Classify(err); got != target.ClassConstraint {
+		t.Errorf("Classify(%v) = %q, want constraint", err, got)
+	}
+	// The session survives a constraint violation.
+	if _, err := c.Exec(ctx, y.Insert, "k2", "a", "b"); err != nil {
+		t.Errorf("insert after a violation: %v", err)
+	}
+	// Common classes hold for every driver.
+	cases := map[error]target.ErrorClass{
+		fmt.Errorf("op: %w", context.DeadlineExceeded): target.ClassTimeout,
+		fmt.Errorf("op: %w", target.ErrNotFound):       target.ClassNotFound,
+		target.ErrUnexpectedRows:                       target.ClassUnexpected,
+		errors.New("something else"):                   target.ClassOther,
+	}
+	for e, want := range cases {
+		if got := tgt.Classify(e); got != want {
+			t.Errorf("Classify(%v) = %q, want %q", e, got, want)
+		}
+	}
+}
+
+func testCopyFrom(t *testing.T, tgt target.Target) {
+	c := Connect(t, tgt)
+	cp, ok := c.(target.Copier)
+	if ok != tgt.Capabilities().CopyFrom {
+		t.Fatalf("Capabilities.CopyFrom = %v but Conn implements Copier = %v", tgt.Capabilities().CopyFrom, ok)
+	}
+	if !ok {
+		t.Skip("target has no bulk-load protocol")
+	}
+	table, y := ycsbTable(t, tgt, c)
+	rows := [][]any{{"c1", "x", "y"}, {"c2", nil, "z"}, {"c3", "p", "q"}}
+	n, err := cp.CopyFrom(context.Background(), table, y.Columns, rows)
+	if err != nil || n != 3 {
+		t.Fatalf("CopyFrom: n=%d err=%v, want 3", n, err)
+	}
+	if got := Rows(t, c, y.Scan, "c", 10); len(got) != 3 || strings.Join(got[1], ",") != "c2,NULL,z" {
+		t.Errorf("after CopyFrom, Scan = %v", got)
+	}
+}
+
+func testOwnership(t *testing.T, tgt target.Target) {
+	ctx := context.Background()
+	c := Connect(t, tgt)
+	d := tgt.Dialect()
+
+	// Unknown table: neither exists nor owned; dropping it is not an error.
+	missing := TableName("candor_tt_missing")
+	if ex, own, err := target.TableState(ctx, c, d, missing); err != nil || ex || own {
+		t.Errorf("TableState(missing) = %v, %v, %v", ex, own, err)
+	}
+	if err := target.DropOwned(ctx, c, d, missing, false); err != nil {
+		t.Errorf("DropOwned(missing) = %v, want nil", err)
+	}
+
+	// Created by candor: owned, and a second create is refused without the
+	// foreign-table error.
+	owned := TableName("candor_tt_owned")
+	DropAtEnd(t, tgt, owned)
+	ddl := dialect.YCSB(d, owned, 1).CreateTable
+	if err := target.CreateOwned(ctx, c, d, owned, ddl, "ycsb"); err != nil {
+		t.Fatalf("CreateOwned: %v", err)
+	}
+	if ex, own, err := target.TableState(ctx, c, d, strings.ToUpper(owned)); err != nil || !ex || !own {
+		t.Errorf("TableState(owned, upper case) = %v, %v, %v; want true, true", ex, own, err)
+	}
+	err := target.CreateOwned(ctx, c, d, owned, ddl, "ycsb")
+	if !errors.Is(err, target.ErrTableExists) || errors.Is(err, target.ErrForeignTable) || !strings.Contains(err.Error(), owned) {
+		t.Errorf("second CreateOwned = %v, want ErrTableExists naming the table", err)
+	}
+
+	// Created by someone else: exists, not owned; create and drop refused
+	// with a message naming the table and the flag.
+	foreign := TableName("candor_tt_foreign")
+	DropAtEnd(t, tgt, foreign)
+	if _, err := c.Exec(ctx, dialect.YCSB(d, foreign, 1).CreateTable); err != nil {
+		t.Fatal(err)
+	}
+	if ex, own, err := target.TableState(ctx, c, d, foreign); err != nil || !ex || own {
+		t.Errorf("TableState(foreign) = %v, %v, %v; want true, false", ex, own, err)
+	}
+	for name, err := range map[string]error{
+		"CreateOwned": target.CreateOwned(ctx, c, d, foreign, "CREATE TABLE "+foreign+" (k INT)", "ycsb"),
+		"DropOwned":   target.DropOwned(ctx, c, d, foreign, false),
+	} {
+		if !errors.Is(err, target.ErrForeignTable) || !strings.Contains(err.Error(), foreign) ||
+			!strings.Contains(err.Error(), target.AllowForeignTablesFlag) {
+			t.Errorf("%s(foreign) = %v, want ErrForeignTable naming %s and %s", name, err, foreign, target.AllowForeignTablesFlag)
+		}
+	}
+
+	// Dropping the owned table removes it and its mark; the foreign one survives.
+	if err := target.DropOwned(ctx, c, d, owned, false); err != nil {
+		t.Fatalf("DropOwned(owned): %v", err)
+	}
+	if ex, own, err := target.TableState(ctx, c, d, owned); err != nil || ex || own {
+		t.Errorf("after DropOwned, TableState(owned) = %v, %v, %v", ex, own, err)
+	}
+	if got := Rows(t, c, dialect.Ownership(d).Owner, strings.ToLower(owned)); len(got) != 0 {
+		t.Errorf("mark of dropped table still there: %v", got)
+	}
+	if ex, _, err := target.TableState(ctx, c, d, foreign); err != nil || !ex {
+		t.Errorf("foreign table gone after dropping the owned one: %v, %v", ex, err)
+	}
+
+	// A stale mark (table dropped by hand) does not make the table owned or
+	// block re-creating it.
+	if err := target.CreateOwned(ctx, c, d, owned, ddl, "ycsb"); err != nil {
+		t.Fatalf("re-create: %v", err)
+	}
+	if _, err := c.Exec(ctx, dialect.Ownership(d).DropTable(owned)); err != nil {
+		t.Fatal(err)
+	}
+	if err := target.CreateOwned(ctx, c, d, owned, ddl, "ycsb"); err != nil {
+		t.Errorf("CreateOwned over a stale mark: %v", err)
+	}
+
+	// With allowForeign the foreign table is dropped.
+	if err := target.DropOwned(ctx, c, d, foreign, true); err != nil {
+		t.Errorf("DropOwned(foreign, allow): %v", err)
+	}
+	if ex, _, err := target.TableState(ctx, c, d, foreign); err != nil || ex {
+		t.Errorf("foreign table survived DropOwned(allow): %v, %v", ex, err)
+	}
+
+	// Names that are not plain identifiers never reach SQL.
+	for _, bad := range []string{"x; DROP TABLE y", "", "1abc", target.MarkerTable} {
+		if err := target.DropOwned(ctx, c, d, bad, true); !errors.Is(err, target.ErrBadTableName) {
+			t.Errorf("DropOwned(%q) = %v, want ErrBadTableName", bad, err)
+		}
+	}
+}
+
+func testCloseTwice(t *testing.T, tgt target.Target) {
+	c, err := tgt.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("first Close: %v", err)
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
+
+func testFingerprint(t *testing.T, tgt target.Target) {
+	fp, err := tgt.Fingerprint(context.Background())
+	if err != nil {
+		t.Fatalf("Fingerprint: %v", err)
+	}
+	if fp.Driver != tgt.Driver() || fp.URL != tgt.RedactedURL() || fp.Product == "" || fp.Version == "" || len(fp.Settings) == 0 {
+		t.Errorf("incomplete fingerprint: %+v", fp)
+	}
+	// Values may legitimately be empty (PostgreSQL's synchronous_standby_names).
+	for k := range fp.Settings {
+		if k == "" {
+			t.Errorf("setting with an empty name: %v", fp.Settings)
+		}
+	}
+}

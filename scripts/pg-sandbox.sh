@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# pg-sandbox.sh — a throwaway PostgreSQL server for tests and experiments.
+#
+#   scripts/pg-sandbox.sh start DIR [NAME=VALUE ...]
+#       Creates DIR (if needed), initialises a cluster in DIR/data (trust
+#       authentication, UTF8, C.UTF-8), listens on 127.0.0.1 on a free port
+#       chosen here and on a Unix socket in DIR, creates database "candor",
+#       and prints the connection URL on stdout (also written to DIR/url):
+#           postgres://postgres@127.0.0.1:PORT/candor?sslmode=disable
+#       Extra NAME=VALUE arguments are appended to postgresql.conf
+#       (e.g. synchronous_commit=off). Everything else goes to stderr.
+#   scripts/pg-sandbox.sh stop DIR
+#       Stops the server (pg_ctl stop -m fast) and removes DIR. It refuses to
+#       remove a directory this script did not create.
+#   scripts/pg-sandbox.sh url DIR
+#       Prints the URL of a running sandbox.
+#
+# Works as root (initdb refuses root, so the cluster belongs to the postgres
+# user and DIR is handed to it) or as an ordinary user. When no PostgreSQL is
+# installed and we are root, installs the Debian package (which never starts
+# a service here). PG_SANDBOX_VERSION picks a major version (default: 15 when
+# present, else the newest installed).
+#
+# Usage in a test run:
+#   U=$(scripts/pg-sandbox.sh start /tmp/pgtest)
+#   CANDOR_TEST_POSTGRES_URL=$U go test ./...
+#   scripts/pg-sandbox.sh stop /tmp/pgtest
+set -euo pipefail
+
+MARKER=.candor-pg-sandbox
+
+die() { echo "pg-sandbox: $*" >&2; exit 1; }
+log() { echo "pg-sandbox: $*" >&2; }
+
+usage() {
+	sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+is_root() { [ "$(id -u)" -eq 0 ]; }
+
+# as_pg runs a command as the cluster owner: postgres when we are root, else
+# ourselves.
+as_pg() {
+	if is_root; then
+		if command -v runuser >/dev/null 2>&1; then
+			runuser -u postgres -- "$@"
+		else
+			su postgres -s /bin/sh -c "$(printf '%q ' "$@")"
+		fi
+	else
+		"$@"
+	fi
+}
+
+find_bin() {
+	local want=${PG_SANDBOX_VERSION:-}
+	if [ -n "$want" ]; then
+		[ -x "/usr/lib/postgresql/$want/bin/initdb" ] && { echo "/usr/lib/postgresql/$want/bin"; return; }
+		return 1
+	fi
+	[ -x /usr/lib/postgresql/15/bin/initdb ] && { echo /usr/lib/postgresql/15/bin; return; }
+	local d
+	d=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k4 -n | tail -n 1 || true)
+	[ -n "$d" ] && [ -x "$d/initdb" ] && { echo "$d"; return; }
+	return 1
+}
+
+install_pg() {
+	is_root || die "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb) and we are not root: install the postgresql package"
+	command -v apt-get >/dev/null 2>&1 || die "PostgreSQL is not installed and apt-get is missing: install PostgreSQL by hand"
+	log "installing postgresql with apt-get"
+	local pkg=postgresql
+	[ -n "${PG_SANDBOX_VERSION:-}" ] && pkg=postgresql-$PG_SANDBOX_VERSION
+	export DEBIAN_FRONTEND=noninteractive
+	if ! apt-get install -y -q "$pkg" >&2; then
+		apt-get update -q >&2
+		apt-get install -y -q "$pkg" >&2
+	fi
+}
+
+# port_in_use succeeds when something accepts TCP connections on 127.0.0.1:$1.
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+pick_port() {
+	local p i
+	for i in $(seq 1 50); do
+		p=$((20000 + RANDOM % 30000))
+		port_in_use "$p" || { echo "$p"; return; }
+	done
+	die "no free TCP port found on 127.0.0.1"
+}
+
+start() {
+	local dir=$1; shift
+	local bin
+	bin=$(find_bin) || { install_pg; bin=$(find_bin) || die "PostgreSQL installed but initdb not found under /usr/lib/postgresql"; }
+
+	mkdir -p "$dir"
+	dir=$(cd "$dir" && pwd -P)
+	[ -e "$dir/data" ] && die "$dir/data already exists: stop that sandbox first (pg-sandbox.sh stop $dir) or use another directory"
+	: >"$dir/$MARKER"
+
+	if is_root; then
+		id postgres >/dev/null 2>&1 || die "user postgres does not exist (is the postgresql package installed?)"
+		# mktemp -d makes 0700 directories: the postgres user must enter DIR,
+		# own it (the socket lives there) and reach it through every parent.
+		chown postgres: "$dir" "$dir/$MARKER"
+		chmod 0755 "$dir"
+		as_pg test -x "$dir" -a -w "$dir" ||
+			die "user postgres cannot reach $dir (a parent directory is private, e.g. /root): use a directory under /tmp"
+	fi
+
+	log "initdb in $dir/data ($bin)"
+	as_pg "$bin/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 ||
+		{ cat "$dir/initdb.log" >&2; die "initdb failed (log: $dir/initdb.log)"; }
+
+	{
+		echo "# added by pg-sandbox.sh"
+		echo "listen_addresses = '127.0.0.1'"
+		echo "unix_socket_directories = '$dir'"
+		for kv in "$@"; do
+			case $kv in
+			*=*) echo "${kv%%=*} = '${kv#*=}'" ;;
+			*) die "extra setting $kv is not NAME=VALUE" ;;
+			esac
+		done
+	} >>"$dir/data/postgresql.conf"
+
+	# The port is free when picked but another process may take it before the
+	# server binds it: retry with a new port when the start fails.
+	local port attempt ok=""
+	for attempt in 1 2 3 4 5; do
+		port=$(pick_port)
+		if as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -o "-p $port" -w -t 60 start >&2; then
+			ok=1
+			break
+		fi
+		log "start on port $port failed (attempt $attempt)"
+		grep -q "could not bind\|Address already in use\|could not create lock file" "$dir/postgres.log" 2>/dev/null ||
+			{ tail -n 20 "$dir/postgres.log" >&2 || true; die "PostgreSQL did not start (log: $dir/postgres.log)"; }
+	done
+	[ -n "$ok" ] || { tail -n 20 "$dir/postgres.log" >&2 || true; die "PostgreSQL did not start after 5 ports (log: $dir/postgres.log)"; }
+
+	echo "$port" >"$dir/port"
+	as_pg "$bin/psql" -X -q -h "$dir" -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 -c "CREATE DATABASE candor" >&2 ||
+		die "could not create database candor (log: $dir/postgres.log)"
+
+	local url="postgres://postgres@127.0.0.1:$port/candor?sslmode=disable"
+	echo "$url" >"$dir/url"
+	log "PostgreSQL $("$bin/postgres" --version | awk '{print $3}') running on 127.0.0.1:$port, data in $dir/data; stop with: $0 stop $dir"
+	echo "$url"
+}
+
+stop() {
+	local dir=$1
+	[ -d "$dir" ] || { log "$dir does not exist: nothing to stop"; return 0; }
+	[ -e "$dir/$MARKER" ] || die "$dir was not created by pg-sandbox.sh (no $MARKER): refusing to remove it"
+	if [ -f "$dir/data/postmaster.pid" ]; then
+		local bin
+		bin=$(find_bin) || die "cannot find pg_ctl under /usr/lib/postgresql"
+		as_pg "$bin/pg_ctl" -D "$dir/data" -m fast -w -t 60 stop >&2 ||
+			as_pg "$bin/pg_ctl" -D "$dir/data" -m immediate -w -t 30 stop >&2 ||
+			log "pg_ctl stop failed (server already gone?); removing $dir anyway"
+	fi
+	rm -rf -- "$dir"
+	log "removed $dir"
+}
+
+[ $# -ge 2 ] || usage
+cmd=$1 dir=$2
+shift 2
+case $cmd in
+start) start "$dir" "$@" ;;
+stop) stop "$dir" ;;
+url) [ -f "$dir/url" ] || die "no sandbox in $dir"; cat "$dir/url" ;;
+*) usage ;;
+esac
