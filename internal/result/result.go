@@ -100,7 +100,10 @@ type Phase struct {
 	Ops         []OpResult `json:"operations"`
 	// Throughput is successful operations per second over the measured time
 	// (for a load: rows per second).
-	Throughput float64     `json:"throughput"`
+	Throughput float64 `json:"throughput"`
+	// Operations counts the top-level operations that finished in the
+	// measured time, failed ones included (sub-operation spans excluded).
+	Operations int64       `json:"operations_done"`
 	Rows       int64       `json:"rows,omitempty"`
 	Rate       *RateResult `json:"rate,omitempty"`
 	Reconnects int64       `json:"reconnects"`

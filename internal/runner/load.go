@@ -64,7 +64,11 @@ func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 	defer cancel()
 	var wg sync.WaitGroup
 	for w := 0; w < threads; w++ {
-		loader := r.Workload.NewLoader(w, workerRand(cfg.Seed, w))
+		// Each batch reseeds the loader's generator from the base seed and
+		// the batch's first record, so the loaded data depends only on the
+		// seed and the batch size, not on which worker took which batch.
+		rng := workerRand(cfg.Seed, w)
+		loader := r.Workload.NewLoader(w, rng)
 		sess := sessions[w]
 		rec := coll.Recorder()
 		wg.Add(1)
@@ -77,6 +81,7 @@ func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 					return
 				}
 				to := min(from+batch, first+count)
+				rng.Seed(cfg.Seed ^ (from * 0x2545F4914F6CDD1D))
 				o = measure.Outcome{}
 				t0 := time.Now()
 				var err error

@@ -47,6 +47,7 @@ func fillOps(p *result.Phase, total []*measure.OpStats, measured time.Duration) 
 		p.Ops = append(p.Ops, o)
 	}
 	p.Throughput = float64(ok) / secs
+	p.Operations = all
 	return all
 }
 

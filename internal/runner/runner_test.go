@@ -16,18 +16,18 @@ import (
 // opWorkload is the smallest workload: one operation, one statement.
 type opWorkload struct{ loaded map[int64]bool }
 
-func (w *opWorkload) Name() string                                    { return "test" }
-func (w *opWorkload) Reference() string                               { return "none" }
-func (w *opWorkload) Ops() []string                                   { return []string{"OP", "SUB"} }
-func (w *opWorkload) Options() any                                    { return nil }
-func (w *opWorkload) Ignored() []string                               { return nil }
-func (w *opWorkload) Limits() workload.Limits                         { return workload.Limits{} }
-func (w *opWorkload) Tables() []string                                { return nil }
-func (w *opWorkload) Bind(workload.Env) error                         { return nil }
-func (w *opWorkload) CreateSchema(context.Context, target.Conn) error { return nil }
-func (w *opWorkload) LoadRange() (int64, int64)                       { return 10, 1005 }
-func (w *opWorkload) NewLoader(int, *rand.Rand) workload.Loader       { return &opLoader{w} }
-func (w *opWorkload) NewWorker(int, *rand.Rand) workload.Worker       { return &opWorker{} }
+func (w *opWorkload) Name() string                              { return "test" }
+func (w *opWorkload) Reference() string                         { return "none" }
+func (w *opWorkload) Ops() []string                             { return []string{"OP", "SUB"} }
+func (w *opWorkload) Options() any                              { return nil }
+func (w *opWorkload) Ignored() []string                         { return nil }
+func (w *opWorkload) Limits() workload.Limits                   { return workload.Limits{} }
+func (w *opWorkload) Tables() []string                          { return nil }
+func (w *opWorkload) Bind(workload.Env) error                   { return nil }
+func (w *opWorkload) Schema() []workload.Table                  { return nil }
+func (w *opWorkload) LoadRange() (int64, int64)                 { return 10, 1005 }
+func (w *opWorkload) NewLoader(int, *rand.Rand) workload.Loader { return &opLoader{w} }
+func (w *opWorkload) NewWorker(int, *rand.Rand) workload.Worker { return &opWorker{} }
 
 type opLoader struct{ w *opWorkload }
 

@@ -84,7 +84,7 @@ type Workload struct {
 	// drawKey draws from keyChooser without recording a shared last value
 	// (keydist.Drawer) where the chooser offers it: YCSB never reads a key
 	// chooser's lastValue, and the shared store costs a cache line per draw.
-	drawKey func(*rand.Rand) int64
+	drawKey    func(*rand.Rand) int64
 	expKeys    bool                         // requestdistribution=exponential: keys count back from the newest
 	inserts    *keydist.AcknowledgedCounter // run-phase insert keys, from recordcount
 	fieldNames []string

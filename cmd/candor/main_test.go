@@ -1,0 +1,83 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/candor-bench/candor/internal/result"
+)
+
+// buildCandor compiles the binary once per test binary run.
+func buildCandor(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "candor")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func startRun(t *testing.T, bin, dir string) *exec.Cmd {
+	cmd := exec.Command(bin, "run", "ycsb/c", "--target", "null://?latency=100us", "--time", "1m",
+		"--report-interval", "200ms", "-o", "r.json", "-q")
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd
+}
+
+// A SIGKILLed run leaves every completed interval on disk.
+func TestSIGKILLLeavesIntervals(t *testing.T) {
+	bin := buildCandor(t)
+	dir := t.TempDir()
+	cmd := startRun(t, bin, dir)
+	time.Sleep(1500 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if _, err := os.Stat(filepath.Join(dir, "r.json")); err == nil {
+		t.Fatal("a killed run cannot have written its final result")
+	}
+	res, err := result.Recover(filepath.Join(dir, "r.intervals.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Phases) != 1 || len(res.Phases[0].Intervals) < 4 {
+		t.Fatalf("recovered %d phases; want the run with ≥ 4 intervals of 200 ms", len(res.Phases))
+	}
+	if res.Status != result.StatusInterrupted || res.Workload.Name != "ycsb/c" || res.Target.Driver != "null" {
+		t.Fatalf("recovered header wrong: status %s workload %s driver %s", res.Status, res.Workload.Name, res.Target.Driver)
+	}
+	if res.Phases[0].Intervals[1].Ops[0].Count == 0 {
+		t.Fatal("recovered intervals hold no operations")
+	}
+}
+
+// Ctrl-C ends the run within 2 s with a result marked interrupted.
+func TestSIGINTWritesInterruptedResult(t *testing.T) {
+	bin := buildCandor(t)
+	dir := t.TempDir()
+	cmd := startRun(t, bin, dir)
+	time.Sleep(1200 * time.Millisecond)
+	t0 := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if d := time.Since(t0); d > 2*time.Second {
+		t.Fatalf("run ended %v after SIGINT, want < 2 s", d)
+	}
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exit: %v, want code 130", err)
+	}
+	res, err := result.Read(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != result.StatusInterrupted || res.Phases[0].Ops[0].Count == 0 {
+		t.Fatalf("status %s, ops %+v", res.Status, res.Phases[0].Ops)
+	}
+}

@@ -1,0 +1,56 @@
+// Package archtest pins the dependency direction of DESIGN.md §4.
+package archtest
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const mod = "github.com/candor-bench/candor/"
+
+// deps lists the module's own packages a package depends on.
+func deps(t *testing.T, pkg string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", mod+pkg).Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v", pkg, err)
+	}
+	var own []string
+	for _, l := range strings.Fields(string(out)) {
+		if strings.HasPrefix(l, mod) && l != mod+pkg {
+			own = append(own, strings.TrimPrefix(l, mod))
+		}
+	}
+	return own
+}
+
+func TestDependencyDirection(t *testing.T) {
+	cases := []struct {
+		pkg       string
+		forbidden []string // prefixes this package must never import
+	}{
+		// drivers never import the runner, reports or the CLI
+		{"internal/target/postgres", []string{"internal/runner", "internal/cli", "internal/report", "internal/workload", "internal/measure"}},
+		{"internal/target/sqlite", []string{"internal/runner", "internal/cli", "internal/report", "internal/workload", "internal/measure"}},
+		{"internal/target/fake", []string{"internal/runner", "internal/cli", "internal/workload"}},
+		// dialect is pure SQL text
+		{"internal/dialect", []string{"internal/target", "internal/runner", "internal/workload", "internal/cli"}},
+		// workloads use target interfaces, dialect and keydist, never the runner or CLI
+		{"internal/workload/ycsb", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
+		// the runner never imports the CLI or a concrete driver
+		{"internal/runner", []string{"internal/cli", "internal/target/postgres", "internal/target/sqlite", "internal/workload/ycsb"}},
+		// results are plain data
+		{"internal/result", []string{"internal/target", "internal/runner", "internal/workload", "internal/cli", "internal/measure"}},
+		{"internal/keydist", []string{"internal/"}},
+	}
+	for _, c := range cases {
+		for _, d := range deps(t, c.pkg) {
+			for _, f := range c.forbidden {
+				if strings.HasPrefix(d, f) {
+					t.Errorf("%s imports %s; forbidden by DESIGN.md §4", c.pkg, d)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,179 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/candor-bench/candor/internal/result"
+)
+
+// runCLI runs candor in-process in dir and returns exit code, stdout, stderr.
+func runCLI(t *testing.T, dir string, sig <-chan os.Signal, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := &Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }, Signals: sig, Args: append([]string{"candor"}, args...)}
+	wd, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	code := Main(env, args)
+	return code, out.String(), errb.String()
+}
+
+func TestBadInputExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.properties")
+	os.WriteFile(bad, []byte("recordcount=100\nreadproportion=abc\n"), 0o644)
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want []string // substrings of stderr
+	}{
+		// unknown workload lists the valid ones
+		{"unknown workload", []string{"run", "tpcz"}, ExitUsage, []string{"unknown workload", "ycsb/a"}},
+		// unknown flag names the command's help
+		{"unknown option", []string{"run", "ycsb/a", "--thread", "4"}, ExitUsage, []string{"unknown flag", "--help"}},
+		// zero threads
+		{"threads 0", []string{"run", "ycsb/a", "--threads", "0", "--target", "null://"}, ExitUsage, []string{"--threads must be at least 1"}},
+		// a bad distribution name lists the valid ones
+		{"bad distribution", []string{"run", "ycsb/a", "-p", "requestdistribution=zipf", "--target", "null://"}, ExitUsage, []string{"requestdistribution", "zipfian"}},
+		// proportions summing to zero
+		{"zero proportions", []string{"run", "ycsb", "-p", "readproportion=0", "-p", "updateproportion=0", "--target", "null://"}, ExitUsage, []string{"proportion"}},
+		// malformed value in a property file names file:line
+		{"malformed property file", []string{"run", "ycsb", "-P", bad, "--target", "null://"}, ExitUsage, []string{"readproportion"}},
+		// missing property file
+		{"missing property file", []string{"run", "ycsb", "-P", filepath.Join(dir, "nope"), "--target", "null://"}, ExitUsage, []string{"nope"}},
+		// recordcount < insertstart + insertcount
+		{"insert range", []string{"load", "ycsb", "-p", "recordcount=10", "-p", "insertstart=5", "-p", "insertcount=10", "--target", "null://"}, ExitUsage, []string{"Invalid combination of insertstart, insertcount and recordcount"}},
+		// unknown URL scheme lists the valid ones
+		{"bad scheme", []string{"run", "ycsb/a", "--target", "oracle://x"}, ExitUsage, []string{"unknown scheme", "postgres://"}},
+		// unknown driver parameter
+		{"bad null param", []string{"run", "ycsb/a", "--target", "null://?latencyy=1ms"}, ExitUsage, []string{"unknown parameter"}},
+		// unreachable target (closed port), short timeout, password redacted
+		{"unreachable", []string{"run", "ycsb/a", "--target", "postgres://u:s3cret@127.0.0.1:1/db", "--connect-timeout", "2s"}, ExitUnreachable, []string{"unreachable", "xxxxx"}},
+		// bad format
+		{"bad format", []string{"run", "ycsb/a", "--format", "xml", "--target", "null://"}, ExitUsage, []string{"--format"}},
+		// bad list argument
+		{"bad list", []string{"list", "tables"}, ExitUsage, []string{"cannot list"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, dir, nil, c.args...)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, c.code, stderr)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			if strings.Contains(stderr, "s3cret") {
+				t.Errorf("password leaked: %s", stderr)
+			}
+			if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
+				t.Errorf("stack trace on bad input:\n%s", stderr)
+			}
+			if n := strings.Count(strings.TrimSpace(stderr), "\n"); n > 3 {
+				t.Errorf("expected one clear message, got %d lines:\n%s", n+1, stderr)
+			}
+		})
+	}
+}
+
+func TestRunOnSQLiteWritesResult(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(t, dir, nil, "run", "ycsb/a", "--threads", "2", "--operations", "2000", "-o", "r.json", "--report-interval", "200ms")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, w := range []string{"READ", "UPDATE", "p99.9", "service time (closed loop)"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("summary lacks %q:\n%s", w, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "[load]") || !strings.Contains(stderr, "result: r.json") {
+		t.Errorf("status output lacks load progress or result path:\n%s", stderr)
+	}
+	res, err := result.Read(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != result.StatusComplete || len(res.Phases) != 2 || res.Phases[0].Name != "load" || res.Phases[1].Name != "run" {
+		t.Fatalf("status %s phases %d", res.Status, len(res.Phases))
+	}
+	if res.Phases[0].Rows != 1000 {
+		t.Errorf("loaded %d rows, want recordcount 1000", res.Phases[0].Rows)
+	}
+	var n int64
+	for _, o := range res.Phases[1].Ops {
+		n += o.Count + o.Aborts
+	}
+	if n != 2000 {
+		t.Errorf("run ops %d, want 2000", n)
+	}
+	if res.Target.Product != "SQLite" || res.Target.Settings["journal_mode"] == "" {
+		t.Errorf("fingerprint %+v", res.Target)
+	}
+	if res.Provenance.GoVersion == "" || res.Provenance.Cores == 0 || res.Workload.Seed == 0 {
+		t.Errorf("provenance or seed missing: %+v seed %d", res.Provenance, res.Workload.Seed)
+	}
+	// The side file holds the header and every interval.
+	side, err := result.Recover(filepath.Join(dir, "r.intervals.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(side.Phases) != 2 {
+		t.Errorf("side file phases %d, want 2", len(side.Phases))
+	}
+
+	// A second run reuses the loaded table (no load phase) and prints YCSB lines.
+	code, stdout, stderr = runCLI(t, dir, nil, "run", "ycsb/a", "--operations", "500", "-o", "r2.json", "--format", "ycsb", "-q")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, w := range []string{"[OVERALL], RunTime(ms), ", "[OVERALL], Throughput(ops/sec), ", "[READ], 99thPercentileLatency(us), ", "[UPDATE], Return=OK, "} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("ycsb output lacks %q:\n%s", w, stdout)
+		}
+	}
+	res2, err := result.Read(filepath.Join(dir, "r2.json"))
+	if err != nil || len(res2.Phases) != 1 {
+		t.Fatalf("second run: %v, phases %d (want only the run)", err, len(res2.Phases))
+	}
+
+	// cleanup drops the table; a second cleanup has nothing to drop.
+	if code, _, stderr = runCLI(t, dir, nil, "cleanup", "ycsb"); code != 0 || !strings.Contains(stderr, "dropped table usertable") {
+		t.Fatalf("cleanup exit %d: %s", code, stderr)
+	}
+	if code, _, stderr = runCLI(t, dir, nil, "run", "ycsb/a", "--load", "never", "--operations", "10"); code != ExitUnsupported {
+		t.Fatalf("run --load=never on a dropped table: exit %d, want %d: %s", code, ExitUnsupported, stderr)
+	}
+}
+
+func TestInterruptWritesPartialResult(t *testing.T) {
+	dir := t.TempDir()
+	sig := make(chan os.Signal, 1)
+	time.AfterFunc(1500*time.Millisecond, func() { sig <- syscall.SIGINT })
+	t0 := time.Now()
+	code, _, stderr := runCLI(t, dir, sig, "run", "ycsb/c", "--target", "null://?latency=200us", "--time", "1m", "-o", "i.json", "--report-interval", "250ms")
+	if code != ExitInterrupted {
+		t.Fatalf("exit %d, want %d\n%s", code, ExitInterrupted, stderr)
+	}
+	if d := time.Since(t0); d > 3500*time.Millisecond {
+		t.Fatalf("took %v after the signal at 1.5 s; must end within 2 s", d)
+	}
+	res, err := result.Read(filepath.Join(dir, "i.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != result.StatusInterrupted || len(res.Phases) == 0 || res.Phases[len(res.Phases)-1].Ops[0].Count == 0 {
+		t.Fatalf("partial result: status %s phases %+v", res.Status, res.Phases)
+	}
+}

@@ -1,0 +1,161 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/version"
+	"github.com/candor-bench/candor/internal/workload"
+)
+
+// distributions lists the key distributions workloads accept, for `candor list`.
+var distributions = []struct{ name, desc string }{
+	{"uniform", "YCSB: every key equally likely"},
+	{"zipfian", "YCSB: scrambled Zipfian (theta 0.99), popular keys spread over the key space"},
+	{"latest", "YCSB: Zipfian over insertion order, the newest keys most popular (workload D)"},
+	{"hotspot", "YCSB: hotspotopnfraction of operations on hotspotdatafraction of the keys"},
+	{"sequential", "YCSB: keys in order, wrapping around"},
+	{"exponential", "YCSB: exponential over recency (exponential.percentile within exponential.frac of the keys)"},
+}
+
+func newListCmd(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:       "list [workloads|drivers|distributions]",
+		Short:     "List workloads, drivers and key distributions with one-line descriptions",
+		Args:      cobra.MaximumNArgs(1),
+		ValidArgs: []string{"workloads", "drivers", "distributions"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			what := ""
+			if len(args) == 1 {
+				what = args[0]
+				if what != "workloads" && what != "drivers" && what != "distributions" {
+					return usagef("cannot list %q; use workloads, drivers or distributions", what)
+				}
+			}
+			tw := tabwriter.NewWriter(env.Stdout, 2, 8, 2, ' ', 0)
+			defer tw.Flush()
+			if what == "" || what == "workloads" {
+				fmt.Fprintln(tw, "WORKLOADS\t")
+				for _, e := range workloadEntries() {
+					fmt.Fprintf(tw, "  %s\t%s (reference: %s)\n", e.name, e.desc, e.ref)
+				}
+			}
+			if what == "" || what == "drivers" {
+				fmt.Fprintln(tw, "DRIVERS\t")
+				for _, d := range target.Drivers() {
+					fmt.Fprintf(tw, "  %s\t%s\n", strings.Join(d.Schemes, "://, ")+"://", d.Description)
+				}
+			}
+			if what == "" || what == "distributions" {
+				fmt.Fprintln(tw, "DISTRIBUTIONS\t")
+				for _, d := range distributions {
+					fmt.Fprintf(tw, "  %s\t%s\n", d.name, d.desc)
+				}
+			}
+			return nil
+		},
+	}
+}
+
+func newVersionCmd(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print candor's version, commit and Go version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, c, g := version.Info()
+			fmt.Fprintf(env.Stdout, "candor %s\ncommit %s\n%s\n", v, c, g)
+			return nil
+		},
+	}
+}
+
+func newCleanupCmd(env *Env) *cobra.Command {
+	var targetURL string
+	var files, props []string
+	var allowForeign, quiet bool
+	var timeout flexDuration
+	timeout.d = target.DefaultConnectTimeout
+	cmd := &cobra.Command{
+		Use:   "cleanup WORKLOAD",
+		Short: "Drop the tables a workload created (only tables candor created, unless --allow-foreign-tables)",
+		Example: `  candor cleanup ycsb
+  candor cleanup ycsb -p table=usertable2 --target postgres://user@127.0.0.1:5432/db`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			wl, err := resolveWorkload(args[0], files, props)
+			if err != nil {
+				return err
+			}
+			if targetURL == "" {
+				targetURL = DefaultTarget
+			}
+			ctx, stop := interruptContext(env)
+			defer stop()
+			tgt, err := target.Open(ctx, targetURL, target.Options{ConnectTimeout: timeout.d})
+			if err != nil {
+				return err
+			}
+			defer tgt.Close()
+			if err := wl.Bind(workloadEnv(tgt)); err != nil {
+				return withCode(ExitUnsupported, err)
+			}
+			conn, err := tgt.Connect(ctx)
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			for _, t := range wl.Schema() {
+				exists, _, err := target.TableState(ctx, conn, tgt.Dialect(), t.Name)
+				if err != nil {
+					return withCode(ExitUnreachable, err)
+				}
+				if err := target.DropOwned(ctx, conn, tgt.Dialect(), t.Name, allowForeign); err != nil {
+					if errors.Is(err, target.ErrForeignTable) {
+						return withCode(ExitUnsupported, err)
+					}
+					return withCode(ExitRunFailed, err)
+				}
+				switch {
+				case quiet:
+				case exists:
+					fmt.Fprintf(env.Stderr, "dropped table %s\n", t.Name)
+				default:
+					fmt.Fprintf(env.Stderr, "table %s does not exist; nothing to drop\n", t.Name)
+				}
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&targetURL, "target", "", "database URL (default "+DefaultTarget+")")
+	fl.StringArrayVarP(&files, "property-file", "P", nil, "YCSB property file (the table name may come from it)")
+	fl.StringArrayVarP(&props, "property", "p", nil, "workload property key=value")
+	fl.BoolVar(&allowForeign, "allow-foreign-tables", false, "also drop tables candor did not create")
+	fl.Var(&timeout, "connect-timeout", "give up connecting after this long")
+	fl.BoolVarP(&quiet, "quiet", "q", false, "say nothing on success")
+	return cmd
+}
+
+type workloadLine struct{ name, desc, ref string }
+
+func workloadEntries() []workloadLine {
+	var out []workloadLine
+	for _, e := range workload.Entries() {
+		out = append(out, workloadLine{e.Name, e.Description, e.Reference})
+		for _, v := range e.Variants {
+			out = append(out, workloadLine{e.Name + "/" + v, e.VariantDescriptions[v], e.Reference})
+		}
+	}
+	return out
+}
+
+// workloadEnv describes the target to a workload before it builds statements.
+func workloadEnv(t target.Target) workload.Env {
+	return workload.Env{Dialect: t.Dialect(), Capabilities: t.Capabilities()}
+}

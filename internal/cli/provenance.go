@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"bufio"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/version"
+)
+
+// collectProvenance describes this build and machine. Missing /proc entries
+// leave fields empty rather than failing the run.
+func collectProvenance() result.Provenance {
+	ver, commit, gov := version.Info()
+	p := result.Provenance{CandorVersion: ver, Commit: commit, GoVersion: gov, OS: runtime.GOOS, Arch: runtime.GOARCH, Cores: runtime.NumCPU()}
+	p.Hostname, _ = os.Hostname()
+	p.CPUModel = procField("/proc/cpuinfo", "model name")
+	if kb := procField("/proc/meminfo", "MemTotal"); kb != "" {
+		n, _ := strconv.ParseInt(strings.Fields(kb)[0], 10, 64)
+		p.MemoryBytes = n * 1024
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		p.Kernel = strings.TrimSpace(string(b))
+	}
+	return p
+}
+
+// procField returns the value of the first "key: value" line with key.
+func procField(path, key string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if ok && strings.TrimSpace(k) == key {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,378 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/runner"
+	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/workload"
+)
+
+const (
+	phaseRun  = "run"
+	phaseLoad = "load"
+)
+
+// DefaultTarget is used when --target is not given: an embedded SQLite file in
+// the working directory.
+const DefaultTarget = "sqlite://candor.db"
+
+// runFlags are the flags of run and load.
+type runFlags struct {
+	target         string
+	files          []string
+	props          []string
+	threads        int
+	duration       flexDuration
+	operations     int64
+	warmup         flexDuration
+	rate           float64
+	arrival        string
+	retries        int
+	reportInterval flexDuration
+	seed           int64
+	out            string
+	format         string
+	connectTimeout flexDuration
+	allowForeign   bool
+	load           string
+	batch          int
+	quiet          bool
+}
+
+// flexDuration accepts Go durations ("90s", "1m30s") and bare seconds as
+// sysbench and YCSB users type them ("90").
+type flexDuration struct{ d time.Duration }
+
+func (f *flexDuration) String() string { return f.d.String() }
+func (f *flexDuration) Type() string   { return "duration" }
+func (f *flexDuration) Set(s string) error {
+	if secs, err := strconv.ParseFloat(s, 64); err == nil {
+		f.d = time.Duration(secs * float64(time.Second))
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration: use seconds (60) or a Go duration (60s, 5m)", s)
+	}
+	f.d = d
+	return nil
+}
+
+func newRunCmd(env *Env, phase string) *cobra.Command {
+	f := &runFlags{}
+	f.reportInterval.d = time.Second
+	f.connectTimeout.d = target.DefaultConnectTimeout
+	cmd := &cobra.Command{
+		Use:  phase + " WORKLOAD",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return execute(cmd.Context(), env, cmd.Flags(), phase, args[0], f)
+		},
+	}
+	if phase == phaseRun {
+		cmd.Short = "Run a workload's measured phase (loading its data first when its table is absent)"
+		cmd.Example = `  candor run ycsb/a
+  candor run ycsb -P workloads/workloada --target postgres://user@127.0.0.1:5432/db --threads 16 --time 60s
+  candor run ycsb/c --rate 2000 --arrival poisson --time 2m --warmup 10s --format ycsb`
+	} else {
+		cmd.Short = "Create a workload's tables and load its initial data"
+		cmd.Example = `  candor load ycsb/a --target postgres://user@127.0.0.1:5432/db --threads 8
+  candor load ycsb -P workloads/workloada -p recordcount=1000000 -p insertstart=0 -p insertcount=500000`
+	}
+	fl := cmd.Flags()
+	fl.SortFlags = false
+	fl.StringVar(&f.target, "target", "", "database URL: postgres://user[:password]@host:port/db?sslmode=..., sqlite://PATH, null:// (default "+DefaultTarget+")")
+	fl.StringArrayVarP(&f.files, "property-file", "P", nil, "YCSB property file (repeatable; read in order)")
+	fl.StringArrayVarP(&f.props, "property", "p", nil, "workload property key=value, applied after -P files (repeatable)")
+	fl.IntVar(&f.threads, "threads", 0, "workers, one connection each (default: threadcount property, else 1)")
+	if phase == phaseRun {
+		fl.Var(&f.duration, "time", "measured duration after warm-up, e.g. 60s or 60 (default: maxexecutiontime property)")
+		fl.Int64Var(&f.operations, "operations", 0, "total operations (default: operationcount property unless --time is given)")
+		fl.Var(&f.warmup, "warmup", "run this long before measuring; excluded from histograms, kept in the time series")
+		fl.Float64Var(&f.rate, "rate", 0, "open loop: total operations per second on an absolute schedule; latency counts from the intended start (default: target property, else closed loop)")
+		fl.StringVar(&f.arrival, "arrival", runner.ArrivalConstant, "open-loop arrivals: constant or poisson")
+		fl.StringVar(&f.load, "load", "auto", "load phase before the run: auto (when the table is absent), always (drop candor's table and reload), never")
+	}
+	fl.IntVar(&f.retries, "retries", 0, "extra attempts for serialization/deadlock and connection errors, per operation")
+	fl.Var(&f.reportInterval, "report-interval", "length of one interval record and status line")
+	fl.Int64Var(&f.seed, "seed", 0, "base random seed (default: random, recorded in the result)")
+	fl.StringVarP(&f.out, "out", "o", "", "result file (default results/<workload>-<phase>-<time>.json)")
+	fl.StringVar(&f.format, "format", "text", "final summary on stdout: text, ycsb (YCSB's [OVERALL]/[READ] lines) or json (the result)")
+	fl.Var(&f.connectTimeout, "connect-timeout", "give up connecting after this long")
+	fl.BoolVar(&f.allowForeign, "allow-foreign-tables", false, "use (and with --load=always drop) tables candor did not create")
+	fl.IntVar(&f.batch, "batch-size", runner.DefaultLoadBatch, "rows per load batch (COPY on PostgreSQL, multi-row INSERT elsewhere)")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no status lines or progress bar")
+	return cmd
+}
+
+// resolveWorkload builds the workload from its name, files and properties.
+func resolveWorkload(name string, files, props []string) (workload.Workload, error) {
+	entry, variant, err := workload.Lookup(name)
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	w, err := entry.New(variant, files, props)
+	if err != nil {
+		return nil, withCode(ExitUsage, fmt.Errorf("workload %s: %w", name, err))
+	}
+	return w, nil
+}
+
+// runConfig merges flags with the workload's own limits: flags win.
+func runConfig(fs *pflag.FlagSet, phase string, f *runFlags, lim workload.Limits) (runner.Config, error) {
+	cfg := runner.Config{
+		Threads: f.threads, Duration: f.duration.d, Operations: f.operations, Warmup: f.warmup.d,
+		Rate: f.rate, Arrival: f.arrival, Retries: f.retries, ReportInterval: f.reportInterval.d,
+		Seed: f.seed, LoadBatch: f.batch, RetryInterval: time.Second,
+	}
+	if !fs.Changed("threads") {
+		cfg.Threads = max(lim.Threads, 1)
+	}
+	if phase == phaseRun {
+		if !fs.Changed("time") && lim.Duration > 0 {
+			cfg.Duration = lim.Duration
+		}
+		// A --time given alone means "run this long": a property file's
+		// operationcount (1000 in YCSB's files) would end it early.
+		if !fs.Changed("operations") && !fs.Changed("time") {
+			cfg.Operations = lim.Operations
+		}
+		if !fs.Changed("rate") && lim.Rate > 0 {
+			cfg.Rate = lim.Rate
+		}
+	}
+	if !fs.Changed("seed") {
+		cfg.Seed = time.Now().UnixNano() & 0x7fffffffffff
+	}
+	if fs.Changed("batch-size") && f.batch <= 0 {
+		return cfg, usagef("--batch-size must be at least 1 (got %d)", f.batch)
+	}
+	if f.format != "text" && f.format != "ycsb" && f.format != "json" {
+		return cfg, usagef("--format %q is not valid; use text, ycsb or json", f.format)
+	}
+	if phase == phaseRun && f.load != "auto" && f.load != "always" && f.load != "never" {
+		return cfg, usagef("--load %q is not valid; use auto, always or never", f.load)
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, withCode(ExitUsage, err)
+	}
+	if phase == phaseRun && cfg.Duration == 0 && cfg.Operations == 0 {
+		return cfg, usagef("the run has no end: give --time or --operations (or operationcount / maxexecutiontime properties)")
+	}
+	return cfg, nil
+}
+
+// execute is the whole of `candor run` and `candor load`.
+func execute(parent context.Context, env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error {
+	props := f.props
+	if fs.Changed("operations") {
+		// As YCSB's -p operationcount=N: the workload sizes its key space
+		// from it (the zipfian room for new keys).
+		props = append(append([]string(nil), props...), "operationcount="+strconv.FormatInt(f.operations, 10))
+	}
+	wl, err := resolveWorkload(name, f.files, props)
+	if err != nil {
+		return err
+	}
+	cfg, err := runConfig(fs, phase, f, wl.Limits())
+	if err != nil {
+		return err
+	}
+	url := f.target
+	if url == "" {
+		url = DefaultTarget
+	}
+	ctx, stop := interruptContext(env)
+	defer stop()
+	if parent != nil {
+		go func() {
+			select {
+			case <-parent.Done():
+			case <-ctx.Done():
+			}
+		}()
+	}
+	tgt, err := target.Open(ctx, url, target.Options{ConnectTimeout: f.connectTimeout.d})
+	if err != nil {
+		if ctx.Err() != nil {
+			return &ExitError{Code: ExitInterrupted, Err: errInterrupted}
+		}
+		return err
+	}
+	defer tgt.Close()
+	if err := wl.Bind(workload.Env{Dialect: tgt.Dialect(), Capabilities: tgt.Capabilities()}); err != nil {
+		return withCode(ExitUnsupported, fmt.Errorf("%s on %s: %w", wl.Name(), tgt.Driver(), err))
+	}
+	fp, err := tgt.Fingerprint(ctx)
+	if err != nil {
+		return withCode(ExitUnreachable, fmt.Errorf("read the target's fingerprint: %w", err))
+	}
+
+	doLoad, err := prepareTables(ctx, tgt, wl, phase, f)
+	if err != nil {
+		return err
+	}
+
+	res := newResult(env, wl, cfg, fp, tgt.Capabilities())
+	outPath := f.out
+	if outPath == "" {
+		outPath = filepath.Join("results", fmt.Sprintf("%s-%s-%s.json", strings.ReplaceAll(wl.Name(), "/", "-"), phase, res.Started.Format("20060102-150405")))
+	}
+	side, err := result.CreateSideFile(result.IntervalsPath(outPath), res)
+	if err != nil {
+		return withCode(ExitUsage, fmt.Errorf("cannot write results next to %s: %w (choose another --out)", outPath, err))
+	}
+	defer side.Close()
+
+	r := &runner.Runner{Target: tgt, Workload: wl, Config: cfg, StatusTTY: env.StderrTTY,
+		Intervals: func(iv result.Interval) { _ = side.Append(iv) }}
+	if !f.quiet {
+		r.Status = env.Stderr
+		fmt.Fprintf(env.Stderr, "candor %s %s → %s (%s %s), %d threads, latency: %s, seed %d\n",
+			phase, wl.Name(), fp.URL, fp.Product, fp.Version, cfg.Threads, runner.LatencyMeasure(cfg.Rate), cfg.Seed)
+	}
+
+	var runErr error
+	if doLoad {
+		var p *result.Phase
+		p, runErr = r.Load(ctx)
+		if p != nil {
+			res.Phases = append(res.Phases, *p)
+		}
+		if runErr != nil && errors.Is(runErr, target.ErrUnexpectedRows) == false && r.Target.Classify(errors.Unwrap(runErr)) == target.ClassConstraint {
+			runErr = fmt.Errorf("%w\nthe table already holds some of these keys: run 'candor cleanup %s' (same --target) first, or load another insertstart/insertcount slice", runErr, name)
+		}
+	}
+	if runErr == nil && phase == phaseRun && ctx.Err() == nil {
+		var p *result.Phase
+		p, runErr = r.Run(ctx)
+		if p != nil {
+			res.Phases = append(res.Phases, *p)
+		}
+	}
+	res.Ended = time.Now()
+	switch {
+	case runErr != nil:
+		res.Status = result.StatusFailed
+		res.Error = runErr.Error()
+	case ctx.Err() != nil:
+		res.Status = result.StatusInterrupted
+		res.Error = "interrupted by a signal"
+	default:
+		res.Status = result.StatusComplete
+	}
+	if werr := result.Write(outPath, res); werr != nil {
+		return withCode(ExitInternal, werr)
+	}
+	if err := printSummary(env, f.format, res); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "result: %s\n", outPath)
+	switch {
+	case runErr != nil:
+		if ctx.Err() != nil {
+			return &ExitError{Code: ExitInterrupted, Err: errInterrupted}
+		}
+		return withCode(ExitRunFailed, runErr)
+	case ctx.Err() != nil:
+		return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted; partial result written to %s", outPath)}
+	}
+	return nil
+}
+
+// prepareTables checks ownership of the workload's tables, creates them when
+// needed, and says whether a load phase must run.
+func prepareTables(ctx context.Context, tgt target.Target, wl workload.Workload, phase string, f *runFlags) (bool, error) {
+	conn, err := tgt.Connect(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer conn.Close()
+	d := tgt.Dialect()
+	missing := false
+	var names []string
+	for _, t := range wl.Schema() {
+		table := t.Name
+		names = append(names, table)
+		exists, owned, err := target.TableState(ctx, conn, d, table)
+		if err != nil {
+			return false, withCode(ExitUnreachable, fmt.Errorf("inspect table %s: %w", table, err))
+		}
+		if exists && !owned && !f.allowForeign {
+			return false, withCode(ExitUnsupported, fmt.Errorf("%w: %s exists but candor did not create it, so candor will not use or change it; "+
+				"pass --allow-foreign-tables to use it anyway (for instance a table loaded by YCSB itself), or choose another table name (-p table=...)", target.ErrForeignTable, table))
+		}
+		if exists && phase == phaseRun && f.load == "always" {
+			if err := target.DropOwned(ctx, conn, d, table, f.allowForeign); err != nil {
+				return false, withCode(ExitUnsupported, err)
+			}
+			exists = false
+		}
+		if !exists {
+			missing = true
+		}
+	}
+	if phase == phaseRun && missing && f.load == "never" {
+		return false, withCode(ExitUnsupported, fmt.Errorf("table %s does not exist and --load=never: run 'candor load %s' first", strings.Join(names, ", "), wl.Name()))
+	}
+	if missing {
+		if err := createSchema(ctx, conn, tgt, wl); err != nil {
+			return false, err
+		}
+	}
+	return phase == phaseLoad || missing, nil
+}
+
+// createSchema creates the workload's missing tables, each marked as candor's.
+func createSchema(ctx context.Context, conn target.Conn, tgt target.Target, wl workload.Workload) error {
+	for _, t := range wl.Schema() {
+		exists, _, err := target.TableState(ctx, conn, tgt.Dialect(), t.Name)
+		if err != nil {
+			return withCode(ExitUnreachable, err)
+		}
+		if exists {
+			continue
+		}
+		if err := target.CreateOwned(ctx, conn, tgt.Dialect(), t.Name, t.Create, wl.Name()); err != nil {
+			return withCode(ExitRunFailed, fmt.Errorf("create table %s for %s: %w", t.Name, wl.Name(), err))
+		}
+	}
+	return nil
+}
+
+func newResult(env *Env, wl workload.Workload, cfg runner.Config, fp target.Fingerprint, caps target.Capabilities) *result.Result {
+	now := time.Now()
+	return &result.Result{
+		Schema:     result.SchemaVersion,
+		ID:         fmt.Sprintf("%s-%04x", now.UTC().Format("20060102T150405Z"), rand.Intn(1<<16)),
+		Command:    redactArgs(env.Args, target.Redact),
+		Started:    now,
+		Provenance: collectProvenance(),
+		Target: result.Fingerprint{Driver: fp.Driver, Product: fp.Product, Version: fp.Version, VersionString: fp.VersionString,
+			URL: fp.URL, Settings: fp.Settings, Capabilities: caps},
+		Workload: result.Workload{Name: wl.Name(), Reference: wl.Reference(), Seed: cfg.Seed, Options: wl.Options(),
+			Ignored: wl.Ignored(), Ops: wl.Ops()},
+		Run: result.RunConfig{Threads: cfg.Threads, DurationSec: cfg.Duration.Seconds(), Operations: cfg.Operations,
+			WarmupSec: cfg.Warmup.Seconds(), Rate: cfg.Rate, Arrival: arrivalIf(cfg), Retries: cfg.Retries,
+			ReportInterval: cfg.ReportInterval.Seconds(), LoadBatch: cfg.LoadBatch, LatencyMeasure: runner.LatencyMeasure(cfg.Rate)},
+	}
+}
+
+func arrivalIf(cfg runner.Config) string {
+	if cfg.Rate > 0 {
+		return cfg.Arrival
+	}
+	return ""
+}

@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/runner"
+)
+
+func printSummary(env *Env, format string, res *result.Result) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", " ")
+		return enc.Encode(res)
+	case "ycsb":
+		if n := len(res.Phases); n > 0 {
+			writeYCSB(env.Stdout, &res.Phases[n-1])
+		}
+		return nil
+	}
+	for i := range res.Phases {
+		writeText(env.Stdout, res, &res.Phases[i])
+	}
+	return nil
+}
+
+// writeText prints a phase summary that fits 100 columns.
+func writeText(w io.Writer, res *result.Result, p *result.Phase) {
+	measure := res.Run.LatencyMeasure
+	if p.Name == "load" {
+		measure = fmt.Sprintf("per batch of up to %d rows", res.Run.LoadBatch)
+	}
+	fmt.Fprintf(w, "\n%s %s: %s in %.2f s", res.Workload.Name, p.Name, p.Status, p.DurationSec)
+	if p.Name == "load" {
+		fmt.Fprintf(w, ", %d rows, %.1f rows/s\n", p.Rows, p.Throughput)
+	} else {
+		fmt.Fprintf(w, ", %.1f ops/s\n", p.Throughput)
+	}
+	fmt.Fprintf(w, "latency: %s\n", measure)
+	fmt.Fprintf(w, "%-13s %9s %9s %7s %7s %7s %7s %7s %7s %7s %7s %6s\n",
+		"operation", "count", "ops/s", "avg", "min", "p50", "p90", "p95", "p99", "p99.9", "max", "errors")
+	for _, o := range p.Ops {
+		s := o.Latency
+		if s == nil {
+			s = &result.Summary{}
+		}
+		var errs int64
+		for _, n := range o.Errors {
+			errs += n
+		}
+		fmt.Fprintf(w, "%-13s %9d %9.1f %7s %7s %7s %7s %7s %7s %7s %7s %6d\n",
+			trunc(o.Name, 13), o.Count, o.Throughput, runner.FormatNs(int64(math.Round(s.Mean))), runner.FormatNs(s.Min),
+			runner.FormatNs(s.P50), runner.FormatNs(s.P90), runner.FormatNs(s.P95), runner.FormatNs(s.P99),
+			runner.FormatNs(s.P999), runner.FormatNs(s.Max), errs)
+	}
+	for _, o := range p.Ops {
+		if len(o.Errors) == 0 && o.Retries == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s: attempts %d, retries %d, aborts %d, errors by class: %s\n", o.Name, o.Attempts, o.Retries, o.Aborts, classes(o.Errors))
+	}
+	if p.Rate != nil {
+		flag := ""
+		if p.Rate.BehindSchedule {
+			flag = "  BEHIND SCHEDULE: the target rate was not sustained"
+		}
+		fmt.Fprintf(w, "open loop: target %.1f ops/s, achieved %.1f ops/s, max schedule lag %s%s\n",
+			p.Rate.Target, p.Rate.Achieved, runner.FormatNs(p.Rate.MaxLagNs), flag)
+	}
+	if p.Reconnects > 0 {
+		fmt.Fprintf(w, "reconnects: %d\n", p.Reconnects)
+	}
+	c := p.Client
+	fmt.Fprintf(w, "client: %.2f cores, max RSS %.1f MB, %s CPU per %s, host %.0f%% busy",
+		c.AvgCores, float64(c.MaxRSS)/1e6, runner.FormatNs(int64(c.CPUNsPerOp)), map[bool]string{true: "row", false: "operation"}[p.Name == "load"], 100*c.HostBusy)
+	if c.Saturated {
+		fmt.Fprintf(w, "\nWARNING client saturated: %s; the figures may measure candor, not the database", c.SaturatedCause)
+	}
+	fmt.Fprintln(w)
+}
+
+func trunc(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+func classes(m map[string]int64) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeYCSB prints YCSB 0.17.0's text exporter lines ([OVERALL], [READ], ...)
+// so existing parsers keep working. Latencies in µs; 95th and 99th
+// percentiles as 0.17.0 reports by default; failed operations under
+// <OP>-FAILED, as YCSB measures them.
+func writeYCSB(w io.Writer, p *result.Phase) {
+	var all int64
+	for _, o := range p.Ops {
+		all += o.Count + o.Aborts
+	}
+	runMs := p.DurationSec * 1000
+	fmt.Fprintf(w, "[OVERALL], RunTime(ms), %d\n", int64(math.Round(runMs)))
+	thr := 0.0
+	if runMs > 0 {
+		thr = 1000 * float64(all) / runMs
+	}
+	if p.Name == "run" {
+		// Sub-operation spans (READ/UPDATE inside READ-MODIFY-WRITE) are not
+		// operations of their own in YCSB's OVERALL throughput.
+		thr = p.Throughput
+		for _, o := range p.Ops {
+			thr += float64(o.Aborts) / math.Max(p.DurationSec, 1e-9)
+		}
+	}
+	fmt.Fprintf(w, "[OVERALL], Throughput(ops/sec), %s\n", javaDouble(thr))
+	for _, o := range p.Ops {
+		if o.Latency != nil {
+			ycsbBlock(w, o.Name, o.Latency)
+			fmt.Fprintf(w, "[%s], Return=OK, %d\n", o.Name, o.Count)
+		}
+		if o.Failed != nil {
+			ycsbBlock(w, o.Name+"-FAILED", o.Failed)
+			fmt.Fprintf(w, "[%s], Return=ERROR, %d\n", o.Name, o.Failed.Count)
+		}
+	}
+}
+
+func ycsbBlock(w io.Writer, name string, s *result.Summary) {
+	us := func(ns int64) int64 { return int64(math.Round(float64(ns) / 1000)) }
+	fmt.Fprintf(w, "[%s], Operations, %d\n", name, s.Count)
+	fmt.Fprintf(w, "[%s], AverageLatency(us), %s\n", name, javaDouble(s.Mean/1000))
+	fmt.Fprintf(w, "[%s], MinLatency(us), %d\n", name, us(s.Min))
+	fmt.Fprintf(w, "[%s], MaxLatency(us), %d\n", name, us(s.Max))
+	fmt.Fprintf(w, "[%s], 95thPercentileLatency(us), %d\n", name, us(s.P95))
+	fmt.Fprintf(w, "[%s], 99thPercentileLatency(us), %d\n", name, us(s.P99))
+}
+
+// javaDouble prints a float the way Java's Double.toString does for the
+// ranges YCSB prints (always a decimal point).
+func javaDouble(f float64) string {
+	s := fmt.Sprintf("%v", f)
+	if !strings.ContainsAny(s, ".eEN") {
+		s += ".0"
+	}
+	return s
+}

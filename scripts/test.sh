@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# test.sh — the whole test suite, as CI runs it:
+#   1. gofmt and go vet must be clean;
+#   2. a throwaway PostgreSQL is started (scripts/pg-sandbox.sh installs it
+#      with apt-get when missing and we are root) and its URL exported as
+#      CANDOR_TEST_POSTGRES_URL;
+#   3. go test -race ./... runs every unit, runner and integration test;
+#   4. the server is stopped, whatever happened.
+# Exits non-zero when anything fails. Extra arguments go to `go test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== gofmt"
+bad=$(gofmt -l cmd internal)
+if [ -n "$bad" ]; then
+	echo "gofmt needed:"; echo "$bad"; exit 1
+fi
+echo "== go vet"
+go vet ./...
+
+PGDIR=$(mktemp -d /tmp/candor-pg.XXXXXX)
+rmdir "$PGDIR"
+cleanup() { scripts/pg-sandbox.sh stop "$PGDIR" >/dev/null 2>&1 || true; }
+trap cleanup EXIT
+echo "== starting a throwaway PostgreSQL"
+CANDOR_TEST_POSTGRES_URL=$(scripts/pg-sandbox.sh start "$PGDIR")
+export CANDOR_TEST_POSTGRES_URL
+echo "   $CANDOR_TEST_POSTGRES_URL"
+
+echo "== go test -race"
+go test -race -count=1 -timeout 20m "$@" ./...
