@@ -942,3 +942,30 @@ func TestAcknowledgedCounterConcurrent(t *testing.T) {
 		t.Errorf("final Last = %d, want %d", a.Last(), want)
 	}
 }
+
+func TestIntegerPowMatchesMathPow(t *testing.T) {
+	// ipow must agree with math.Pow to ~1e-13 relatively over the draw range.
+	for _, n := range []int{1, 2, 3, 100, 1024} {
+		for _, x := range []float64{1e-3, 0.5, 0.8, 0.95, 0.999999, 1} {
+			got, want := ipow(x, n), math.Pow(x, float64(n))
+			if want != 0 && math.Abs(got-want)/want > 1e-13 {
+				t.Errorf("ipow(%v,%d) = %v, math.Pow = %v", x, n, got, want)
+			}
+		}
+	}
+	cases := []struct {
+		alpha float64
+		want  int
+	}{
+		{1 / (1 - 0.99), 100}, // YCSB's theta: integral
+		{2, 2},                // exact integer
+		{1 / (1 - 0.5), 2},    // theta 0.5
+		{1.5, 0},              // not integral: exp/log path
+		{2000, 0},             // too large for the squaring path
+	}
+	for _, c := range cases {
+		if got := integralExponent(c.alpha); got != c.want {
+			t.Errorf("integralExponent(%v) = %d, want %d", c.alpha, got, c.want)
+		}
+	}
+}

@@ -41,6 +41,9 @@ func WriteFileAtomic(path string, data []byte) error {
 	tmp := f.Name()
 	_, werr := f.Write(data)
 	if werr == nil {
+		werr = f.Chmod(0o644) // CreateTemp makes 0600; results are meant to be shared
+	}
+	if werr == nil {
 		werr = f.Sync()
 	}
 	if cerr := f.Close(); werr == nil {

@@ -75,11 +75,10 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 		wk := r.Workload.NewWorker(w, rng)
 		wr := &worker{
 			r: r, w: wk, sess: sessions[w], rec: coll.Recorder(),
-			quota: quota(cfg.Operations, cfg.Threads, w), warmEnd: warmEnd, maxLag: &maxLag,
+			quota: quota(cfg.Operations, cfg.Threads, w), start: start, maxLag: &maxLag,
 		}
 		if open {
 			wr.sched = NewSchedule(cfg.Arrival, cfg.Rate, cfg.Threads, w, workerRand(cfg.Seed^0x5eed, w))
-			wr.start = start
 		}
 		wg.Add(1)
 		go func() {
@@ -139,9 +138,8 @@ type worker struct {
 	sess    *session
 	rec     *measure.Recorder
 	quota   int64
-	sched   Schedule // nil in a closed loop
-	start   time.Time
-	warmEnd time.Time
+	sched   Schedule  // nil in a closed loop
+	start   time.Time // phase start; the loop keeps times as offsets from it
 	maxLag  *atomic.Int64
 	out     measure.Outcome
 	span    spanRecorder
@@ -152,11 +150,13 @@ func (wr *worker) loop(ctx context.Context) {
 	wr.span = spanRecorder{r: wr.r, rec: wr.rec, open: open}
 	retries := wr.r.Config.Retries
 	var done int64
-	for wr.quota == 0 || done < wr.quota {
-		var intended time.Time
+	for wr.quota == unlimited || done < wr.quota {
+		// Times are offsets from the phase start: time.Since reads only the
+		// monotonic clock, half the cost of time.Now.
+		var intended time.Duration
 		if open {
-			intended = wr.start.Add(wr.sched.Next())
-			if d := time.Until(intended); d > 0 && !sleepCtx(ctx, d) {
+			intended = wr.sched.Next()
+			if d := intended - time.Since(wr.start); d > 0 && !sleepCtx(ctx, d) {
 				return
 			}
 		}
@@ -164,11 +164,12 @@ func (wr *worker) loop(ctx context.Context) {
 			return
 		}
 		op := wr.w.Next()
-		begin := time.Now()
+		begin := time.Since(wr.start)
 		if !open {
 			intended = begin
+		} else {
+			wr.span.intended = wr.start.Add(intended)
 		}
-		wr.span.intended = intended
 		o := &wr.out
 		*o = measure.Outcome{Op: int(op), OpenLoop: open}
 		var err error
@@ -194,7 +195,7 @@ func (wr *worker) loop(ctx context.Context) {
 				break
 			}
 		}
-		end := time.Now()
+		end := time.Since(wr.start)
 		wr.w.Done(err)
 		if ctx.Err() != nil {
 			// Cut short by the end of the phase or an interrupt: not counted.
@@ -203,10 +204,10 @@ func (wr *worker) loop(ctx context.Context) {
 		done++
 		// Warm-up operations are recorded too, for the interval series; the
 		// collector drops them from the totals at the warm-up tick.
-		o.LatencyNs = end.Sub(intended).Nanoseconds()
+		o.LatencyNs = int64(end - intended)
 		if open {
-			o.ServiceNs = end.Sub(begin).Nanoseconds()
-			o.LagNs = begin.Sub(intended).Nanoseconds()
+			o.ServiceNs = int64(end - begin)
+			o.LagNs = int64(begin - intended)
 			storeMax(wr.maxLag, o.LagNs)
 		}
 		o.Failed = err != nil

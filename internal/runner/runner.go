@@ -184,11 +184,15 @@ func connectAll(ctx context.Context, t target.Target, n int, reconnects *atomic.
 // regenerated.
 func workerRand(seed int64, w int) *rand.Rand { return rand.New(rand.NewSource(seed + int64(w) + 1)) }
 
+// unlimited is the quota of a worker when no operation count is set.
+const unlimited = -1
+
 // quota splits total operations over n workers as YCSB does: each gets
-// total/n, the first total%n get one more. 0 means unlimited.
+// total/n, the first total%n get one more (possibly none). With no total it
+// is unlimited.
 func quota(total int64, n, w int) int64 {
 	if total <= 0 {
-		return 0
+		return unlimited
 	}
 	q := total / int64(n)
 	if int64(w) < total%int64(n) {

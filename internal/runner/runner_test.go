@@ -68,6 +68,24 @@ func op(t *testing.T, p *result.Phase, name string) result.OpResult {
 	return result.OpResult{}
 }
 
+func TestFewerOperationsThanWorkers(t *testing.T) {
+	// One operation, four workers: three get none and must not run forever.
+	r := newRunner(fake.New(fake.Config{}), Config{Operations: 1})
+	done := make(chan *result.Phase)
+	go func() {
+		p, _ := r.Run(context.Background())
+		done <- p
+	}()
+	select {
+	case p := <-done:
+		if p.Operations != 1 {
+			t.Fatalf("ran %d operations, want 1", p.Operations)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a worker with no share of the operations never stopped")
+	}
+}
+
 func TestOperationQuotaIsExact(t *testing.T) {
 	// 1003 operations over 4 workers: 251+251+251+250, all counted once.
 	r := newRunner(fake.New(fake.Config{}), Config{Operations: 1003})
@@ -95,12 +113,12 @@ func TestQuotaSplit(t *testing.T) {
 		n, w  int
 		want  int64
 	}{
-		{0, 4, 0, 0},     // unlimited
-		{10, 4, 0, 3},    // first 10%4=2 workers get one more
-		{10, 4, 1, 3},    //
-		{10, 4, 2, 2},    //
-		{3, 4, 3, 0},     // more workers than operations: the last gets none
-		{100, 1, 0, 100}, // one worker takes all
+		{0, 4, 0, unlimited}, // no total: unlimited
+		{10, 4, 0, 3},        // first 10%4=2 workers get one more
+		{10, 4, 1, 3},        //
+		{10, 4, 2, 2},        //
+		{3, 4, 3, 0},         // more workers than operations: the last gets none
+		{100, 1, 0, 100},     // one worker takes all
 	}
 	for _, c := range cases {
 		if got := quota(c.total, c.n, c.w); got != c.want {

@@ -38,10 +38,11 @@ type Config struct {
 type Target struct {
 	cfg   Config
 	epoch time.Time
-	stmts atomic.Int64
+	stmts atomic.Int64 // statements of closed connections, and all of them with FailEvery
 	gen   atomic.Int64 // bumped by Restart: older connections are dead
 	mu    sync.Mutex
 	down  time.Time // Connect fails until then
+	conns []*Conn   // open connections, whose own counters Statements adds
 	row   [][]byte
 }
 
@@ -86,8 +87,17 @@ func (t *Target) Restart(downFor time.Duration) {
 	t.gen.Add(1)
 }
 
-// Statements returns how many statements have been executed.
-func (t *Target) Statements() int64 { return t.stmts.Load() }
+// Statements returns how many statements have been executed. Call it when
+// no statement is running.
+func (t *Target) Statements() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := t.stmts.Load()
+	for _, c := range t.conns {
+		n += c.n.Load()
+	}
+	return n
+}
 
 func (t *Target) Driver() string      { return "null" }
 func (t *Target) RedactedURL() string { return "null://" }
@@ -106,7 +116,11 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 	if time.Now().Before(down) {
 		return nil, &Error{Class: target.ClassConnection}
 	}
-	return &Conn{t: t, gen: t.gen.Load()}, nil
+	c := &Conn{t: t, gen: t.gen.Load()}
+	t.mu.Lock()
+	t.conns = append(t.conns, c)
+	t.mu.Unlock()
+	return c, nil
 }
 
 func (t *Target) Fingerprint(ctx context.Context) (target.Fingerprint, error) {
@@ -131,6 +145,9 @@ type Conn struct {
 	t      *Target
 	gen    int64
 	closed bool
+	// n counts this connection's statements; a shared counter would make the
+	// no-op target measure cache-line contention between workers.
+	n atomic.Int64
 }
 
 func (c *Conn) do(ctx context.Context) error {
@@ -138,7 +155,12 @@ func (c *Conn) do(ctx context.Context) error {
 	if c.closed || c.gen != t.gen.Load() {
 		return &Error{Class: target.ClassConnection}
 	}
-	n := t.stmts.Add(1)
+	var n int64
+	if t.cfg.FailEvery > 0 {
+		n = t.stmts.Add(1) // failures are counted over the whole target
+	} else {
+		c.n.Add(1)
+	}
 	wait := t.cfg.Latency
 	if t.cfg.StallEvery > 0 && t.cfg.StallFor > 0 {
 		since := time.Since(t.epoch) % t.cfg.StallEvery
