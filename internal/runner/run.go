@@ -133,16 +133,16 @@ func secondsOf(d time.Duration) float64 {
 
 // worker is one goroutine of the measured phase.
 type worker struct {
-	r       *Runner
-	w       workload.Worker
-	sess    *session
-	rec     *measure.Recorder
-	quota   int64
-	sched   Schedule  // nil in a closed loop
-	start   time.Time // phase start; the loop keeps times as offsets from it
-	maxLag  *atomic.Int64
-	out     measure.Outcome
-	span    spanRecorder
+	r      *Runner
+	w      workload.Worker
+	sess   *session
+	rec    *measure.Recorder
+	quota  int64
+	sched  Schedule  // nil in a closed loop
+	start  time.Time // phase start; the loop keeps times as offsets from it
+	maxLag *atomic.Int64
+	out    measure.Outcome
+	span   spanRecorder
 }
 
 func (wr *worker) loop(ctx context.Context) {
