@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand"
 	"path/filepath"
@@ -78,7 +77,7 @@ func newRunCmd(env *Env, phase string) *cobra.Command {
 		Use:  phase + " WORKLOAD",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return execute(cmd.Context(), env, cmd.Flags(), phase, args[0], f)
+			return execute(env, cmd.Flags(), phase, args[0], f)
 		},
 	}
 	if phase == phaseRun {
@@ -135,7 +134,10 @@ func runConfig(fs *pflag.FlagSet, phase string, f *runFlags, lim workload.Limits
 	cfg := runner.Config{
 		Threads: f.threads, Duration: f.duration.d, Operations: f.operations, Warmup: f.warmup.d,
 		Rate: f.rate, Arrival: f.arrival, Retries: f.retries, ReportInterval: f.reportInterval.d,
-		Seed: f.seed, LoadBatch: f.batch, RetryInterval: time.Second,
+		Seed: f.seed, LoadBatch: f.batch, LoadRetries: f.retries, RetryInterval: time.Second,
+	}
+	if !fs.Changed("retries") && lim.LoadRetries > 0 {
+		cfg.LoadRetries, cfg.RetryInterval = lim.LoadRetries, lim.LoadRetryInterval
 	}
 	if !fs.Changed("threads") {
 		cfg.Threads = max(lim.Threads, 1)
@@ -175,7 +177,7 @@ func runConfig(fs *pflag.FlagSet, phase string, f *runFlags, lim workload.Limits
 }
 
 // execute is the whole of `candor run` and `candor load`.
-func execute(parent context.Context, env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error {
+func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error {
 	props := f.props
 	if fs.Changed("operations") {
 		// As YCSB's -p operationcount=N: the workload sizes its key space
@@ -196,14 +198,6 @@ func execute(parent context.Context, env *Env, fs *pflag.FlagSet, phase, name st
 	}
 	ctx, stop := interruptContext(env)
 	defer stop()
-	if parent != nil {
-		go func() {
-			select {
-			case <-parent.Done():
-			case <-ctx.Done():
-			}
-		}()
-	}
 	tgt, err := target.Open(ctx, url, target.Options{ConnectTimeout: f.connectTimeout.d})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -251,7 +245,7 @@ func execute(parent context.Context, env *Env, fs *pflag.FlagSet, phase, name st
 		if p != nil {
 			res.Phases = append(res.Phases, *p)
 		}
-		if runErr != nil && errors.Is(runErr, target.ErrUnexpectedRows) == false && r.Target.Classify(errors.Unwrap(runErr)) == target.ClassConstraint {
+		if runErr != nil && tgt.Classify(runErr) == target.ClassConstraint {
 			runErr = fmt.Errorf("%w\nthe table already holds some of these keys: run 'candor cleanup %s' (same --target) first, or load another insertstart/insertcount slice", runErr, name)
 		}
 	}

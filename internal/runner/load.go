@@ -21,7 +21,7 @@ const DefaultLoadBatch = 1000
 
 // Load inserts the workload's initial data: Threads workers take batches of
 // record numbers from a shared counter (one atomic add per batch) and insert
-// them. A batch that fails is retried up to Retries times; a batch that still
+// them. A batch that fails is retried up to LoadRetries times; a batch that still
 // fails ends the load with its error. On cancellation the phase is returned
 // marked interrupted.
 func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
@@ -100,7 +100,7 @@ func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 					if cls == target.ClassConnection {
 						_ = sess.reconnect(lctx)
 					}
-					if attempt >= cfg.Retries {
+					if attempt >= cfg.LoadRetries {
 						break
 					}
 					sleepCtx(lctx, cfg.RetryInterval)

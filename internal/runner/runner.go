@@ -28,6 +28,9 @@ type Config struct {
 	Rate       float64       // total operations per second; 0 = closed loop
 	Arrival    string        // ArrivalConstant or ArrivalPoisson (open loop)
 	Retries    int           // extra attempts for retryable and connection errors
+	// LoadRetries is the extra attempts of a failed load batch, whatever
+	// its error class, RetryInterval apart.
+	LoadRetries int
 	// ReportInterval is the length of one interval record and status line.
 	ReportInterval time.Duration
 	Seed           int64 // base seed; worker w uses Seed+w+1

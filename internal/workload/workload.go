@@ -63,6 +63,10 @@ type Limits struct {
 	Threads    int
 	Rate       float64
 	Duration   time.Duration
+	// LoadRetries and LoadRetryInterval are the load phase's retry policy
+	// for a failed batch (YCSB's core_workload_insertion_retry_*).
+	LoadRetries       int
+	LoadRetryInterval time.Duration
 }
 
 // Table is one table a workload creates.

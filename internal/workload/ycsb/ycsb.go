@@ -130,6 +130,10 @@ func (w *Workload) Limits() workload.Limits {
 		Threads:    w.opts.ThreadCount,
 		Rate:       float64(w.opts.Target),
 		Duration:   time.Duration(w.opts.MaxExecutionTime) * time.Second,
+		// YCSB sleeps interval·(0.8..1.2) s between insert retries; candor
+		// sleeps the nominal interval.
+		LoadRetries:       w.opts.InsertionRetryLimit,
+		LoadRetryInterval: time.Duration(w.opts.InsertionRetryInterval) * time.Second,
 	}
 }
 

@@ -1,0 +1,116 @@
+package measure
+
+import (
+	"math/rand"
+	"sync"
+	"testing"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Values recorded by many workers and merged on ticks must equal one
+// histogram that saw every value: merging is exact, nothing is lost at a tick.
+func TestCollectorMergeIsExact(t *testing.T) {
+	c := NewCollector([]string{"READ", "UPDATE"}, time.Now())
+	ref := [2]*hdr.Histogram{hdr.New(LowestNs, HighestNs, SigFigs), hdr.New(LowestNs, HighestNs, SigFigs)}
+	var refMu sync.Mutex
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for w := 0; w < 8; w++ {
+		rec := c.Recorder()
+		wg.Add(1)
+		go func(seed int64) {
+			defer wg.Done()
+			r := rand.New(rand.NewSource(seed))
+			for i := 0; i < 20000; i++ {
+				op := r.Intn(2)
+				v := int64(r.ExpFloat64() * 1e6)
+				rec.Record(&Outcome{Op: op, LatencyNs: v, Attempts: 1})
+				refMu.Lock()
+				ref[op].RecordValue(max(v, LowestNs))
+				refMu.Unlock()
+			}
+		}(int64(w))
+	}
+	// Tick concurrently while workers record.
+	var ticks int
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				c.Tick(time.Now())
+				ticks++
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}()
+	wg.Wait()
+	close(stop)
+	time.Sleep(5 * time.Millisecond)
+	c.Tick(time.Now())
+	for i, s := range c.Total() {
+		if s.Count() != ref[i].TotalCount() {
+			t.Fatalf("%s: merged count %d, want %d", s.Name, s.Count(), ref[i].TotalCount())
+		}
+		if !s.H[Latency].Equals(ref[i]) {
+			t.Errorf("%s: merged histogram differs from the reference", s.Name)
+		}
+		if s.TopLevel != s.Count() || s.Attempts != s.Count() {
+			t.Errorf("%s: top-level %d attempts %d count %d", s.Name, s.TopLevel, s.Attempts, s.Count())
+		}
+	}
+}
+
+func TestRecordClassifiesAndClamps(t *testing.T) {
+	c := NewCollector([]string{"OP"}, time.Now())
+	r := c.Recorder()
+	// a success after one retry, a failure after two attempts, a sub-span,
+	// a value above an hour (clamped), and open-loop series
+	r.Record(&Outcome{Op: 0, LatencyNs: 1000, Attempts: 2, ErrClasses: [NumClasses]int32{0: 1}})
+	r.Record(&Outcome{Op: 0, LatencyNs: 5000, Attempts: 2, Failed: true, ErrClasses: [NumClasses]int32{3: 2}})
+	r.Record(&Outcome{Op: 0, LatencyNs: 2 * HighestNs, Attempts: 1, OpenLoop: true, ServiceNs: 10, LagNs: 20})
+	r.RecordSpan(0, 700, false, -1)
+	s := c.Tick(time.Now()).Ops[0]
+	cases := []struct {
+		name      string
+		got, want int64
+	}{
+		{"successes incl. span", s.Count(), 3},
+		{"top level", s.TopLevel, 2},
+		{"attempts", s.Attempts, 5},
+		{"retries", s.Retries, 2},
+		{"aborts", s.Aborts, 1},
+		{"class 0 errors", s.Errors[0], 1},
+		{"class 3 errors", s.Errors[3], 2},
+		{"clamped", s.Clamped, 1},
+		{"failed series", s.H[Failed].TotalCount(), 1},
+		{"service series", s.H[Service].TotalCount(), 1},
+		{"lag series", s.H[Lag].TotalCount(), 1},
+	}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("%s = %d, want %d", c.name, c.got, c.want)
+		}
+	}
+	if max := s.H[Latency].Max(); !s.H[Latency].ValuesAreEquivalent(max, HighestNs) {
+		t.Errorf("clamped value recorded as %d, want ≈ %d", max, HighestNs)
+	}
+}
+
+func TestUsageDelta(t *testing.T) {
+	a := Usage{At: time.Unix(0, 0), ProcCPU: 1, HostBusy: 100, HostTotal: 400, OK: true}
+	b := Usage{At: time.Unix(2, 0), ProcCPU: 2, HostBusy: 250, HostTotal: 600, RSS: 42, OK: true}
+	d := Delta(a, b)
+	if d.ClientCores != 0.5 || d.HostBusy != 0.75 || d.RSS != 42 {
+		t.Fatalf("delta %+v: want 0.5 cores, host 75%% busy, RSS 42", d)
+	}
+	if d := Delta(Usage{}, b); d.ClientCores != 0 {
+		t.Fatalf("delta from an unusable sample should be zero, got %+v", d)
+	}
+	if u := SampleUsage(); u.OK && (u.RSS <= 0 || u.HostTotal == 0) {
+		t.Fatalf("sample on Linux lacks RSS or host counters: %+v", u)
+	}
+}
