@@ -14,6 +14,9 @@
 #       remove a directory this script did not create.
 #   scripts/pg-sandbox.sh url DIR
 #       Prints the URL of a running sandbox.
+#   scripts/pg-sandbox.sh restart DIR [SECONDS]
+#       Stops the server (fast: sessions are cut), waits SECONDS (default 0)
+#       and starts it again on the same port: a server restart mid-run.
 #
 # Works as root (initdb refuses root, so the cluster belongs to the postgres
 # user and DIR is handed to it) or as an ordinary user. When no PostgreSQL is
@@ -167,6 +170,19 @@ stop() {
 	log "removed $dir"
 }
 
+restart() {
+	local dir=$1 pause=${2:-0}
+	[ -e "$dir/$MARKER" ] && [ -f "$dir/port" ] || die "no sandbox in $dir"
+	local bin port
+	bin=$(find_bin) || die "cannot find pg_ctl under /usr/lib/postgresql"
+	port=$(cat "$dir/port")
+	as_pg "$bin/pg_ctl" -D "$dir/data" -m fast -w -t 60 stop >&2
+	sleep "$pause"
+	as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -o "-p $port" -w -t 60 start >&2 ||
+		die "restart on port $port failed (log: $dir/postgres.log)"
+	log "restarted on 127.0.0.1:$port after ${pause}s down"
+}
+
 [ $# -ge 2 ] || usage
 cmd=$1 dir=$2
 shift 2
@@ -174,5 +190,6 @@ case $cmd in
 start) start "$dir" "$@" ;;
 stop) stop "$dir" ;;
 url) [ -f "$dir/url" ] || die "no sandbox in $dir"; cat "$dir/url" ;;
+restart) restart "$dir" "$@" ;;
 *) usage ;;
 esac

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/target"
@@ -186,5 +188,64 @@ func TestPostgresFingerprintInResult(t *testing.T) {
 		if _, ok := res.Target.Settings[s]; !ok {
 			t.Errorf("setting %s missing from the fingerprint", s)
 		}
+	}
+}
+
+// TestServerRestartMidRun: PostgreSQL is restarted during a run; workers
+// reconnect with backoff, the run finishes, and the lost connections are
+// counted. It starts a server of its own, so other tests are not disturbed.
+func TestServerRestartMidRun(t *testing.T) {
+	if os.Getenv("CANDOR_TEST_POSTGRES_URL") == "" {
+		t.Skip("CANDOR_TEST_POSTGRES_URL unset: no PostgreSQL on this machine (scripts/test.sh sets it)")
+	}
+	script, _ := filepath.Abs("../../scripts/pg-sandbox.sh")
+	pgdir, err := os.MkdirTemp("/tmp", "candor-restart-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(pgdir)
+	out, err := exec.Command(script, "start", pgdir).Output()
+	if err != nil {
+		t.Fatalf("start a sandbox: %v", err)
+	}
+	defer exec.Command(script, "stop", pgdir).Run()
+	url := strings.TrimSpace(string(out))
+
+	dir := t.TempDir()
+	if code, _, stderr := runCLI(t, dir, nil, "load", "ycsb", "--target", url, "-p", "recordcount=1000", "-q"); code != 0 {
+		t.Fatalf("load: %d %s", code, stderr)
+	}
+	restarted := make(chan error, 1)
+	time.AfterFunc(1500*time.Millisecond, func() {
+		restarted <- exec.Command(script, "restart", pgdir, "1").Run()
+	})
+	code, _, stderr := runCLI(t, dir, nil, "run", "ycsb/b", "--target", url, "-p", "recordcount=1000",
+		"--threads", "4", "--time", "6s", "--retries", "1", "-o", "restart.json", "-q")
+	if err := <-restarted; err != nil {
+		t.Fatalf("restart failed: %v", err)
+	}
+	if code != 0 {
+		t.Fatalf("run across a restart: exit %d\n%s", code, stderr)
+	}
+	res, err := result.Read(filepath.Join(dir, "restart.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Phases[len(res.Phases)-1]
+	var conn int64
+	for _, o := range p.Ops {
+		conn += o.Errors["connection"]
+	}
+	if p.Reconnects < 4 || conn < 1 {
+		t.Fatalf("reconnects %d, connection errors %d: want every worker to reconnect and the losses counted", p.Reconnects, conn)
+	}
+	// Work resumed: the last full interval has operations.
+	last := p.Intervals[len(p.Intervals)-2]
+	var n int64
+	for _, o := range last.Ops {
+		n += o.Count
+	}
+	if n == 0 {
+		t.Fatalf("no operations after the restart: %+v", last)
 	}
 }

@@ -33,23 +33,27 @@ func TestCollectorMergeIsExact(t *testing.T) {
 			}
 		}(int64(w))
 	}
-	// Tick concurrently while workers record.
-	var ticks int
+	// Tick concurrently while workers record (Tick itself has one caller).
+	ticked := make(chan int)
 	go func() {
+		n := 0
 		for {
 			select {
 			case <-stop:
+				ticked <- n
 				return
 			default:
 				c.Tick(time.Now())
-				ticks++
+				n++
 				time.Sleep(time.Millisecond)
 			}
 		}
 	}()
 	wg.Wait()
 	close(stop)
-	time.Sleep(5 * time.Millisecond)
+	if n := <-ticked; n < 2 {
+		t.Logf("only %d ticks happened during recording", n)
+	}
 	c.Tick(time.Now())
 	for i, s := range c.Total() {
 		if s.Count() != ref[i].TotalCount() {

@@ -125,16 +125,19 @@ func (w *Workload) Ignored() []string { return append([]string(nil), w.ignored..
 
 // Limits returns operationcount, threadcount, target and maxexecutiontime.
 func (w *Workload) Limits() workload.Limits {
-	return workload.Limits{
+	l := workload.Limits{
 		Operations: w.opts.OperationCount,
 		Threads:    w.opts.ThreadCount,
 		Rate:       float64(w.opts.Target),
 		Duration:   time.Duration(w.opts.MaxExecutionTime) * time.Second,
+	}
+	if w.opts.InsertionRetryLimit > 0 {
 		// YCSB sleeps interval·(0.8..1.2) s between insert retries; candor
 		// sleeps the nominal interval.
-		LoadRetries:       w.opts.InsertionRetryLimit,
-		LoadRetryInterval: time.Duration(w.opts.InsertionRetryInterval) * time.Second,
+		l.LoadRetries = w.opts.InsertionRetryLimit
+		l.LoadRetryInterval = time.Duration(w.opts.InsertionRetryInterval) * time.Second
 	}
+	return l
 }
 
 // Schema is the one YCSB table with its CREATE TABLE in the bound dialect
