@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -57,19 +58,19 @@ func Main(env *Env, args []string) (code int) {
 			code = ExitInternal
 		}
 	}()
+	// Status lines, the signal handler and errors write stderr from several
+	// goroutines: serialise them (a test's bytes.Buffer is not safe).
+	e := *env
+	e.Stderr = &lockedWriter{w: env.Stderr}
+	env = &e
 	root := NewRoot(env)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
 		return ExitOK
 	}
-	code = ExitCode(err)
-	if code == ExitInterrupted {
-		fmt.Fprintf(env.Stderr, "candor: %v\n", err)
-		return code
-	}
 	fmt.Fprintf(env.Stderr, "candor: %v\n", err)
-	return code
+	return ExitCode(err)
 }
 
 // NewRoot builds the root command.
@@ -132,6 +133,18 @@ func interruptContext(env *Env) (context.Context, func()) {
 }
 
 var errInterrupted = errors.New("interrupted")
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
 
 // redactArgs hides secrets in a command line before it is recorded.
 func redactArgs(args []string, redact func(string) string) []string {
