@@ -10,6 +10,7 @@ import (
 
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/runner"
+	"github.com/candor-bench/candor/internal/target"
 )
 
 func printSummary(env *Env, format string, res *result.Result) error {
@@ -79,6 +80,9 @@ func writeText(w io.Writer, res *result.Result, p *result.Phase) {
 	c := p.Client
 	fmt.Fprintf(w, "client: %.2f cores, max RSS %.1f MB, %s CPU per %s, host %.0f%% busy",
 		c.AvgCores, float64(c.MaxRSS)/1e6, runner.FormatNs(int64(c.CPUNsPerOp)), map[bool]string{true: "row", false: "operation"}[p.Name == "load"], 100*c.HostBusy)
+	if caps, ok := res.Target.Capabilities.(target.Capabilities); ok && caps.Embedded {
+		fmt.Fprint(w, "\n(embedded database: candor's CPU includes the database's work)")
+	}
 	if c.Saturated {
 		fmt.Fprintf(w, "\nWARNING client saturated: %s; the figures may measure candor, not the database", c.SaturatedCause)
 	}

@@ -147,6 +147,9 @@ func (m *monitor) status(iv result.Interval, rows int64) {
 		}
 		return
 	}
+	if iv.LengthSec < m.r.Config.ReportInterval.Seconds()/2 && !hasOps(iv) {
+		return // the empty tail of a phase that just ended
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "[%s] %7.1fs", m.name, iv.ElapsedSec)
 	if iv.Warmup {
@@ -159,6 +162,15 @@ func (m *monitor) status(iv result.Interval, rows int64) {
 		fmt.Fprintf(&b, " | %s %.0f ops/s p50 %s p99 %s err %d", o.Name, o.Rate, FormatNs(o.P50), FormatNs(o.P99), o.Errors)
 	}
 	fmt.Fprintln(w, b.String())
+}
+
+func hasOps(iv result.Interval) bool {
+	for _, o := range iv.Ops {
+		if o.Count > 0 || o.Errors > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *monitor) finishLine() {
@@ -177,7 +189,11 @@ func (m *monitor) phase(end time.Time) *result.Phase {
 			p.Client.MaxRSS = s.RSS
 		}
 	}
+	// Judge saturation only over a second or more, and never for an
+	// embedded database: its work is the client's CPU by construction.
+	judge := end.Sub(m.start) >= time.Second && !m.r.Target.Capabilities().Embedded
 	switch {
+	case !judge:
 	case d.ClientShare >= 0.9:
 		p.Client.Saturated = true
 		p.Client.SaturatedCause = fmt.Sprintf("the client used %.0f%% of its %.0f cores", 100*d.ClientShare, d.ClientCores/d.ClientShare)
