@@ -28,6 +28,34 @@ type Span interface {
 	Span(op OpID, start, end time.Time, err error)
 }
 
+// Counter is implemented by the Span the runner passes to Exec: a worker adds
+// to its workload's named counters (CounterNamer) there, for instance
+// sysbench's reads, writes and other queries. Counters of an operation that
+// is cut short by the end of the phase may still be counted.
+type Counter interface {
+	Add(counter int, n int64)
+}
+
+// CounterNamer is implemented by workloads that keep counters besides
+// operation latencies; Counters lists their names, indexed as in Add.
+type CounterNamer interface {
+	Counters() []string
+}
+
+// PostLoader is implemented by workloads that finish their schema after the
+// load phase (sysbench creates its secondary index then).
+type PostLoader interface {
+	PostLoad(ctx context.Context, c target.Conn) error
+}
+
+// Option describes one workload option the CLI offers as a flag
+// (--table-size ...); a set flag reaches Entry.New as "name=value".
+type Option struct {
+	Name    string // flag name without dashes, e.g. "table-size"
+	Default string
+	Usage   string
+}
+
 // Worker performs one operation per Exec. It is used by one goroutine.
 type Worker interface {
 	// Next chooses the next operation (keys, values) from the worker's
@@ -67,6 +95,12 @@ type Limits struct {
 	// for a failed batch (YCSB's core_workload_insertion_retry_*).
 	LoadRetries       int
 	LoadRetryInterval time.Duration
+	// Retries is the default of --retries for the run phase; -1 means
+	// without limit (sysbench restarts an event until it succeeds).
+	Retries int
+	// RetryClasses are the error classes retried; nil means retryable and
+	// connection. sysbench also restarts on unique violations.
+	RetryClasses []target.ErrorClass
 }
 
 // Table is one table a workload creates.
@@ -112,6 +146,8 @@ type Entry struct {
 	Variants []string // "a".."f": selectable as name/variant
 	// VariantDescriptions gives each variant its one line for `candor list`.
 	VariantDescriptions map[string]string
+	// Options are offered as command-line flags of run, load and cleanup.
+	Options []Option
 	Description         string // one line for `candor list`
 	Reference           string
 	// New builds the workload. variant is "" for the base name; props are
