@@ -147,9 +147,9 @@ type Entry struct {
 	// VariantDescriptions gives each variant its one line for `candor list`.
 	VariantDescriptions map[string]string
 	// Options are offered as command-line flags of run, load and cleanup.
-	Options []Option
-	Description         string // one line for `candor list`
-	Reference           string
+	Options     []Option
+	Description string // one line for `candor list`
+	Reference   string
 	// New builds the workload. variant is "" for the base name; props are
 	// key=value overrides in the order given; files are property files.
 	New func(variant string, files []string, props []string) (Workload, error)
