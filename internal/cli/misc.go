@@ -88,7 +88,11 @@ func newCleanupCmd(env *Env) *cobra.Command {
   candor cleanup ycsb -p table=usertable2 --target postgres://user@127.0.0.1:5432/db`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			wl, err := resolveWorkload(args[0], files, props)
+			flagProps, err := workloadFlagProps(cmd.Flags(), args[0])
+			if err != nil {
+				return err
+			}
+			wl, err := resolveWorkload(args[0], files, append(flagProps, props...))
 			if err != nil {
 				return err
 			}
@@ -139,6 +143,7 @@ func newCleanupCmd(env *Env) *cobra.Command {
 	fl.BoolVar(&allowForeign, "allow-foreign-tables", false, "also drop tables candor did not create")
 	fl.Var(&timeout, "connect-timeout", "give up connecting after this long")
 	fl.BoolVarP(&quiet, "quiet", "q", false, "say nothing on success")
+	addWorkloadFlags(fl)
 	return cmd
 }
 

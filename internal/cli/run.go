@@ -80,6 +80,9 @@ func newRunCmd(env *Env, phase string) *cobra.Command {
 			return execute(env, cmd.Flags(), phase, args[0], f)
 		},
 	}
+	if phase == phaseLoad {
+		cmd.Aliases = []string{"prepare"} // as sysbench users type it
+	}
 	if phase == phaseRun {
 		cmd.Short = "Run a workload's measured phase (loading its data first when its table is absent)"
 		cmd.Example = `  candor run ycsb/a
@@ -99,6 +102,7 @@ func newRunCmd(env *Env, phase string) *cobra.Command {
 	if phase == phaseRun {
 		fl.Var(&f.duration, "time", "measured duration after warm-up, e.g. 60s or 60 (default: maxexecutiontime property)")
 		fl.Int64Var(&f.operations, "operations", 0, "total operations (default: operationcount property unless --time is given)")
+		fl.Int64Var(&f.operations, "events", 0, "sysbench's name for --operations (events = transactions)")
 		fl.Var(&f.warmup, "warmup", "run this long before measuring; excluded from histograms, kept in the time series")
 		fl.Float64Var(&f.rate, "rate", 0, "open loop: total operations per second on an absolute schedule; latency counts from the intended start (default: target property, else closed loop)")
 		fl.StringVar(&f.arrival, "arrival", runner.ArrivalConstant, "open-loop arrivals: constant or poisson")
@@ -108,12 +112,68 @@ func newRunCmd(env *Env, phase string) *cobra.Command {
 	fl.Var(&f.reportInterval, "report-interval", "length of one interval record and status line")
 	fl.Int64Var(&f.seed, "seed", 0, "base random seed (default: random, recorded in the result)")
 	fl.StringVarP(&f.out, "out", "o", "", "result file (default results/<workload>-<phase>-<time>.json)")
-	fl.StringVar(&f.format, "format", "text", "final summary on stdout: text, ycsb (YCSB's [OVERALL]/[READ] lines) or json (the result)")
+	fl.StringVar(&f.format, "format", "text", "final summary on stdout: text, ycsb (YCSB's [OVERALL]/[READ] lines), sysbench (sysbench 1.0.20's report and interval lines) or json (the result)")
 	fl.Var(&f.connectTimeout, "connect-timeout", "give up connecting after this long")
 	fl.BoolVar(&f.allowForeign, "allow-foreign-tables", false, "use (and with --load=always drop) tables candor did not create")
 	fl.IntVar(&f.batch, "batch-size", runner.DefaultLoadBatch, "rows per load batch (COPY on PostgreSQL, multi-row INSERT elsewhere)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no status lines or progress bar")
+	addWorkloadFlags(fl)
 	return cmd
+}
+
+// addWorkloadFlags offers every workload's options as flags (--tables,
+// --table-size, ...); underscores are accepted for dashes, as sysbench does.
+func addWorkloadFlags(fl *pflag.FlagSet) {
+	fl.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		return pflag.NormalizedName(strings.ReplaceAll(name, "_", "-"))
+	})
+	for _, e := range workload.Entries() {
+		for _, o := range e.Options {
+			if fl.Lookup(o.Name) != nil {
+				continue // shared by several workloads (or a clash, caught by a test)
+			}
+			usage := fmt.Sprintf("(%s) %s", e.Name, o.Usage)
+			if o.Default != "" {
+				usage += " [" + o.Default + "]"
+			}
+			fl.String(o.Name, "", usage)
+		}
+	}
+}
+
+// workloadFlagProps turns the workload option flags that were set into
+// name=value properties, refusing options the chosen workload does not have.
+func workloadFlagProps(fs *pflag.FlagSet, name string) ([]string, error) {
+	entry, _, err := workload.Lookup(name)
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	own := map[string]bool{}
+	for _, o := range entry.Options {
+		own[o.Name] = true
+	}
+	all := map[string]string{} // option -> a workload that has it
+	for _, e := range workload.Entries() {
+		for _, o := range e.Options {
+			all[o.Name] = e.Name
+		}
+	}
+	var props []string
+	var bad []string
+	fs.Visit(func(f *pflag.Flag) {
+		owner, isOption := all[f.Name]
+		switch {
+		case !isOption:
+		case own[f.Name]:
+			props = append(props, f.Name+"="+f.Value.String())
+		default:
+			bad = append(bad, fmt.Sprintf("--%s is an option of %s, not of %s", f.Name, owner, entry.Name))
+		}
+	})
+	if len(bad) > 0 {
+		return nil, usagef("%s", strings.Join(bad, "; "))
+	}
+	return props, nil
 }
 
 // resolveWorkload builds the workload from its name, files and properties.
@@ -142,13 +202,17 @@ func runConfig(fs *pflag.FlagSet, phase string, f *runFlags, lim workload.Limits
 	if !fs.Changed("threads") {
 		cfg.Threads = max(lim.Threads, 1)
 	}
+	if !fs.Changed("retries") && lim.Retries != 0 {
+		cfg.Retries = lim.Retries
+	}
+	cfg.RetryClasses = lim.RetryClasses
 	if phase == phaseRun {
 		if !fs.Changed("time") && lim.Duration > 0 {
 			cfg.Duration = lim.Duration
 		}
 		// A --time given alone means "run this long": a property file's
 		// operationcount (1000 in YCSB's files) would end it early.
-		if !fs.Changed("operations") && !fs.Changed("time") {
+		if !fs.Changed("operations") && !fs.Changed("events") && !fs.Changed("time") {
 			cfg.Operations = lim.Operations
 		}
 		if !fs.Changed("rate") && lim.Rate > 0 {
@@ -161,8 +225,8 @@ func runConfig(fs *pflag.FlagSet, phase string, f *runFlags, lim workload.Limits
 	if fs.Changed("batch-size") && f.batch <= 0 {
 		return cfg, usagef("--batch-size must be at least 1 (got %d)", f.batch)
 	}
-	if f.format != "text" && f.format != "ycsb" && f.format != "json" {
-		return cfg, usagef("--format %q is not valid; use text, ycsb or json", f.format)
+	if f.format != "text" && f.format != "ycsb" && f.format != "json" && f.format != "sysbench" {
+		return cfg, usagef("--format %q is not valid; use text, ycsb, sysbench or json", f.format)
 	}
 	if phase == phaseRun && f.load != "auto" && f.load != "always" && f.load != "never" {
 		return cfg, usagef("--load %q is not valid; use auto, always or never", f.load)
@@ -178,8 +242,12 @@ func runConfig(fs *pflag.FlagSet, phase string, f *runFlags, lim workload.Limits
 
 // execute is the whole of `candor run` and `candor load`.
 func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error {
-	props := f.props
-	if fs.Changed("operations") {
+	flagProps, err := workloadFlagProps(fs, name)
+	if err != nil {
+		return err
+	}
+	props := append(append([]string(nil), flagProps...), f.props...)
+	if fs.Changed("operations") || fs.Changed("events") {
 		// As YCSB's -p operationcount=N: the workload sizes its key space
 		// from it (the zipfian room for new keys).
 		props = append(append([]string(nil), props...), "operationcount="+strconv.FormatInt(f.operations, 10))
@@ -232,7 +300,17 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 
 	r := &runner.Runner{Target: tgt, Workload: wl, Config: cfg, StatusTTY: env.StderrTTY,
 		Intervals: func(iv result.Interval) { _ = side.Append(iv) }}
-	if !f.quiet {
+	pct := reportPercentile(wl)
+	switch {
+	case f.format == "sysbench" && phase == phaseRun:
+		// sysbench prints its header and interval lines on stdout.
+		sysbenchHeader(env.Stdout, cfg.Threads, cfg.ReportInterval.Seconds(), cfg.Seed)
+		r.Status = env.Stdout
+		r.StatusLine = func(iv result.Interval, threads int) string { return sysbenchIntervalLine(iv, threads, pct) }
+		if f.quiet {
+			r.Status = nil
+		}
+	case !f.quiet:
 		r.Status = env.Stderr
 		fmt.Fprintf(env.Stderr, "candor %s %s → %s (%s %s), %d threads, latency: %s, seed %d\n",
 			phase, wl.Name(), fp.URL, fp.Product, fp.Version, cfg.Threads, runner.LatencyMeasure(cfg.Rate), cfg.Seed)
@@ -247,6 +325,13 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 		}
 		if runErr != nil && tgt.Classify(runErr) == target.ClassConstraint {
 			runErr = fmt.Errorf("%w\nthe table already holds some of these keys: run 'candor cleanup %s' (same --target) first, or load another insertstart/insertcount slice", runErr, name)
+		}
+	}
+	if runErr == nil && doLoad {
+		if pl, ok := wl.(workload.PostLoader); ok {
+			if err := postLoad(ctx, tgt, pl); err != nil {
+				runErr = err
+			}
 		}
 	}
 	if runErr == nil && phase == phaseRun && ctx.Err() == nil {
@@ -270,7 +355,7 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 	if werr := result.Write(outPath, res); werr != nil {
 		return withCode(ExitInternal, werr)
 	}
-	if err := printSummary(env, f.format, res); err != nil {
+	if err := printSummary(env, f.format, res, pct); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stderr, "result: %s\n", outPath)
@@ -369,4 +454,26 @@ func arrivalIf(cfg runner.Config) string {
 		return cfg.Arrival
 	}
 	return ""
+}
+
+// reportPercentile is the percentile a workload asks reports to show
+// (sysbench's --percentile); 95 otherwise.
+func reportPercentile(wl workload.Workload) float64 {
+	if p, ok := wl.(interface{ ReportPercentile() float64 }); ok && p.ReportPercentile() > 0 {
+		return p.ReportPercentile()
+	}
+	return 95
+}
+
+// postLoad runs a workload's after-load step (secondary indexes).
+func postLoad(ctx context.Context, tgt target.Target, pl workload.PostLoader) error {
+	conn, err := tgt.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if err := pl.PostLoad(ctx, conn); err != nil {
+		return fmt.Errorf("after the load: %w", err)
+	}
+	return nil
 }

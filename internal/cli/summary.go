@@ -13,8 +13,13 @@ import (
 	"github.com/candor-bench/candor/internal/target"
 )
 
-func printSummary(env *Env, format string, res *result.Result) error {
+func printSummary(env *Env, format string, res *result.Result, pct float64) error {
 	switch format {
+	case "sysbench":
+		if n := len(res.Phases); n > 0 && res.Phases[n-1].Name == "run" {
+			writeSysbench(env.Stdout, &res.Phases[n-1], pct)
+			return nil
+		}
 	case "json":
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", " ")

@@ -71,6 +71,15 @@ func (s *OpStats) Merge(other *OpStats) {
 type Snapshot struct {
 	Start, End time.Time
 	Ops        []*OpStats
+	Counters   []int64 // workload counters added in the interval
+}
+
+// WorkerTotals is one worker's share of the running total: finished
+// top-level operations and their summed latency (for sysbench's thread
+// fairness).
+type WorkerTotals struct {
+	Ops    int64
+	BusyNs int64
 }
 
 // NewStats returns empty stats for the given operation names.
@@ -87,21 +96,24 @@ func NewStats(ops []string) []*OpStats {
 // the workers start.
 type Collector struct {
 	ops       []string
+	ncounters int
 	mu        sync.Mutex // guards recorders (registration only)
 	recorders []*Recorder
 	last      time.Time
 	total     []*OpStats
+	counters  []int64
+	workers   []WorkerTotals // per recorder, in registration order
 }
 
-// NewCollector returns a collector for the workload's operations. start is
-// the beginning of the first interval.
-func NewCollector(ops []string, start time.Time) *Collector {
-	return &Collector{ops: ops, last: start, total: NewStats(ops)}
+// NewCollector returns a collector for the workload's operations and
+// counters. start is the beginning of the first interval.
+func NewCollector(ops []string, ncounters int, start time.Time) *Collector {
+	return &Collector{ops: ops, ncounters: ncounters, last: start, total: NewStats(ops), counters: make([]int64, ncounters)}
 }
 
 // Recorder registers and returns a new worker recorder.
 func (c *Collector) Recorder() *Recorder {
-	r := NewRecorder(len(c.ops))
+	r := NewRecorder(len(c.ops), c.ncounters)
 	c.mu.Lock()
 	c.recorders = append(c.recorders, r)
 	c.mu.Unlock()
@@ -111,22 +123,42 @@ func (c *Collector) Recorder() *Recorder {
 // Tick drains every recorder into a new interval snapshot ending at now, and
 // folds it into the running total.
 func (c *Collector) Tick(now time.Time) Snapshot {
-	snap := Snapshot{Start: c.last, End: now, Ops: NewStats(c.ops)}
+	snap := Snapshot{Start: c.last, End: now, Ops: NewStats(c.ops), Counters: make([]int64, c.ncounters)}
 	c.mu.Lock()
 	recs := c.recorders
 	c.mu.Unlock()
-	for _, r := range recs {
-		r.drainInto(snap.Ops)
+	for len(c.workers) < len(recs) {
+		c.workers = append(c.workers, WorkerTotals{})
+	}
+	for i, r := range recs {
+		top, busy := r.drainInto(snap.Ops, snap.Counters)
+		c.workers[i].Ops += top
+		c.workers[i].BusyNs += busy
 	}
 	for i, s := range snap.Ops {
 		c.total[i].Merge(s)
+	}
+	for i, n := range snap.Counters {
+		c.counters[i] += n
 	}
 	c.last = now
 	return snap
 }
 
 // ResetTotal discards the running total (the end of a warm-up).
-func (c *Collector) ResetTotal() { c.total = NewStats(c.ops) }
+func (c *Collector) ResetTotal() {
+	c.total = NewStats(c.ops)
+	c.counters = make([]int64, c.ncounters)
+	for i := range c.workers {
+		c.workers[i] = WorkerTotals{}
+	}
+}
+
+// Counters returns the running total of the workload counters.
+func (c *Collector) Counters() []int64 { return c.counters }
+
+// Workers returns each worker's running totals, in registration order.
+func (c *Collector) Workers() []WorkerTotals { return c.workers }
 
 // Total returns the running total since the start or the last ResetTotal.
 func (c *Collector) Total() []*OpStats { return c.total }

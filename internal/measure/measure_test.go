@@ -12,7 +12,7 @@ import (
 // Values recorded by many workers and merged on ticks must equal one
 // histogram that saw every value: merging is exact, nothing is lost at a tick.
 func TestCollectorMergeIsExact(t *testing.T) {
-	c := NewCollector([]string{"READ", "UPDATE"}, time.Now())
+	c := NewCollector([]string{"READ", "UPDATE"}, 0, time.Now())
 	ref := [2]*hdr.Histogram{hdr.New(LowestNs, HighestNs, SigFigs), hdr.New(LowestNs, HighestNs, SigFigs)}
 	var refMu sync.Mutex
 	var wg sync.WaitGroup
@@ -69,7 +69,7 @@ func TestCollectorMergeIsExact(t *testing.T) {
 }
 
 func TestRecordClassifiesAndClamps(t *testing.T) {
-	c := NewCollector([]string{"OP"}, time.Now())
+	c := NewCollector([]string{"OP"}, 1, time.Now())
 	r := c.Recorder()
 	// a success after one retry, a failure after two attempts, a sub-span,
 	// a value above an hour (clamped), and open-loop series
@@ -77,7 +77,20 @@ func TestRecordClassifiesAndClamps(t *testing.T) {
 	r.Record(&Outcome{Op: 0, LatencyNs: 5000, Attempts: 2, Failed: true, ErrClasses: [NumClasses]int32{3: 2}})
 	r.Record(&Outcome{Op: 0, LatencyNs: 2 * HighestNs, Attempts: 1, OpenLoop: true, ServiceNs: 10, LagNs: 20})
 	r.RecordSpan(0, 700, false, -1)
-	s := c.Tick(time.Now()).Ops[0]
+	r.Add(0, 14)
+	r.Add(0, 6)
+	snap := c.Tick(time.Now())
+	s := snap.Ops[0]
+	if snap.Counters[0] != 20 || c.Counters()[0] != 20 {
+		t.Errorf("counter: interval %d total %d, want 20", snap.Counters[0], c.Counters()[0])
+	}
+	if w := c.Workers(); len(w) != 1 || w[0].Ops != 3 || w[0].BusyNs != 1000+5000+2*HighestNs {
+		t.Errorf("worker totals %+v: want 3 finished top-level ops (one failed) and their summed latency", w)
+	}
+	c.ResetTotal()
+	if c.Counters()[0] != 0 || c.Workers()[0].Ops != 0 {
+		t.Errorf("ResetTotal kept counters or worker totals")
+	}
 	cases := []struct {
 		name      string
 		got, want int64

@@ -7,6 +7,7 @@ package measure
 
 import (
 	"sync"
+	"sync/atomic"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -62,15 +63,25 @@ type opRec struct {
 type Recorder struct {
 	mu  sync.Mutex
 	ops []opRec
+	// counters are the workload's named counters, added without the lock.
+	counters []atomic.Int64
+	// busyNs sums the primary latency of top-level operations (sysbench's
+	// per-thread execution time), guarded by mu.
+	busyNs int64
+	top    int64
 }
 
 func newPacked() *hdr.PackedHistogram { return hdr.NewPacked(LowestNs, HighestNs, SigFigs) }
 
-// NewRecorder returns a recorder for nops operation types.
-func NewRecorder(nops int) *Recorder {
-	r := &Recorder{ops: make([]opRec, nops)}
-	return r
+// NewRecorder returns a recorder for nops operation types and ncounters
+// workload counters.
+func NewRecorder(nops, ncounters int) *Recorder {
+	return &Recorder{ops: make([]opRec, nops), counters: make([]atomic.Int64, ncounters)}
 }
+
+// Add adds n to workload counter i. It is safe to call from the worker while
+// the collector ticks.
+func (r *Recorder) Add(i int, n int64) { r.counters[i].Add(n) }
 
 func clamp(v int64) (int64, bool) {
 	if v < LowestNs {
@@ -123,6 +134,8 @@ func (r *Recorder) Record(o *Outcome) {
 			op.record(Lag, o.LagNs)
 		}
 	}
+	r.busyNs += o.LatencyNs
+	r.top++
 	op.attempts += int64(o.Attempts)
 	if o.Attempts > 1 {
 		op.retries += int64(o.Attempts - 1)
@@ -149,9 +162,16 @@ func (r *Recorder) RecordSpan(op int, latencyNs int64, failed bool, class int) {
 	r.mu.Unlock()
 }
 
-// drainInto moves everything recorded so far into dst and resets the recorder.
-func (r *Recorder) drainInto(dst []*OpStats) {
+// drainInto moves everything recorded so far into dst and counters, and
+// resets the recorder. It returns the worker's finished top-level operations
+// and their summed latency since the last drain.
+func (r *Recorder) drainInto(dst []*OpStats, counters []int64) (top, busyNs int64) {
+	for i := range r.counters {
+		counters[i] += r.counters[i].Swap(0)
+	}
 	r.mu.Lock()
+	top, busyNs = r.top, r.busyNs
+	r.top, r.busyNs = 0, 0
 	for i := range r.ops {
 		o := &r.ops[i]
 		d := dst[i]
@@ -165,4 +185,5 @@ func (r *Recorder) drainInto(dst []*OpStats) {
 		o.opCounters = opCounters{}
 	}
 	r.mu.Unlock()
+	return top, busyNs
 }

@@ -107,8 +107,20 @@ type Phase struct {
 	Rows       int64       `json:"rows,omitempty"`
 	Rate       *RateResult `json:"rate,omitempty"`
 	Reconnects int64       `json:"reconnects"`
-	Client     ClientUsage `json:"client"`
-	Intervals  []Interval  `json:"intervals"`
+	// Counters are the workload's own counts over the measured time
+	// (sysbench: reads, writes, other queries).
+	Counters map[string]int64 `json:"counters,omitempty"`
+	// Workers holds each worker's finished operations and busy time, for
+	// fairness (sysbench's "threads fairness").
+	Workers   []WorkerStats `json:"workers,omitempty"`
+	Client    ClientUsage   `json:"client"`
+	Intervals []Interval    `json:"intervals"`
+}
+
+// WorkerStats is one worker's share of a phase.
+type WorkerStats struct {
+	Ops     int64   `json:"ops"`
+	BusySec float64 `json:"busy_s"` // summed latency of its operations
 }
 
 // OpResult is one operation type over a phase. Latencies are nanoseconds.
@@ -175,14 +187,16 @@ type UsageSample struct {
 // Interval is one --report-interval of a phase. It is also the record type of
 // the JSON-lines side file.
 type Interval struct {
-	Phase      string       `json:"phase"`
-	Index      int          `json:"i"`
-	Start      time.Time    `json:"start"`
-	ElapsedSec float64      `json:"t"` // seconds from the phase start to the interval's end
-	LengthSec  float64      `json:"len"`
-	Warmup     bool         `json:"warmup,omitempty"`
-	Ops        []IntervalOp `json:"ops"`
-	Client     *UsageSample `json:"client,omitempty"`
+	Phase      string           `json:"phase"`
+	Index      int              `json:"i"`
+	Start      time.Time        `json:"start"`
+	ElapsedSec float64          `json:"t"` // seconds from the phase start to the interval's end
+	LengthSec  float64          `json:"len"`
+	Warmup     bool             `json:"warmup,omitempty"`
+	Ops        []IntervalOp     `json:"ops"`
+	Counters   map[string]int64 `json:"counters,omitempty"`
+	Reconnects int64            `json:"reconnects,omitempty"`
+	Client     *UsageSample     `json:"client,omitempty"`
 }
 
 // IntervalOp is one operation type within an interval (latencies in ns).

@@ -56,7 +56,7 @@ func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 	}()
 
 	start := time.Now()
-	coll := measure.NewCollector([]string{LoadOp}, start)
+	coll := measure.NewCollector([]string{LoadOp}, 0, start)
 	var next, rows atomic.Int64
 	var failOnce sync.Once
 	var failErr error
@@ -126,6 +126,7 @@ func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 	go func() { wg.Wait(); close(done) }()
 	mon := newMonitor(r, "load", start, coll)
 	mon.loadTotal = count
+	mon.reconnects = &reconnects
 	mon.loop(done, rows.Load)
 	end := time.Now()
 

@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/candor-bench/candor/internal/measure"
@@ -13,16 +14,19 @@ import (
 // monitor ticks the collector every report interval: it makes the interval
 // records, prints the status lines and samples the client's resource use.
 type monitor struct {
-	r         *Runner
-	name      string
-	start     time.Time
-	warmEnd   time.Time
-	coll      *measure.Collector
-	intervals []result.Interval
-	samples   []result.UsageSample
-	first     measure.Usage
-	prev      measure.Usage
-	last      measure.Usage
+	r          *Runner
+	name       string
+	start      time.Time
+	warmEnd    time.Time
+	coll       *measure.Collector
+	intervals  []result.Interval
+	samples    []result.UsageSample
+	first      measure.Usage
+	prev       measure.Usage
+	last       measure.Usage
+	counters   []string
+	reconnects *atomic.Int64
+	lastRecon  int64
 	// load progress
 	loadTotal  int64
 	cpuSeconds float64
@@ -96,6 +100,17 @@ func (m *monitor) tick(now time.Time, rows int64) {
 		}
 		iv.Ops = append(iv.Ops, iop)
 	}
+	if len(m.counters) > 0 {
+		iv.Counters = map[string]int64{}
+		for i, n := range snap.Counters {
+			iv.Counters[m.counters[i]] = n
+		}
+	}
+	if m.reconnects != nil {
+		now := m.reconnects.Load()
+		iv.Reconnects = now - m.lastRecon
+		m.lastRecon = now
+	}
 	m.intervals = append(m.intervals, iv)
 	m.samples = append(m.samples, *iv.Client)
 	if m.r.Intervals != nil {
@@ -149,6 +164,10 @@ func (m *monitor) status(iv result.Interval, rows int64) {
 	}
 	if iv.LengthSec < m.r.Config.ReportInterval.Seconds()/2 && !hasOps(iv) {
 		return // the empty tail of a phase that just ended
+	}
+	if m.r.StatusLine != nil {
+		fmt.Fprintln(w, m.r.StatusLine(iv, m.r.Config.Threads))
+		return
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "[%s] %7.1fs", m.name, iv.ElapsedSec)

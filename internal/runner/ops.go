@@ -60,3 +60,16 @@ func storeMax(v *atomic.Int64, x int64) {
 		}
 	}
 }
+
+// fillWorkers copies the workload counters and per-worker totals.
+func fillWorkers(p *result.Phase, coll *measure.Collector, counters []string) {
+	if len(counters) > 0 {
+		p.Counters = map[string]int64{}
+		for i, n := range coll.Counters() {
+			p.Counters[counters[i]] = n
+		}
+	}
+	for _, w := range coll.Workers() {
+		p.Workers = append(p.Workers, result.WorkerStats{Ops: w.Ops, BusySec: float64(w.BusyNs) / 1e9})
+	}
+}

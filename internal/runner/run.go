@@ -33,6 +33,9 @@ func (s *spanRecorder) Span(op workload.OpID, start, end time.Time, err error) {
 	s.rec.RecordSpan(int(op), end.Sub(from).Nanoseconds(), err != nil, cls)
 }
 
+// Add implements workload.Counter.
+func (s *spanRecorder) Add(counter int, n int64) { s.rec.Add(counter, n) }
+
 // Run executes the measured phase and returns it. It ends when the duration
 // or operation count is reached, or when ctx is cancelled (an interrupt): the
 // phase is then marked interrupted and holds everything measured so far.
@@ -67,7 +70,8 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 		runCtx, c2 = context.WithDeadline(runCtx, warmEnd.Add(cfg.Duration))
 		defer c2()
 	}
-	coll := measure.NewCollector(ops, start)
+	counters := counterNames(r.Workload)
+	coll := measure.NewCollector(ops, len(counters), start)
 	var maxLag atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < cfg.Threads; w++ {
@@ -91,6 +95,8 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 
 	mon := newMonitor(r, "run", start, coll)
 	mon.warmEnd = warmEnd
+	mon.counters = counters
+	mon.reconnects = &reconnects
 	mon.loop(done, func() int64 { return 0 })
 	end := time.Now()
 
@@ -102,6 +108,7 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	phase.WarmupSec = cfg.Warmup.Seconds()
 	phase.OpenLoop = open
 	phase.Reconnects = reconnects.Load()
+	fillWorkers(phase, coll, counters)
 	if n := fillOps(phase, coll.Total(), measured); n > 0 {
 		phase.Client.CPUNsPerOp = mon.cpuSeconds * 1e9 / float64(n)
 	}
@@ -191,7 +198,7 @@ func (wr *worker) loop(ctx context.Context) {
 					break
 				}
 			}
-			if attempt >= retries || (cls != target.ClassRetryable && cls != target.ClassConnection) {
+			if (retries >= 0 && attempt >= retries) || !wr.r.Config.retryable(cls) {
 				break
 			}
 		}

@@ -27,7 +27,12 @@ type Config struct {
 	Warmup     time.Duration // run but exclude from histograms
 	Rate       float64       // total operations per second; 0 = closed loop
 	Arrival    string        // ArrivalConstant or ArrivalPoisson (open loop)
-	Retries    int           // extra attempts for retryable and connection errors
+	// Retries is the extra attempts of an operation whose error is in
+	// RetryClasses; -1 retries without limit until the phase ends.
+	Retries int
+	// RetryClasses lists the error classes that are retried; nil means
+	// retryable (serialization, deadlock) and connection.
+	RetryClasses []target.ErrorClass
 	// LoadRetries is the extra attempts of a failed load batch, whatever
 	// its error class, RetryInterval apart.
 	LoadRetries int
@@ -60,8 +65,8 @@ func (c Config) Validate() error {
 	if c.Arrival != "" && c.Arrival != ArrivalConstant && c.Arrival != ArrivalPoisson {
 		errs = append(errs, fmt.Errorf("--arrival %q is not valid; use constant or poisson", c.Arrival))
 	}
-	if c.Retries < 0 {
-		errs = append(errs, fmt.Errorf("--retries must not be negative (got %d)", c.Retries))
+	if c.Retries < -1 {
+		errs = append(errs, fmt.Errorf("--retries must be 0 or more, or -1 for no limit (got %d)", c.Retries))
 	}
 	if c.ReportInterval <= 0 {
 		errs = append(errs, fmt.Errorf("--report-interval must be positive (got %v)", c.ReportInterval))
@@ -80,6 +85,9 @@ type Runner struct {
 	StatusTTY bool
 	// Intervals receives every interval record as it is made (the side file).
 	Intervals func(result.Interval)
+	// StatusLine, when set, formats the run phase's status line for an
+	// interval in place of candor's own (sysbench's report-interval line).
+	StatusLine func(iv result.Interval, threads int) string
 }
 
 // classIndex maps an error class to its counter index.
@@ -202,6 +210,27 @@ func quota(total int64, n, w int) int64 {
 		q++
 	}
 	return q
+}
+
+// retryable reports whether an error of class c is retried.
+func (c Config) retryable(cls target.ErrorClass) bool {
+	if c.RetryClasses == nil {
+		return cls == target.ClassRetryable || cls == target.ClassConnection
+	}
+	for _, k := range c.RetryClasses {
+		if k == cls {
+			return true
+		}
+	}
+	return false
+}
+
+// counterNames lists the workload's counters, if it keeps any.
+func counterNames(w workload.Workload) []string {
+	if cn, ok := w.(workload.CounterNamer); ok {
+		return cn.Counters()
+	}
+	return nil
 }
 
 // LatencyMeasure labels what the primary latency means for a given rate.

@@ -38,8 +38,11 @@ func (l *opLoader) LoadBatch(ctx context.Context, c target.Conn, from, to int64)
 
 type opWorker struct{}
 
-func (*opWorker) Next() workload.OpID { return 0 }
+func (*opWorker) Next() workload.OpID    { return 0 }
+func (w *opWorkload) Counters() []string { return []string{"statements"} }
+
 func (*opWorker) Exec(ctx context.Context, c target.Conn, s workload.Span) error {
+	s.(workload.Counter).Add(0, 2)
 	t0 := time.Now()
 	_, err := c.Exec(ctx, "UPDATE")
 	s.Span(1, t0, time.Now(), err)
@@ -104,6 +107,16 @@ func TestOperationQuotaIsExact(t *testing.T) {
 	}
 	if op(t, p, "OP").Histograms["latency"] == "" {
 		t.Fatal("no encoded latency histogram in the result")
+	}
+	if p.Counters["statements"] != 2006 {
+		t.Fatalf("workload counter %d, want 2 per operation = 2006", p.Counters["statements"])
+	}
+	var perWorker int64
+	for _, w := range p.Workers {
+		perWorker += w.Ops
+	}
+	if len(p.Workers) != 4 || perWorker != 1003 {
+		t.Fatalf("worker stats %+v: want 4 workers summing to 1003", p.Workers)
 	}
 }
 
@@ -227,6 +240,19 @@ func TestErrorAccountingAndRetries(t *testing.T) {
 		// Each failure is retried once and then succeeds (failures are 10 apart).
 		if o.Count != 1000 || o.Aborts != 0 || o.Retries != o.Errors["retryable"] || o.Attempts != 1000+o.Retries || o.Retries < 100 {
 			t.Fatalf("count %d aborts %d errors %v retries %d attempts %d", o.Count, o.Aborts, o.Errors, o.Retries, o.Attempts)
+		}
+	})
+	t.Run("unlimited retries of chosen classes", func(t *testing.T) {
+		// sysbench's policy: restart on constraint errors until success.
+		r := newRunner(fake.New(fake.Config{FailEvery: 3, FailClass: target.ClassConstraint}),
+			Config{Operations: 300, Threads: 1, Retries: -1, RetryClasses: []target.ErrorClass{target.ClassRetryable, target.ClassConstraint}})
+		p, err := r.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := op(t, p, "OP")
+		if o.Count != 300 || o.Aborts != 0 || o.Retries != o.Errors["constraint"] || o.Retries < 100 {
+			t.Fatalf("count %d aborts %d retries %d errors %v", o.Count, o.Aborts, o.Retries, o.Errors)
 		}
 	})
 	t.Run("constraint errors are not retried", func(t *testing.T) {

@@ -76,7 +76,7 @@ func TestBuiltinVariants(t *testing.T) {
 		if ig := w.Ignored(); !reflect.DeepEqual(ig, []string{"workload"}) {
 			t.Errorf("%s: Ignored = %v, want [workload]", v, ig)
 		}
-		if l := w.Limits(); l != (workload.Limits{Operations: 1000}) {
+		if l := w.Limits(); !reflect.DeepEqual(l, workload.Limits{Operations: 1000}) {
 			t.Errorf("%s: Limits = %+v", v, l)
 		}
 	}
@@ -97,7 +97,7 @@ func TestPlainDefaults(t *testing.T) {
 	if want := coreDefaults(); !reflect.DeepEqual(got, want) {
 		t.Errorf("\n got %+v\nwant %+v", got, want)
 	}
-	if w.Name() != "ycsb" || len(w.Ignored()) != 0 || w.Limits() != (workload.Limits{}) {
+	if w.Name() != "ycsb" || len(w.Ignored()) != 0 || !reflect.DeepEqual(w.Limits(), workload.Limits{}) {
 		t.Errorf("name %q ignored %v limits %+v", w.Name(), w.Ignored(), w.Limits())
 	}
 	if start, count := w.LoadRange(); start != 0 || count != 1000 {
@@ -124,7 +124,7 @@ func TestLayering(t *testing.T) {
 	if !reflect.DeepEqual(w.Ignored(), want) {
 		t.Errorf("Ignored = %v, want %v", w.Ignored(), want)
 	}
-	if l := w.Limits(); l != (workload.Limits{Operations: 1000, Threads: 16, Rate: 500, Duration: time.Minute}) {
+	if l := w.Limits(); !reflect.DeepEqual(l, workload.Limits{Operations: 1000, Threads: 16, Rate: 500, Duration: time.Minute}) {
 		t.Errorf("Limits = %+v", l)
 	}
 	kinds := []string{}

@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/workload"
+)
+
+func samplePhase(t *testing.T) *result.Phase {
+	h := hdr.New(1, 3_600_000_000_000, 3)
+	for i := int64(1); i <= 1000; i++ {
+		h.RecordValue(i * 10_000) // 10 µs .. 10 ms
+	}
+	enc, err := result.EncodeHistogram(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &result.Phase{
+		Name: "run", DurationSec: 10, Reconnects: 2,
+		Ops: []result.OpResult{{Name: "TRANSACTION", Count: 1000, Retries: 5, Latency: result.Summarize(h),
+			Histograms: map[string]string{"latency": enc}}},
+		Counters: map[string]int64{"reads": 14000, "writes": 4000, "other": 2000},
+		Workers:  []result.WorkerStats{{Ops: 480, BusySec: 9.9}, {Ops: 520, BusySec: 9.7}},
+	}
+}
+
+func TestSysbenchReportLayout(t *testing.T) {
+	var b bytes.Buffer
+	writeSysbench(&b, samplePhase(t), 95)
+	out := b.String()
+	want := []string{
+		"SQL statistics:\n    queries performed:\n",
+		"        read:                            14000\n",
+		"        write:                           4000\n",
+		"        other:                           2000\n",
+		"        total:                           20000\n",
+		// %-6d then the rate, as sysbench 1.0.20
+		"    transactions:                        1000   (100.00 per sec.)\n",
+		"    queries:                             20000  (2000.00 per sec.)\n",
+		"    ignored errors:                      5      (0.50 per sec.)\n",
+		"    reconnects:                          2      (0.20 per sec.)\n",
+		"    total time:                          10.0000s\n",
+		"    total number of events:              1000\n",
+		"Latency (ms):\n",
+		"    events (avg/stddev):           500.0000/20.00\n",
+		"    execution time (avg/stddev):   9.8000/0.10\n",
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("report lacks %q:\n%s", w, out)
+		}
+	}
+	// Latency figures are right-aligned to column 53, percentile labelled.
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "         min:") || strings.HasPrefix(l, "         sum:") || strings.Contains(l, "95th percentile:") {
+			if len(l) != sysbenchWidth {
+				t.Errorf("latency line %q is %d wide, want %d", l, len(l), sysbenchWidth)
+			}
+		}
+	}
+	if !strings.Contains(out, "         95th percentile:") {
+		t.Errorf("percentile label missing:\n%s", out)
+	}
+}
+
+func TestSysbenchIntervalLine(t *testing.T) {
+	p := samplePhase(t)
+	iv := result.Interval{ElapsedSec: 10, LengthSec: 10, Reconnects: 1,
+		Ops:      []result.IntervalOp{{Count: 1000, Errors: 5, Histogram: p.Ops[0].Histograms["latency"]}},
+		Counters: p.Counters}
+	got := sysbenchIntervalLine(iv, 4, 95)
+	want := "[ 10s ] thds: 4 tps: 100.00 qps: 2000.00 (r/w/o: 1400.00/400.00/200.00) lat (ms,95%): 9.50 err/s: 0.50 reconn/s: 0.10"
+	if got != want {
+		t.Errorf("interval line\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestWorkloadOptionsDoNotClashWithRunnerFlags(t *testing.T) {
+	// Every workload option must become a flag of its own: a name that is
+	// already a runner flag would silently be taken by the runner.
+	env := &Env{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Getenv: func(string) string { return "" }}
+	runner := NewRoot(env)
+	cmd, _, err := runner.Find([]string{"run"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range workload.Entries() {
+		for _, o := range e.Options {
+			f := cmd.Flags().Lookup(o.Name)
+			if f == nil || !strings.HasPrefix(f.Usage, "(") {
+				t.Errorf("%s option --%s is not offered as its own flag (clash with a runner flag?)", e.Name, o.Name)
+			}
+		}
+	}
+}
