@@ -83,6 +83,9 @@ type RunConfig struct {
 	Retries        int     `json:"retries"`
 	ReportInterval float64 `json:"report_interval_s"`
 	LoadBatch      int     `json:"load_batch,omitempty"`
+	// Isolation is the level candor set on every session ("" = the
+	// server's default, which the target's settings record).
+	Isolation string `json:"isolation,omitempty"`
 	// LatencyMeasure says what the primary latency is: "service time (closed
 	// loop)" or "from intended start (open loop)".
 	LatencyMeasure string `json:"latency_measure"`
@@ -110,6 +113,9 @@ type Phase struct {
 	// Counters are the workload's own counts over the measured time
 	// (sysbench: reads, writes, other queries).
 	Counters map[string]int64 `json:"counters,omitempty"`
+	// Derived are figures the workload read from the server after the
+	// phase (commit-loop: the server-side commit rate).
+	Derived map[string]float64 `json:"derived,omitempty"`
 	// Workers holds each worker's finished operations and busy time, for
 	// fairness (sysbench's "threads fairness").
 	Workers   []WorkerStats `json:"workers,omitempty"`

@@ -48,6 +48,13 @@ type PostLoader interface {
 	PostLoad(ctx context.Context, c target.Conn) error
 }
 
+// PostRunner is implemented by workloads that read figures from the server
+// after the run phase (commit-loop's server-side rate). The figures are
+// stored in the phase's result as derived values.
+type PostRunner interface {
+	PostRun(ctx context.Context, c target.Conn) (map[string]float64, error)
+}
+
 // Option describes one workload option the CLI offers as a flag
 // (--table-size ...); a set flag reaches Entry.New as "name=value".
 type Option struct {
