@@ -177,3 +177,36 @@ func TestInterruptWritesPartialResult(t *testing.T) {
 		t.Fatalf("partial result: status %s phases %+v", res.Status, res.Phases)
 	}
 }
+
+func TestRepeatKeepsEveryRunAndSummarises(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(t, dir, nil, "run", "ycsb/c", "--operations", "500", "--repeat", "3", "-o", "rep.json", "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	res, err := result.Read(filepath.Join(dir, "rep.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reps []int
+	seeds := map[int64]bool{}
+	for _, p := range res.Phases {
+		if p.Name == "run" {
+			reps = append(reps, p.Repetition)
+			seeds[p.Seed] = true
+		}
+	}
+	if len(reps) != 3 || reps[0] != 1 || reps[2] != 3 || len(seeds) != 3 {
+		t.Fatalf("run phases %v with %d seeds: want repetitions 1..3, each with its own seed", reps, len(seeds))
+	}
+	r := res.Repetitions
+	if r == nil || r.N != 3 || r.Throughput.N != 3 || r.Throughput.CI95Low > r.Throughput.Mean || r.Throughput.CI95High < r.Throughput.Mean {
+		t.Fatalf("repetition summary %+v", r)
+	}
+	if !strings.Contains(stdout, "over 3 repetitions") {
+		t.Errorf("summary lacks the repetition table:\n%s", stdout)
+	}
+	if code, _, _ := runCLI(t, dir, nil, "run", "ycsb/c", "--repeat", "0", "--target", "null://"); code != ExitUsage {
+		t.Errorf("--repeat 0: exit %d, want %d", code, ExitUsage)
+	}
+}

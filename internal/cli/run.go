@@ -14,6 +14,7 @@ import (
 
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/runner"
+	"github.com/candor-bench/candor/internal/stats"
 	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/workload"
 )
@@ -45,6 +46,8 @@ type runFlags struct {
 	format         string
 	connectTimeout flexDuration
 	allowForeign   bool
+	isolation      string
+	repeat         int
 	load           string
 	batch          int
 	quiet          bool
@@ -106,6 +109,7 @@ func newRunCmd(env *Env, phase string) *cobra.Command {
 		fl.Var(&f.warmup, "warmup", "run this long before measuring; excluded from histograms, kept in the time series")
 		fl.Float64Var(&f.rate, "rate", 0, "open loop: total operations per second on an absolute schedule; latency counts from the intended start (default: target property, else closed loop)")
 		fl.StringVar(&f.arrival, "arrival", runner.ArrivalConstant, "open-loop arrivals: constant or poisson")
+		fl.IntVar(&f.repeat, "repeat", 1, "run the measured phase N times (loading once) and report mean, standard deviation and 95% confidence intervals")
 		fl.StringVar(&f.load, "load", "auto", "load phase before the run: auto (when the table is absent), always (drop candor's table and reload), never")
 	}
 	fl.IntVar(&f.retries, "retries", 0, "extra attempts for serialization/deadlock and connection errors, per operation")
@@ -114,6 +118,7 @@ func newRunCmd(env *Env, phase string) *cobra.Command {
 	fl.StringVarP(&f.out, "out", "o", "", "result file (default results/<workload>-<phase>-<time>.json)")
 	fl.StringVar(&f.format, "format", "text", "final summary on stdout: text, ycsb (YCSB's [OVERALL]/[READ] lines), sysbench (sysbench 1.0.20's report and interval lines) or json (the result)")
 	fl.Var(&f.connectTimeout, "connect-timeout", "give up connecting after this long")
+	fl.StringVar(&f.isolation, "isolation", "", "transaction isolation of every session: read-uncommitted, read-committed, repeatable-read or serializable (default: the server's)")
 	fl.BoolVar(&f.allowForeign, "allow-foreign-tables", false, "use (and with --load=always drop) tables candor did not create")
 	fl.IntVar(&f.batch, "batch-size", runner.DefaultLoadBatch, "rows per load batch (COPY on PostgreSQL, multi-row INSERT elsewhere)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no status lines or progress bar")
@@ -228,8 +233,14 @@ func runConfig(fs *pflag.FlagSet, phase string, f *runFlags, lim workload.Limits
 	if f.format != "text" && f.format != "ycsb" && f.format != "json" && f.format != "sysbench" {
 		return cfg, usagef("--format %q is not valid; use text, ycsb, sysbench or json", f.format)
 	}
+	if phase == phaseRun && f.repeat < 1 {
+		return cfg, usagef("--repeat must be at least 1 (got %d)", f.repeat)
+	}
 	if phase == phaseRun && f.load != "auto" && f.load != "always" && f.load != "never" {
 		return cfg, usagef("--load %q is not valid; use auto, always or never", f.load)
+	}
+	if err := target.ValidIsolation(f.isolation); err != nil {
+		return cfg, withCode(ExitUsage, fmt.Errorf("--isolation: %w", err))
 	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, withCode(ExitUsage, err)
@@ -266,7 +277,7 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 	}
 	ctx, stop := interruptContext(env)
 	defer stop()
-	tgt, err := target.Open(ctx, url, target.Options{ConnectTimeout: f.connectTimeout.d})
+	tgt, err := target.Open(ctx, url, target.Options{ConnectTimeout: f.connectTimeout.d, Isolation: f.isolation})
 	if err != nil {
 		if ctx.Err() != nil {
 			return &ExitError{Code: ExitInterrupted, Err: errInterrupted}
@@ -288,6 +299,7 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 	}
 
 	res := newResult(env, wl, cfg, fp, tgt.Capabilities())
+	res.Run.Isolation = f.isolation
 	outPath := f.out
 	if outPath == "" {
 		outPath = filepath.Join("results", fmt.Sprintf("%s-%s-%s.json", strings.ReplaceAll(wl.Name(), "/", "-"), phase, res.Started.Format("20060102-150405")))
@@ -334,12 +346,28 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 			}
 		}
 	}
-	if runErr == nil && phase == phaseRun && ctx.Err() == nil {
+	var runs []result.Phase
+	for rep := 1; runErr == nil && phase == phaseRun && ctx.Err() == nil && rep <= f.repeat; rep++ {
+		// Each repetition draws from its own seed, recorded in its phase.
+		r.Config.Seed = cfg.Seed + int64(rep-1)*1_000_003
+		if f.repeat > 1 && !f.quiet && f.format != "sysbench" {
+			fmt.Fprintf(env.Stderr, "repetition %d of %d\n", rep, f.repeat)
+		}
 		var p *result.Phase
 		p, runErr = r.Run(ctx)
 		if p != nil {
+			if f.repeat > 1 {
+				p.Repetition = rep
+			}
+			p.Seed = r.Config.Seed
 			res.Phases = append(res.Phases, *p)
+			if p.Status == result.StatusComplete {
+				runs = append(runs, *p)
+			}
 		}
+	}
+	if len(runs) > 1 {
+		res.Repetitions = stats.Repetitions(runs)
 	}
 	res.Ended = time.Now()
 	switch {

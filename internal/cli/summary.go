@@ -33,7 +33,26 @@ func printSummary(env *Env, format string, res *result.Result, pct float64) erro
 	for i := range res.Phases {
 		writeText(env.Stdout, res, &res.Phases[i])
 	}
+	if res.Repetitions != nil {
+		writeRepetitions(env.Stdout, res.Repetitions)
+	}
 	return nil
+}
+
+// writeRepetitions prints mean ± 95% CI half-width (and the standard
+// deviation) over the repetitions.
+func writeRepetitions(w io.Writer, r *result.Repetitions) {
+	fmt.Fprintf(w, "\nover %d repetitions: mean ± 95%% confidence interval (standard deviation)\n", r.N)
+	ci := func(s result.Stat) float64 { return (s.CI95High - s.CI95Low) / 2 }
+	fmt.Fprintf(w, "throughput  %.1f ± %.1f ops/s (sd %.1f)\n", r.Throughput.Mean, ci(r.Throughput), r.Throughput.StdDev)
+	lat := func(s result.Stat) string {
+		return fmt.Sprintf("%s ± %s", runner.FormatNs(int64(s.Mean)), runner.FormatNs(int64(ci(s))))
+	}
+	fmt.Fprintf(w, "%-13s %22s %20s %20s %20s\n", "operation", "ops/s", "p50", "p95", "p99")
+	for _, o := range r.Ops {
+		fmt.Fprintf(w, "%-13s %22s %20s %20s %20s\n", trunc(o.Name, 13),
+			fmt.Sprintf("%.1f ± %.1f", o.Throughput.Mean, ci(o.Throughput)), lat(o.P50), lat(o.P95), lat(o.P99))
+	}
 }
 
 // writeText prints a phase summary that fits 100 columns.

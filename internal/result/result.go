@@ -34,6 +34,38 @@ type Result struct {
 	Workload   Workload    `json:"workload"`
 	Run        RunConfig   `json:"run"`
 	Phases     []Phase     `json:"phases"`
+	// Repetitions summarises the run phases when --repeat ran several.
+	Repetitions *Repetitions `json:"repetitions,omitempty"`
+}
+
+// Stat is a figure over repeated runs: mean, sample standard deviation and
+// the 95% confidence interval of the mean (Student's t).
+type Stat struct {
+	N        int     `json:"n"`
+	Mean     float64 `json:"mean"`
+	StdDev   float64 `json:"stddev"`
+	CI95Low  float64 `json:"ci95_low"`
+	CI95High float64 `json:"ci95_high"`
+}
+
+// Repetitions summarises N measured runs of the same workload.
+type Repetitions struct {
+	N          int             `json:"n"`
+	Throughput Stat            `json:"throughput"`
+	Ops        []OpRepetitions `json:"operations"`
+}
+
+// OpRepetitions are one operation's figures over the repetitions;
+// latencies in ns.
+type OpRepetitions struct {
+	Name       string `json:"name"`
+	Throughput Stat   `json:"throughput"`
+	Mean       Stat   `json:"mean"`
+	P50        Stat   `json:"p50"`
+	P90        Stat   `json:"p90"`
+	P95        Stat   `json:"p95"`
+	P99        Stat   `json:"p99"`
+	P999       Stat   `json:"p99_9"`
 }
 
 // Provenance says what produced the result and on what machine.
@@ -93,7 +125,10 @@ type RunConfig struct {
 
 // Phase is one measured phase: "load" or "run".
 type Phase struct {
-	Name        string     `json:"name"`
+	Name string `json:"name"`
+	// Repetition numbers the run phases of a --repeat run from 1.
+	Repetition  int        `json:"repetition,omitempty"`
+	Seed        int64      `json:"seed,omitempty"`
 	Status      string     `json:"status"`
 	Started     time.Time  `json:"started"`
 	Ended       time.Time  `json:"ended"`
