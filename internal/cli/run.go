@@ -30,7 +30,7 @@ const DefaultTarget = "sqlite://candor.db"
 
 // runFlags are the flags of run and load.
 type runFlags struct {
-	target         string
+	targets        []string
 	files          []string
 	props          []string
 	threads        int
@@ -98,7 +98,7 @@ func newRunCmd(env *Env, phase string) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.SortFlags = false
-	fl.StringVar(&f.target, "target", "", "database URL: postgres://user[:password]@host:port/db?sslmode=..., sqlite://PATH, null:// (default "+DefaultTarget+")")
+	fl.StringArrayVar(&f.targets, "target", nil, "database URL: postgres://user[:password]@host:port/db?sslmode=..., mysql://..., sqlite://PATH, null:// (default "+DefaultTarget+"); repeat it for the nodes of a cluster: worker w uses node w mod n")
 	fl.StringArrayVarP(&f.files, "property-file", "P", nil, "YCSB property file (repeatable; read in order)")
 	fl.StringArrayVarP(&f.props, "property", "p", nil, "workload property key=value, applied after -P files (repeatable)")
 	fl.IntVar(&f.threads, "threads", 0, "workers, one connection each (default: threadcount property, else 1)")
@@ -271,13 +271,13 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 	if err != nil {
 		return err
 	}
-	url := f.target
-	if url == "" {
-		url = DefaultTarget
+	urls := f.targets
+	if len(urls) == 0 {
+		urls = []string{DefaultTarget}
 	}
 	ctx, stop := interruptContext(env)
 	defer stop()
-	tgt, err := target.Open(ctx, url, target.Options{ConnectTimeout: f.connectTimeout.d, Isolation: f.isolation})
+	tgt, err := target.OpenMulti(ctx, urls, target.Options{ConnectTimeout: f.connectTimeout.d, Isolation: f.isolation})
 	if err != nil {
 		if ctx.Err() != nil {
 			return &ExitError{Code: ExitInterrupted, Err: errInterrupted}

@@ -113,8 +113,18 @@ func (r *Runner) classify(err error) target.ErrorClass {
 // session is one worker's connection, reopened after a connection loss.
 type session struct {
 	t          target.Target
+	worker     int
 	conn       target.Conn
 	reconnects *atomic.Int64
+}
+
+// connect opens the worker's session (on its own endpoint of a multi-node
+// target).
+func (s *session) connect(ctx context.Context) (target.Conn, error) {
+	if wc, ok := s.t.(target.WorkerConnector); ok {
+		return wc.ConnectWorker(ctx, s.worker)
+	}
+	return s.t.Connect(ctx)
 }
 
 // reconnect closes the current connection and opens a new one, backing off
@@ -126,7 +136,7 @@ func (s *session) reconnect(ctx context.Context) error {
 	}
 	backoff := 50 * time.Millisecond
 	for {
-		c, err := s.t.Connect(ctx)
+		c, err := s.connect(ctx)
 		if err == nil {
 			s.conn = c
 			s.reconnects.Add(1)
@@ -174,9 +184,9 @@ func connectAll(ctx context.Context, t target.Target, n int, reconnects *atomic.
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			c, err := t.Connect(ctx)
-			sessions[i] = &session{t: t, conn: c, reconnects: reconnects}
-			errs[i] = err
+			s := &session{t: t, worker: i, reconnects: reconnects}
+			s.conn, errs[i] = s.connect(ctx)
+			sessions[i] = s
 		}(i)
 	}
 	wg.Wait()

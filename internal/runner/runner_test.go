@@ -380,3 +380,29 @@ func TestConfigValidateListsEveryProblem(t *testing.T) {
 func contains(s, sub string) bool {
 	return strings.Contains(s, sub)
 }
+
+func TestMultiTargetSpreadsWorkersOverNodes(t *testing.T) {
+	// Three nodes, six workers: each node serves workers w ≡ i (mod 3), and
+	// a reconnect returns a worker to its own node.
+	nodes := []*fake.Target{fake.New(fake.Config{}), fake.New(fake.Config{}), fake.New(fake.Config{})}
+	m := &multiForTest{Target: nodes[0], nodes: nodes}
+	r := &Runner{Target: m, Workload: &opWorkload{}, Config: Config{Threads: 6, Operations: 600, ReportInterval: time.Second}}
+	if _, err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range nodes {
+		if got := n.Statements(); got != 200 {
+			t.Errorf("node %d ran %d statements, want 200 (two workers × 100)", i, got)
+		}
+	}
+}
+
+// multiForTest routes worker w to node w mod n, as target.Multi does.
+type multiForTest struct {
+	*fake.Target
+	nodes []*fake.Target
+}
+
+func (m *multiForTest) ConnectWorker(ctx context.Context, w int) (target.Conn, error) {
+	return m.nodes[w%len(m.nodes)].Connect(ctx)
+}
