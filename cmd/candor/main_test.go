@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -79,5 +80,62 @@ func TestSIGINTWritesInterruptedResult(t *testing.T) {
 	}
 	if res.Status != result.StatusInterrupted || res.Phases[0].Ops[0].Count == 0 {
 		t.Fatalf("status %s, ops %+v", res.Status, res.Phases[0].Ops)
+	}
+}
+
+// A plan killed mid-cell resumes: finished cells are not repeated and the
+// interrupted cell is redone.
+func TestPlanResumesAfterKill(t *testing.T) {
+	bin := buildCandor(t)
+	dir := t.TempDir()
+	planFile := filepath.Join(dir, "p.yaml")
+	os.WriteFile(planFile, []byte(`name: resume
+targets: {nul: "null://?latency=1ms"}
+workloads: [{name: ycsb/c}]
+matrix: {threads: [1, 2, 3]}
+duration: 1500ms
+`), 0o644)
+	cmd := exec.Command(bin, "plan", "run", planFile, "-q")
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	first := filepath.Join(dir, "results", "resume", "ycsb-c_nul_t1.json")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, err := os.Stat(first); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the first cell never finished")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(700 * time.Millisecond) // well into the second cell
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	st1, _ := os.Stat(first)
+	second := filepath.Join(dir, "results", "resume", "ycsb-c_nul_t2.json")
+	if _, err := os.Stat(second); err == nil {
+		t.Fatal("the second cell finished before the kill; the test needs it cut short")
+	}
+
+	out, err := exec.Command(bin, "plan", "run", planFile, "-q").CombinedOutput()
+	if err != nil {
+		t.Fatalf("resume: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "cell 1/3 ycsb-c_nul_t1: done already, skipped") {
+		t.Errorf("the finished cell was not skipped:\n%s", out)
+	}
+	st1b, _ := os.Stat(first)
+	if !st1b.ModTime().Equal(st1.ModTime()) {
+		t.Error("the finished cell was run again")
+	}
+	for _, n := range []string{"t1", "t2", "t3"} {
+		r, err := result.Read(filepath.Join(dir, "results", "resume", "ycsb-c_nul_"+n+".json"))
+		if err != nil || r.Status != result.StatusComplete || r.Plan == nil || r.Plan.Name != "resume" || r.Plan.Params["threads"] != n[1:] {
+			t.Fatalf("cell %s: %v %+v", n, err, r)
+		}
 	}
 }

@@ -49,6 +49,10 @@ type runFlags struct {
 	isolation      string
 	repeat         int
 	load           string
+	planName       string
+	planFile       string
+	planCell       string
+	planParams     []string
 	batch          int
 	quiet          bool
 }
@@ -122,6 +126,16 @@ func newRunCmd(env *Env, phase string) *cobra.Command {
 	fl.BoolVar(&f.allowForeign, "allow-foreign-tables", false, "use (and with --load=always drop) tables candor did not create")
 	fl.IntVar(&f.batch, "batch-size", runner.DefaultLoadBatch, "rows per load batch (COPY on PostgreSQL, multi-row INSERT elsewhere)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no status lines or progress bar")
+	if phase == phaseRun {
+		// Set by `candor plan run` to name the plan and cell in the result.
+		fl.StringVar(&f.planName, "plan-name", "", "plan this run belongs to")
+		fl.StringVar(&f.planFile, "plan-file", "", "plan file")
+		fl.StringVar(&f.planCell, "plan-cell", "", "plan cell")
+		fl.StringArrayVar(&f.planParams, "plan-param", nil, "plan cell parameter key=value")
+		for _, n := range []string{"plan-name", "plan-file", "plan-cell", "plan-param"} {
+			fl.MarkHidden(n)
+		}
+	}
 	addWorkloadFlags(fl)
 	return cmd
 }
@@ -300,6 +314,16 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 
 	res := newResult(env, wl, cfg, fp, tgt.Capabilities())
 	res.Run.Isolation = f.isolation
+	if f.planName != "" {
+		res.Plan = &result.PlanRef{Name: f.planName, File: f.planFile, Cell: f.planCell, Params: map[string]string{}}
+		for _, kv := range f.planParams {
+			k, v, _ := strings.Cut(kv, "=")
+			if k == "target" {
+				v = target.Redact(v)
+			}
+			res.Plan.Params[k] = v
+		}
+	}
 	outPath := f.out
 	if outPath == "" {
 		outPath = filepath.Join("results", fmt.Sprintf("%s-%s-%s.json", strings.ReplaceAll(wl.Name(), "/", "-"), phase, res.Started.Format("20060102-150405")))

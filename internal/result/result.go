@@ -33,9 +33,19 @@ type Result struct {
 	Target     Fingerprint `json:"target"`
 	Workload   Workload    `json:"workload"`
 	Run        RunConfig   `json:"run"`
-	Phases     []Phase     `json:"phases"`
+	// Plan names the plan and cell this run belongs to (candor plan run).
+	Plan   *PlanRef `json:"plan,omitempty"`
+	Phases []Phase  `json:"phases"`
 	// Repetitions summarises the run phases when --repeat ran several.
 	Repetitions *Repetitions `json:"repetitions,omitempty"`
+}
+
+// PlanRef ties a result to its plan cell.
+type PlanRef struct {
+	Name   string            `json:"name"`
+	File   string            `json:"file"`
+	Cell   string            `json:"cell"`
+	Params map[string]string `json:"params"`
 }
 
 // Stat is a figure over repeated runs: mean, sample standard deviation and

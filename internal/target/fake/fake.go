@@ -105,7 +105,8 @@ func (t *Target) Dialect() dialect.Dialect {
 	return dialect.Dialect{Name: "null", Placeholder: dialect.Dollar, ScanLimit: "limit"}
 }
 func (t *Target) Capabilities() target.Capabilities {
-	return target.Capabilities{Transactions: true, MultiRowInsert: true, Embedded: true}
+	// No multi-row INSERT: every statement reports one affected row.
+	return target.Capabilities{Transactions: true, Embedded: true}
 }
 func (t *Target) Close() error { return nil }
 

@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/candor-bench/candor/internal/plan"
+	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/target"
+)
+
+func newPlanCmd(env *Env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "plan",
+		Short: "Run an experiment plan: a matrix of runs from one YAML file, resumable",
+	}
+	var quiet bool
+	run := &cobra.Command{
+		Use:   "run PLAN.yaml",
+		Short: "Run every cell of a plan, skipping cells whose complete result exists (safe to Ctrl-C and run again)",
+		Example: `  candor plan run experiments/sysbench-threads.yaml
+  PGPASSWORD=... candor plan run my-plan.yaml`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error { return runPlan(env, args[0], quiet) },
+	}
+	run.Flags().BoolVarP(&quiet, "quiet", "q", false, "pass -q to every cell: only the plan's own progress lines")
+	cells := &cobra.Command{
+		Use:   "cells PLAN.yaml",
+		Short: "List a plan's cells with their state (done, to do) and command lines, without running anything",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			p, err := readPlan(env, args[0])
+			if err != nil {
+				return err
+			}
+			for i, cell := range p.Cells() {
+				fmt.Fprintf(env.Stdout, "%3d %-6s %s\n    candor run %s\n", i+1, cellState(cell), cell.ID, strings.Join(redactArgs(cell.Args, target.Redact), " "))
+			}
+			return nil
+		},
+	}
+	cmd.AddCommand(run, cells)
+	return cmd
+}
+
+func readPlan(env *Env, file string) (*plan.Plan, error) {
+	p, err := plan.Read(file, env.Getenv)
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	return p, nil
+}
+
+// cellState is "done" when the cell's result exists and is complete.
+func cellState(c plan.Cell) string {
+	if r, err := result.Read(c.Result); err == nil && r.Status == result.StatusComplete {
+		return "done"
+	}
+	return "to do"
+}
+
+// runPlan runs the cells in order. Each cell is a `candor run` in this
+// process; its result file is written as usual, so a killed or interrupted
+// plan resumes at the first cell without a complete result. The first cell
+// of each group needing the same data reloads it (--load always).
+func runPlan(env *Env, file string, quiet bool) error {
+	p, err := readPlan(env, file)
+	if err != nil {
+		return err
+	}
+	cells := p.Cells()
+	nominal := time.Duration(p.Repetitions) * (p.Duration + p.Warmup)
+	var done, todo int
+	for _, c := range cells {
+		if cellState(c) == "done" {
+			done++
+		}
+	}
+	todo = len(cells) - done
+	fmt.Fprintf(env.Stderr, "[plan] %s: %d cells, %d done, %d to run; results in %s\n", p.Name, len(cells), done, todo, p.Output)
+	start := time.Now()
+	ran := 0
+	lastData := ""
+	for i, c := range cells {
+		if cellState(c) == "done" {
+			fmt.Fprintf(env.Stderr, "[plan] cell %d/%d %s: done already, skipped\n", i+1, len(cells), c.ID)
+			lastData = c.DataKey
+			continue
+		}
+		eta := "unknown"
+		switch {
+		case ran > 0:
+			eta = (time.Since(start) / time.Duration(ran) * time.Duration(todo-ran)).Round(time.Second).String()
+		case nominal > 0:
+			eta = (nominal * time.Duration(todo)).Round(time.Second).String() + " plus loading"
+		}
+		fmt.Fprintf(env.Stderr, "[plan] cell %d/%d %s (%.0f%% of the plan done, ETA %s)\n", i+1, len(cells), c.ID, 100*float64(i)/float64(len(cells)), eta)
+		load := "auto"
+		if c.DataKey != lastData {
+			load = "always"
+		}
+		args := append([]string{"run"}, c.Args...)
+		args = append(args, "--load", load, "--plan-name", p.Name, "--plan-file", p.File, "--plan-cell", c.ID)
+		for _, k := range sortedKeys(c.Params) {
+			args = append(args, "--plan-param", k+"="+c.Params[k])
+		}
+		if quiet {
+			args = append(args, "-q")
+		}
+		cellEnv := *env
+		cellEnv.Args = append([]string{"candor"}, args...) // recorded (redacted) in the cell's result
+		root := NewRoot(&cellEnv)
+		root.SetArgs(args)
+		err := root.Execute()
+		ran++
+		if err != nil {
+			if ExitCode(err) == ExitInterrupted {
+				return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("plan interrupted in cell %s; run the same command again to resume", c.ID)}
+			}
+			return withCode(ExitCode(err), fmt.Errorf("plan cell %s failed: %w (finished cells are kept; fix the cause and run again to resume)", c.ID, err))
+		}
+		lastData = c.DataKey
+	}
+	fmt.Fprintf(env.Stderr, "[plan] %s: all %d cells done in %s; report with: candor report %s\n", p.Name, len(cells), time.Since(start).Round(time.Second), p.Output)
+	return nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,149 @@
+package plan
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+const good = `name: sysbench threads
+description: E2 scaled down
+targets:
+  pg: postgres://bench:${PGPW}@127.0.0.1:5432/db
+  maria: mysql://bench@127.0.0.1:3306/db
+workloads:
+  - name: sysbench/oltp_read_write
+    options: {tables: 1, table-size: 10000}
+  - name: ycsb/a
+    targets: [pg]
+matrix:
+  threads: [4, 16]
+  recordcount: [1000, 100000]
+repetitions: 2
+warmup: 5s
+duration: 30s
+`
+
+func TestParseAndExpand(t *testing.T) {
+	p, err := Parse("plans/e2.yaml", []byte(good), env(map[string]string{"PGPW": "s3cret"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Targets["pg"] != "postgres://bench:s3cret@127.0.0.1:5432/db" {
+		t.Errorf("env reference not expanded: %q", p.Targets["pg"])
+	}
+	if p.Output != "plans/results/sysbench-threads" || p.Repetitions != 2 || p.Duration.Seconds() != 30 {
+		t.Errorf("plan %+v", p)
+	}
+	cells := p.Cells()
+	// sysbench: 2 targets × 2 threads × 2 recordcounts = 8; ycsb: 1 target × 4 = 4
+	if len(cells) != 12 {
+		t.Fatalf("%d cells, want 12", len(cells))
+	}
+	ids := map[string]bool{}
+	for _, c := range cells {
+		if ids[c.ID] {
+			t.Errorf("duplicate cell id %s", c.ID)
+		}
+		ids[c.ID] = true
+		if !strings.HasPrefix(c.Result, "plans/results/sysbench-threads/") {
+			t.Errorf("result %s outside the output directory", c.Result)
+		}
+	}
+	first := cells[0]
+	want := "sysbench/oltp_read_write --target postgres://bench:s3cret@127.0.0.1:5432/db --threads 4 --repeat 2 -o plans/results/sysbench-threads/sysbench-oltp_read_write_pg_t4_recordcount-1000.json --time 30s --warmup 5s -p recordcount=1000 -p table-size=10000 -p tables=1"
+	if got := strings.Join(first.Args, " "); got != want {
+		t.Errorf("first cell args\n got %s\nwant %s", got, want)
+	}
+	// cells needing the same data share a key; a new recordcount changes it
+	if cells[0].DataKey != cells[2].DataKey || cells[0].DataKey == cells[1].DataKey {
+		t.Errorf("data keys: %q %q %q", cells[0].DataKey, cells[1].DataKey, cells[2].DataKey)
+	}
+}
+
+func TestTargetAxis(t *testing.T) {
+	src := `name: x
+targets: {a: "null://", b: "null://?latency=1ms"}
+workloads: [{name: ycsb/c}]
+matrix: {target: [b, a], threads: [1, 2]}
+operations: 100
+`
+	p, err := Parse("x.yaml", []byte(src), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := p.Cells()
+	if len(cells) != 4 || cells[0].Target != "b" || cells[3].Target != "a" || cells[1].Params["threads"] != "2" {
+		t.Fatalf("cells %+v", cells)
+	}
+}
+
+func TestValidationListsEveryProblemWithLines(t *testing.T) {
+	src := `name: ""
+targets:
+  pg: postgres://${NOPE}@h/db
+  bad: not-a-url
+workloads:
+  - options: {x: 1}
+    colour: red
+matrix:
+  threads: [0, four]
+  target: [nowhere]
+repetitions: -1
+warmup: soon
+frobnicate: true
+`
+	_, err := Parse("bad.yaml", []byte(src), env(nil))
+	var pe *Error
+	if !errors.As(err, &pe) || !errors.Is(err, ErrPlan) {
+		t.Fatalf("want a plan error, got %v", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"line 1: name is missing",
+		"line 3: target \"pg\" uses ${NOPE}",
+		"line 4: target \"bad\"",
+		"line 6: workload 1 has no name",
+		"unknown key \"colour\"",
+		"line 9: matrix threads: \"0\"",
+		"matrix threads: \"four\"",
+		"line 10: matrix target: \"nowhere\"",
+		"line 11: repetitions must be at least 1",
+		"line 12: warmup \"soon\"",
+		"line 13: unknown key \"frobnicate\"",
+		"give duration",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+}
+
+func TestMalformedYAML(t *testing.T) {
+	_, err := Parse("m.yaml", []byte("name: [unclosed\n"), env(nil))
+	if err == nil || !strings.Contains(err.Error(), "line ") {
+		t.Fatalf("malformed YAML: %v, want a message with a line", err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(good))
+	f.Add([]byte("name: x\ntargets: {a: 'null://'}\nworkloads: [{name: ycsb}]\nduration: 1s\n"))
+	f.Add([]byte("matrix: {threads: [1, 2]}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := Parse("fuzz.yaml", data, env(nil))
+		if err != nil {
+			if p != nil {
+				t.Fatal("a plan returned with an error")
+			}
+			return
+		}
+		for _, c := range p.Cells() {
+			if c.ID == "" || len(c.Args) == 0 {
+				t.Fatalf("empty cell from %q", data)
+			}
+		}
+	})
+}
