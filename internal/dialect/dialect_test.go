@@ -47,7 +47,7 @@ func render(d Dialect) string {
 }
 
 func TestGolden(t *testing.T) {
-	for _, d := range []Dialect{Postgres, SQLite} {
+	for _, d := range []Dialect{Postgres, SQLite, MySQL} {
 		t.Run(d.Name, func(t *testing.T) {
 			path := filepath.Join("testdata", d.Name+".golden")
 			got := render(d)
@@ -71,7 +71,7 @@ func TestGolden(t *testing.T) {
 // The cached single-field and all-fields updates must equal the statement
 // built on demand.
 func TestUpdateCacheMatchesBuilt(t *testing.T) {
-	for _, d := range []Dialect{Postgres, SQLite} {
+	for _, d := range []Dialect{Postgres, SQLite, MySQL} {
 		y := YCSB(d, "usertable", 4)
 		for f := 0; f < 4; f++ {
 			// a two-element slice with a repeated index is never cached
@@ -95,7 +95,7 @@ func TestUpdateCacheMatchesBuilt(t *testing.T) {
 // InsertRows carries exactly n*(fieldcount+1) parameters, numbered 1.. in
 // order for $n dialects.
 func TestInsertRowsParams(t *testing.T) {
-	for _, d := range []Dialect{Postgres, SQLite} {
+	for _, d := range []Dialect{Postgres, SQLite, MySQL} {
 		for _, fc := range []int{0, 1, 10} {
 			y := YCSB(d, "usertable", fc)
 			for _, n := range []int{1, 2, 7} {
@@ -157,6 +157,9 @@ func TestLookup(t *testing.T) {
 		{"postgres", Postgres},   // canonical name
 		{"postgresql", Postgres}, // alias
 		{"SQLite", SQLite},       // case-insensitive
+		{"mysql", MySQL},         // MySQL wire
+		{"MariaDB", MySQL},       // same SQL as MySQL: an alias
+		{"tidb", MySQL},          // same SQL as MySQL: an alias
 	}
 	for _, c := range cases {
 		got, err := Lookup(c.name)
@@ -165,7 +168,7 @@ func TestLookup(t *testing.T) {
 		}
 	}
 	_, err := Lookup("oracle")
-	if err == nil || !strings.Contains(err.Error(), "postgres, postgresql, sqlite") {
+	if err == nil || !strings.Contains(err.Error(), "mariadb, mysql, postgres, postgresql, sqlite, tidb") {
 		t.Errorf("Lookup(oracle) error = %v, want the list of valid names", err)
 	}
 }
@@ -176,5 +179,8 @@ func TestParam(t *testing.T) {
 	}
 	if got := SQLite.Param(12); got != "?" {
 		t.Errorf("SQLite.Param(12) = %q", got)
+	}
+	if got := MySQL.Param(12); got != "?" {
+		t.Errorf("MySQL.Param(12) = %q", got)
 	}
 }

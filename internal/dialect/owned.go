@@ -8,7 +8,9 @@ const MarkerTable = "candor_owned_tables"
 // names are bound as parameters in lower case: every table candor creates is
 // written unquoted, and both PostgreSQL (which folds unquoted names) and
 // SQLite (which compares them case-insensitively) treat it as its lower-case
-// spelling.
+// spelling. MySQL keeps the case of table names on Linux
+// (lower_case_table_names=0), so its existence check compares
+// lower(table_name): a table is found whatever case it was created in.
 type OwnershipStatements struct {
 	// CreateMarker creates the marker table when it is absent.
 	CreateMarker string
@@ -31,10 +33,17 @@ type OwnershipStatements struct {
 func Ownership(d Dialect) OwnershipStatements {
 	p1, p2, p3 := d.Param(1), d.Param(2), d.Param(3)
 	var exists string
-	if d.Placeholder == Question {
+	switch {
+	case d.Name == MySQL.Name:
+		// MySQL wire: DATABASE() is the schema an unqualified CREATE TABLE
+		// uses. information_schema compares names case-sensitively on MySQL 8
+		// (case-insensitively on MariaDB), hence lower(table_name); the
+		// parameter is already lower case.
+		exists = "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND lower(table_name) = " + p1
+	case d.Placeholder == Question:
 		// SQLite: the schema table of the main database.
 		exists = "SELECT name FROM sqlite_master WHERE type = 'table' AND lower(name) = " + p1
-	} else {
+	default:
 		// PostgreSQL wire: information_schema is served by PostgreSQL,
 		// YugabyteDB and CockroachDB alike; current_schema() is where an
 		// unqualified CREATE TABLE creates the table.

@@ -17,6 +17,30 @@ var Postgres = Dialect{
 	MaxBindParams: 65535,
 }
 
+// YugabyteDB is the PostgreSQL wire dialect as YugabyteDB YSQL speaks it:
+// PostgreSQL's text for everything PostgreSQL writes, plus YugabyteDB's table
+// distribution clauses (PRIMARY KEY (id HASH) / (id ASC), SPLIT INTO n TABLETS,
+// SPLIT AT VALUES) where a workload asks for sharding. The postgres driver
+// returns it when SELECT version() carries "-YB-".
+var YugabyteDB = Dialect{
+	Name:          "yugabytedb",
+	Placeholder:   Dollar,
+	ScanLimit:     "fetch",
+	MaxBindParams: 65535,
+}
+
+// CockroachDB is the PostgreSQL wire dialect as CockroachDB speaks it:
+// PostgreSQL's text for everything PostgreSQL writes, plus CockroachDB's
+// hash-sharded primary keys (USING HASH), ALTER TABLE ... SPLIT AT, and real
+// sequences where PostgreSQL's SERIAL would be unique_rowid(). The postgres
+// driver returns it when SELECT version() names CockroachDB.
+var CockroachDB = Dialect{
+	Name:          "cockroachdb",
+	Placeholder:   Dollar,
+	ScanLimit:     "fetch",
+	MaxBindParams: 65535,
+}
+
 // SQLite is the embedded SQLite dialect: ? placeholders, LIMIT ?, and at most
 // 32766 bind parameters (SQLITE_MAX_VARIABLE_NUMBER in modernc.org/sqlite,
 // the default of SQLite ≥ 3.32).
@@ -27,16 +51,47 @@ var SQLite = Dialect{
 	MaxBindParams: 32766,
 }
 
+// MySQL is the MySQL wire dialect (MySQL, MariaDB, TiDB): ? placeholders,
+// LIMIT ?, and at most 65535 bind parameters per prepared statement (the
+// 16-bit parameter count of COM_STMT_PREPARE's reply). The three products
+// accept the same text for everything this package writes — the YCSB table
+// is the JDBC binding's create_table.mysql (YCSB_KEY VARCHAR(255) PRIMARY KEY,
+// FIELDn TEXT) — so MariaDB and TiDB are aliases of it, not dialects of
+// their own.
+var MySQL = Dialect{
+	Name:          "mysql",
+	Placeholder:   Question,
+	ScanLimit:     "limit",
+	MaxBindParams: 65535,
+}
+
+// TiDB is the MySQL wire dialect as TiDB speaks it: MySQL's text for
+// everything MySQL writes, plus TiDB's table distribution clauses
+// (SHARD_ROW_ID_BITS, PRE_SPLIT_REGIONS, AUTO_RANDOM, SPLIT TABLE, AUTO_ID_CACHE)
+// where a workload asks for sharding or an id cache. A driver that recognises
+// a TiDB server may return it; "tidb" in Lookup stays an alias of MySQL.
+var TiDB = Dialect{
+	Name:          "tidb",
+	Placeholder:   Question,
+	ScanLimit:     "limit",
+	MaxBindParams: 65535,
+}
+
 // byName maps every accepted name to its dialect; aliases map to the same value.
 var byName = map[string]Dialect{
-	"postgres":   Postgres,
-	"postgresql": Postgres,
-	"sqlite":     SQLite,
+	"postgres":    Postgres,
+	"postgresql":  Postgres,
+	"yugabytedb":  YugabyteDB,
+	"cockroachdb": CockroachDB,
+	"sqlite":      SQLite,
+	"mysql":       MySQL,
+	"mariadb":     MySQL,
+	"tidb":        MySQL,
 }
 
 // Lookup returns the dialect registered under name (case-insensitive;
-// "postgresql" is an alias of "postgres"). An unknown name is an error that
-// lists the valid names.
+// "postgresql" is an alias of "postgres", "mariadb" and "tidb" of "mysql").
+// An unknown name is an error that lists the valid names.
 func Lookup(name string) (Dialect, error) {
 	if d, ok := byName[strings.ToLower(name)]; ok {
 		return d, nil

@@ -81,18 +81,18 @@ func (e *Error) Unwrap() error { return ErrPlan }
 
 // raw mirrors the YAML layout.
 type raw struct {
-	Name        string            `yaml:"name"`
-	Description string            `yaml:"description"`
-	Output      string            `yaml:"output"`
-	Targets     yaml.Node         `yaml:"targets"`
-	Workloads   []rawWorkload     `yaml:"workloads"`
-	Matrix      yaml.Node         `yaml:"matrix"`
-	Repetitions int               `yaml:"repetitions"`
-	Warmup      string            `yaml:"warmup"`
-	Duration    string            `yaml:"duration"`
-	Operations  int64             `yaml:"operations"`
-	Args        []string          `yaml:"args"`
-	Extra       map[string]any    `yaml:",inline"`
+	Name        string         `yaml:"name"`
+	Description string         `yaml:"description"`
+	Output      string         `yaml:"output"`
+	Targets     yaml.Node      `yaml:"targets"`
+	Workloads   []rawWorkload  `yaml:"workloads"`
+	Matrix      yaml.Node      `yaml:"matrix"`
+	Repetitions int            `yaml:"repetitions"`
+	Warmup      string         `yaml:"warmup"`
+	Duration    string         `yaml:"duration"`
+	Operations  int64          `yaml:"operations"`
+	Args        []string       `yaml:"args"`
+	Extra       map[string]any `yaml:",inline"`
 }
 
 type rawWorkload struct {

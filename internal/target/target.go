@@ -71,6 +71,29 @@ type Target interface {
 type Options struct {
 	// ConnectTimeout bounds every connection attempt. Default 10 s.
 	ConnectTimeout time.Duration
+	// Isolation is the transaction isolation level every new session is set
+	// to: "read-uncommitted", "read-committed", "repeatable-read" or
+	// "serializable"; "" keeps the server's default. Drivers refuse a level
+	// their product cannot provide (SQLite accepts only "serializable").
+	Isolation string
+}
+
+// isolationLevels are the values Options.Isolation accepts besides "".
+var isolationLevels = []string{"read-uncommitted", "read-committed", "repeatable-read", "serializable"}
+
+// ValidIsolation returns nil when s is a value Options.Isolation accepts
+// ("" or one of the four SQL levels, lower case with hyphens), else an error
+// naming s and listing the valid values.
+func ValidIsolation(s string) error {
+	if s == "" {
+		return nil
+	}
+	for _, l := range isolationLevels {
+		if s == l {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown isolation level %q; valid levels: %s (or empty for the server's default)", s, strings.Join(isolationLevels, ", "))
 }
 
 // DefaultConnectTimeout is used when Options.ConnectTimeout is zero.

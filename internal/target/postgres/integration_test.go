@@ -249,3 +249,38 @@ func mapValues(m map[string]string) []string {
 	}
 	return out
 }
+
+// Options.Isolation is set on every new session: worker connections and the
+// fingerprint's.
+func TestIsolationApplied(t *testing.T) {
+	u := testURL(t)
+	for level, want := range map[string]string{
+		"read-uncommitted": "read uncommitted",
+		"read-committed":   "read committed",
+		"repeatable-read":  "repeatable read",
+		"serializable":     "serializable",
+	} {
+		tgt, err := Open(context.Background(), u, target.Options{Isolation: level})
+		if err != nil {
+			t.Fatalf("Open(isolation %s): %v", level, err)
+		}
+		for i := 0; i < 2; i++ {
+			c := targettest.Connect(t, tgt)
+			if got := targettest.Rows(t, c, "SHOW transaction_isolation"); got[0][0] != want {
+				t.Errorf("%s: session %d isolation %v, want %s", level, i, got, want)
+			}
+			c.Close()
+		}
+		fp, err := tgt.Fingerprint(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fp.Settings["transaction_isolation"] != want {
+			t.Errorf("%s: fingerprint records %q", level, fp.Settings["transaction_isolation"])
+		}
+		tgt.Close()
+	}
+	if _, err := Open(context.Background(), u, target.Options{Isolation: "snapshot"}); err == nil || !strings.Contains(err.Error(), "repeatable-read") {
+		t.Errorf("Open(isolation snapshot) = %v, want an error listing the valid levels", err)
+	}
+}

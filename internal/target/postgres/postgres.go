@@ -54,6 +54,12 @@ type Target struct {
 	config   *pgx.ConnConfig // never modified after Open; copied per Connect
 	redacted string
 	password string
+	// isolation is the SQL level set on every new session ("READ COMMITTED"),
+	// or "" for the server's default.
+	isolation string
+	// dialect is the product's SQL dialect, read from SELECT version() at
+	// Open (detectDialect); zero means PostgreSQL.
+	dialect dialect.Dialect
 
 	mu     sync.Mutex
 	closed bool
@@ -62,20 +68,27 @@ type Target struct {
 var _ target.Target = (*Target)(nil)
 
 // Open parses rawURL, applies opts (ConnectTimeout, default 10 s, bounds each
-// connection attempt and overrides connect_timeout in the URL) and connects
-// once to prove the server is reachable and accepts the credentials. A URL
-// pgx cannot parse yields an error wrapping target.ErrBadURL; a failed
-// connection one wrapping target.ErrUnreachable. Both name the redacted URL.
+// connection attempt and overrides connect_timeout in the URL; Isolation,
+// when set, is applied to every new session with SET SESSION
+// CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL) and connects once to prove
+// the server is reachable and accepts the credentials. A URL pgx cannot parse
+// yields an error wrapping target.ErrBadURL; a failed connection one wrapping
+// target.ErrUnreachable. Both name the redacted URL.
 func Open(ctx context.Context, rawURL string, opts target.Options) (target.Target, error) {
+	if err := target.ValidIsolation(opts.Isolation); err != nil {
+		return nil, err
+	}
 	cfg, err := parseConfig(rawURL, opts)
 	if err != nil {
 		return nil, err
 	}
-	t := &Target{config: cfg, redacted: target.Redact(rawURL), password: cfg.Password}
+	t := &Target{config: cfg, redacted: target.Redact(rawURL), password: cfg.Password,
+		isolation: strings.ToUpper(strings.ReplaceAll(opts.Isolation, "-", " "))}
 	c, err := t.connect(ctx)
 	if err != nil {
 		return nil, err
 	}
+	t.dialect = detectDialect(ctx, c)
 	closeConn(c)
 	return t, nil
 }
@@ -124,8 +137,14 @@ func (t *Target) Driver() string { return Name }
 // RedactedURL implements target.Target.
 func (t *Target) RedactedURL() string { return t.redacted }
 
-// Dialect implements target.Target.
-func (t *Target) Dialect() dialect.Dialect { return dialect.Postgres }
+// Dialect implements target.Target: dialect.YugabyteDB or dialect.CockroachDB
+// when the server's version() names them, else dialect.Postgres.
+func (t *Target) Dialect() dialect.Dialect {
+	if t.dialect.Name == "" {
+		return dialect.Postgres
+	}
+	return t.dialect
+}
 
 // Capabilities implements target.Target: transactions, COPY FROM, multi-row
 // INSERT, and 65535 bind parameters per statement.
@@ -164,6 +183,13 @@ func (t *Target) connect(ctx context.Context) (*pgx.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: could not connect to %s: %w; check that the server is running and that host, port, database, user and password are right",
 			target.ErrUnreachable, t.redacted, target.RedactError(err, t.password))
+	}
+	if t.isolation != "" {
+		// Without arguments pgx sends this with the simple protocol.
+		if _, err := pc.Exec(ctx, "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL "+t.isolation); err != nil {
+			closeConn(pc)
+			return nil, fmt.Errorf("setting isolation level %s on %s: %w", t.isolation, t.redacted, target.RedactError(err, t.password))
+		}
 	}
 	return pc, nil
 }

@@ -57,6 +57,10 @@ const (
 // SQLite's default since 3.32).
 const maxBindParams = 32766
 
+// isolation is the only level SQLite provides (target.Options.Isolation
+// spelling): writers are serialised by the database lock.
+const isolation = "serializable"
+
 // maxCachedStmts bounds the prepared statements one Conn keeps; when full the
 // cache is emptied and refilled. Workloads use a few dozen distinct texts.
 const maxCachedStmts = 512
@@ -180,8 +184,15 @@ var _ target.Target = (*Target)(nil)
 // Open parses rawURL, checks that the file's directory exists (a missing
 // directory is an error wrapping target.ErrBadURL, naming it) and opens one
 // connection, which creates the file and applies the journal mode. Other
-// failures to open wrap target.ErrUnreachable.
+// failures to open wrap target.ErrUnreachable. opts.Isolation may only be ""
+// or "serializable": SQLite transactions are always serializable.
 func Open(ctx context.Context, rawURL string, opts target.Options) (target.Target, error) {
+	if err := target.ValidIsolation(opts.Isolation); err != nil {
+		return nil, err
+	}
+	if opts.Isolation != "" && opts.Isolation != isolation {
+		return nil, fmt.Errorf("isolation level %q is not available on SQLite: its transactions are always serializable; use %q or leave the level unset", opts.Isolation, isolation)
+	}
 	cfg, err := ParseURL(rawURL)
 	if err != nil {
 		return nil, err
@@ -415,7 +426,8 @@ func Classify(err error) target.ErrorClass {
 
 // Fingerprint implements target.Target: product SQLite, sqlite_version(), and
 // the settings in effect on a fresh connection: journal_mode, synchronous
-// (as a name) and busy_timeout (milliseconds).
+// (as a name), busy_timeout (milliseconds) and transaction_isolation (always
+// serializable).
 func (t *Target) Fingerprint(ctx context.Context) (target.Fingerprint, error) {
 	c, err := t.conn(ctx)
 	if err != nil {
@@ -429,7 +441,7 @@ func (t *Target) Fingerprint(ctx context.Context) (target.Fingerprint, error) {
 		}
 		return v, nil
 	}
-	fp := target.Fingerprint{Driver: Name, Product: "SQLite", URL: t.redacted, Settings: map[string]string{}}
+	fp := target.Fingerprint{Driver: Name, Product: "SQLite", URL: t.redacted, Settings: map[string]string{"transaction_isolation": isolation}}
 	if fp.Version, err = one("SELECT sqlite_version()"); err != nil {
 		return target.Fingerprint{}, err
 	}

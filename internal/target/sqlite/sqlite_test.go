@@ -242,3 +242,33 @@ func TestStatementCacheBound(t *testing.T) {
 		t.Errorf("cache holds %d statements, bound %d", len(c.stmts), maxCachedStmts)
 	}
 }
+
+// SQLite is always serializable: that level (or none) is accepted and
+// recorded; any other is refused naming the one that works.
+func TestIsolation(t *testing.T) {
+	for _, level := range []string{"", "serializable"} {
+		tgt, err := Open(context.Background(), tempURL(t, ""), target.Options{Isolation: level})
+		if err != nil {
+			t.Fatalf("Open(isolation %q): %v", level, err)
+		}
+		fp, err := tgt.Fingerprint(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fp.Settings["transaction_isolation"] != "serializable" {
+			t.Errorf("isolation %q: fingerprint records %q", level, fp.Settings["transaction_isolation"])
+		}
+		tgt.Close()
+	}
+	for level, want := range map[string]string{
+		"read-committed":   `"serializable"`,
+		"read-uncommitted": `"serializable"`,
+		"repeatable-read":  `"serializable"`,
+		"snapshot":         "valid levels",
+	} {
+		_, err := Open(context.Background(), tempURL(t, ""), target.Options{Isolation: level})
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), level) {
+			t.Errorf("Open(isolation %s) = %v, want an error naming %s and %s", level, err, level, want)
+		}
+	}
+}
