@@ -1,5 +1,5 @@
 # candor — build, demo, test. Every target works from a clean clone on Debian
-# with Go installed; `make test` starts (and stops) its own PostgreSQL.
+# with Go installed; `make test` starts (and stops) its own PostgreSQL and MariaDB.
 GO      ?= go
 BIN     := bin/candor
 COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
@@ -18,7 +18,7 @@ demo: build
 	cd demo && ../$(BIN) run ycsb/a --threads 4 --time 10s
 
 # The whole test suite: gofmt and vet checks, then go test -race with a
-# throwaway PostgreSQL 15 started (and stopped) by scripts/test.sh.
+# throwaway PostgreSQL 15 and MariaDB started (and stopped) by scripts/test.sh.
 test:
 	scripts/test.sh
 

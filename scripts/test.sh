@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # test.sh — the whole test suite, as CI runs it:
 #   1. gofmt and go vet must be clean;
-#   2. a throwaway PostgreSQL is started (scripts/pg-sandbox.sh installs it
-#      with apt-get when missing and we are root) and its URL exported as
-#      CANDOR_TEST_POSTGRES_URL;
+#   2. a throwaway PostgreSQL and a throwaway MariaDB are started
+#      (scripts/pg-sandbox.sh and scripts/mariadb-sandbox.sh install them
+#      with apt-get when missing and we are root) and their URLs exported as
+#      CANDOR_TEST_POSTGRES_URL and CANDOR_TEST_MYSQL_URL;
 #   3. go test -race ./... runs every unit, runner and integration test;
-#   4. the server is stopped, whatever happened.
+#   4. the servers are stopped, whatever happened.
 # Exits non-zero when anything fails. Extra arguments go to `go test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,12 +21,21 @@ go vet ./...
 
 PGDIR=$(mktemp -d /tmp/candor-pg.XXXXXX)
 rmdir "$PGDIR"
-cleanup() { scripts/pg-sandbox.sh stop "$PGDIR" >/dev/null 2>&1 || true; }
+MYDIR=$(mktemp -d /tmp/candor-mariadb.XXXXXX)
+rmdir "$MYDIR"
+cleanup() {
+	scripts/pg-sandbox.sh stop "$PGDIR" >/dev/null 2>&1 || true
+	scripts/mariadb-sandbox.sh stop "$MYDIR" >/dev/null 2>&1 || true
+}
 trap cleanup EXIT
 echo "== starting a throwaway PostgreSQL"
 CANDOR_TEST_POSTGRES_URL=$(scripts/pg-sandbox.sh start "$PGDIR")
 export CANDOR_TEST_POSTGRES_URL
 echo "   $CANDOR_TEST_POSTGRES_URL"
+echo "== starting a throwaway MariaDB"
+CANDOR_TEST_MYSQL_URL=$(scripts/mariadb-sandbox.sh start "$MYDIR")
+export CANDOR_TEST_MYSQL_URL
+echo "   $CANDOR_TEST_MYSQL_URL"
 
 echo "== go test -race"
 go test -race -count=1 -timeout 20m "$@" ./...

@@ -33,13 +33,14 @@ func TestDependencyDirection(t *testing.T) {
 		// drivers never import the runner, reports or the CLI
 		{"internal/target/postgres", []string{"internal/runner", "internal/cli", "internal/report", "internal/workload", "internal/measure"}},
 		{"internal/target/sqlite", []string{"internal/runner", "internal/cli", "internal/report", "internal/workload", "internal/measure"}},
+		{"internal/target/mysql", []string{"internal/runner", "internal/cli", "internal/report", "internal/workload", "internal/measure"}},
 		{"internal/target/fake", []string{"internal/runner", "internal/cli", "internal/workload"}},
 		// dialect is pure SQL text
 		{"internal/dialect", []string{"internal/target", "internal/runner", "internal/workload", "internal/cli"}},
 		// workloads use target interfaces, dialect and keydist, never the runner or CLI
 		{"internal/workload/ycsb", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
 		// the runner never imports the CLI or a concrete driver
-		{"internal/runner", []string{"internal/cli", "internal/target/postgres", "internal/target/sqlite", "internal/workload/ycsb"}},
+		{"internal/runner", []string{"internal/cli", "internal/target/postgres", "internal/target/sqlite", "internal/target/mysql", "internal/workload/ycsb"}},
 		// results are plain data
 		{"internal/result", []string{"internal/target", "internal/runner", "internal/workload", "internal/cli", "internal/measure"}},
 		{"internal/keydist", []string{"internal/"}},

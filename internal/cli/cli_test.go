@@ -210,3 +210,24 @@ func TestRepeatKeepsEveryRunAndSummarises(t *testing.T) {
 		t.Errorf("--repeat 0: exit %d, want %d", code, ExitUsage)
 	}
 }
+
+func TestIsolationOptions(t *testing.T) {
+	dir := t.TempDir()
+	// an unknown level is bad input
+	if code, _, stderr := runCLI(t, dir, nil, "run", "ycsb/c", "--isolation", "snapshot", "--operations", "10"); code != ExitUsage || !strings.Contains(stderr, "read-committed") {
+		t.Errorf("unknown level: exit %d, want %d listing the valid levels:\n%s", code, ExitUsage, stderr)
+	}
+	// a level SQLite cannot provide is unsupported, before anything is created
+	if code, _, stderr := runCLI(t, dir, nil, "run", "ycsb/c", "--isolation", "read-committed", "--operations", "10"); code != ExitUnsupported {
+		t.Errorf("read-committed on SQLite: exit %d, want %d:\n%s", code, ExitUnsupported, stderr)
+	}
+	// serializable works and is recorded
+	code, _, stderr := runCLI(t, dir, nil, "run", "ycsb/c", "--isolation", "serializable", "--operations", "10", "-o", "iso.json", "-q")
+	if code != 0 {
+		t.Fatalf("serializable on SQLite: exit %d: %s", code, stderr)
+	}
+	res, err := result.Read(filepath.Join(dir, "iso.json"))
+	if err != nil || res.Run.Isolation != "serializable" || res.Target.Settings["transaction_isolation"] != "serializable" {
+		t.Fatalf("isolation not recorded: %v %+v %v", err, res.Run, res.Target.Settings)
+	}
+}

@@ -58,7 +58,7 @@ func ExitCode(err error) int {
 		return ExitUsage
 	case errors.Is(err, target.ErrUnreachable):
 		return ExitUnreachable
-	case errors.Is(err, target.ErrForeignTable):
+	case errors.Is(err, target.ErrForeignTable), errors.Is(err, target.ErrUnsupported):
 		return ExitUnsupported
 	}
 	return ExitInternal

@@ -25,6 +25,11 @@ func integrationTargets(t *testing.T) map[string]string {
 	} else {
 		t.Log("CANDOR_TEST_POSTGRES_URL unset: PostgreSQL part skipped (scripts/test.sh sets it)")
 	}
+	if u := os.Getenv("CANDOR_TEST_MYSQL_URL"); u != "" {
+		out["mysql"] = u
+	} else {
+		t.Log("CANDOR_TEST_MYSQL_URL unset: MariaDB part skipped (scripts/test.sh sets it)")
+	}
 	return out
 }
 
@@ -42,8 +47,10 @@ func countRows(t *testing.T, url, table string) int64 {
 	}
 	defer c.Close()
 	var n int64
-	if _, err := c.Query(ctx, "SELECT CAST(COUNT(*) AS TEXT) FROM "+table, nil, func(cols [][]byte) error {
-		n, err = strconv.ParseInt(string(cols[0]), 10, 64)
+	// CAST AS CHAR(20) is text on every target (MySQL has no CAST AS TEXT);
+	// PostgreSQL pads it with blanks.
+	if _, err := c.Query(ctx, "SELECT CAST(COUNT(*) AS CHAR(20)) FROM "+table, nil, func(cols [][]byte) error {
+		n, err = strconv.ParseInt(strings.TrimSpace(string(cols[0])), 10, 64)
 		return err
 	}); err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 
 	// Drivers and workloads register themselves.
 	_ "github.com/candor-bench/candor/internal/target/fake"
+	_ "github.com/candor-bench/candor/internal/target/mysql"
 	_ "github.com/candor-bench/candor/internal/target/postgres"
 	_ "github.com/candor-bench/candor/internal/target/sqlite"
 	_ "github.com/candor-bench/candor/internal/workload/ycsb"

@@ -231,7 +231,7 @@ func runConfig(fs *pflag.FlagSet, phase string, f *runFlags, lim workload.Limits
 		}
 		// A --time given alone means "run this long": a property file's
 		// operationcount (1000 in YCSB's files) would end it early.
-		if !fs.Changed("operations") && !fs.Changed("events") && !fs.Changed("time") {
+		if !fs.Changed("operations") && !fs.Changed("events") && (!fs.Changed("time") || lim.FixedOperations) {
 			cfg.Operations = lim.Operations
 		}
 		if !fs.Changed("rate") && lim.Rate > 0 {

@@ -173,6 +173,15 @@ func TestLookup(t *testing.T) {
 	}
 }
 
+// TiDB's dialect shares MySQL's ownership SQL (information_schema, ?
+// placeholders), whatever it adds for sharding.
+func TestOwnershipTiDB(t *testing.T) {
+	m, ti := Ownership(MySQL), Ownership(TiDB)
+	if m.TableExists != ti.TableExists || m.Mark != ti.Mark || m.CreateMarker != ti.CreateMarker {
+		t.Errorf("TiDB ownership SQL differs from MySQL's:\n%+v\n%+v", ti, m)
+	}
+}
+
 func TestParam(t *testing.T) {
 	if got := Postgres.Param(12); got != "$12" {
 		t.Errorf("Postgres.Param(12) = %q", got)

@@ -34,7 +34,7 @@ func Ownership(d Dialect) OwnershipStatements {
 	p1, p2, p3 := d.Param(1), d.Param(2), d.Param(3)
 	var exists string
 	switch {
-	case d.Name == MySQL.Name:
+	case d.Name == MySQL.Name || d.Name == TiDB.Name:
 		// MySQL wire: DATABASE() is the schema an unqualified CREATE TABLE
 		// uses. information_schema compares names case-sensitively on MySQL 8
 		// (case-insensitively on MariaDB), hence lower(table_name); the

@@ -195,6 +195,10 @@ func Drivers() []Driver {
 // ErrBadURL marks a target URL candor cannot use.
 var ErrBadURL = errors.New("bad target URL")
 
+// ErrUnsupported marks an option the target cannot honour (an isolation
+// level SQLite lacks, a sharding clause on a product without sharding).
+var ErrUnsupported = errors.New("not supported by this target")
+
 // ErrUnreachable marks a target that could not be connected to.
 var ErrUnreachable = errors.New("target unreachable")
 

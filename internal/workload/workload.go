@@ -95,9 +95,12 @@ type Env struct {
 // Command-line flags override them. Zero means unset.
 type Limits struct {
 	Operations int64
-	Threads    int
-	Rate       float64
-	Duration   time.Duration
+	// FixedOperations says Operations is part of the workload's definition
+	// (commit-loop's rows per job) and applies even when --time is given.
+	FixedOperations bool
+	Threads         int
+	Rate            float64
+	Duration        time.Duration
 	// LoadRetries and LoadRetryInterval are the load phase's retry policy
 	// for a failed batch (YCSB's core_workload_insertion_retry_*).
 	LoadRetries       int

@@ -191,7 +191,7 @@ func Open(ctx context.Context, rawURL string, opts target.Options) (target.Targe
 		return nil, err
 	}
 	if opts.Isolation != "" && opts.Isolation != isolation {
-		return nil, fmt.Errorf("isolation level %q is not available on SQLite: its transactions are always serializable; use %q or leave the level unset", opts.Isolation, isolation)
+		return nil, fmt.Errorf("%w: isolation level %q is not available on SQLite: its transactions are always serializable; use %q or leave the level unset", target.ErrUnsupported, opts.Isolation, isolation)
 	}
 	cfg, err := ParseURL(rawURL)
 	if err != nil {

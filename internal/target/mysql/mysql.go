@@ -1,0 +1,486 @@
+// Package mysql is candor's driver for the MySQL wire protocol (MySQL,
+// MariaDB, TiDB), built on github.com/go-sql-driver/mysql through
+// database/sql: every Connect takes one dedicated *sql.Conn, which one worker
+// owns, and Close really ends that session (no idle connections are kept).
+//
+// URL form:
+//
+//	mysql://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?tls=VALUE]
+//
+// for example mysql://candor:candor@127.0.0.1:3306/candor. USER, HOST and
+// DATABASE are required; PORT defaults to 3306. A PASSWORD holding '@', ':',
+// '/', '?' or '#' must be percent-encoded (%40, %3A, %2F, %3F, %23). Without
+// a password in the URL, the MYSQL_PWD environment variable is used, as by
+// the mysql client. The only parameter is tls: false (the default: no TLS),
+// true (TLS, server certificate verified), skip-verify (TLS, certificate not
+// verified) or preferred (TLS when the server offers it). Passwords never
+// appear in errors or fingerprints.
+//
+// The URL becomes a go-sql-driver configuration with these settings, which
+// are not negotiable because results depend on them:
+//
+//   - clientFoundRows=true: an UPDATE reports the rows it matched, not the
+//     rows whose value changed. That is what JDBC (and so the YCSB JDBC
+//     binding) sees from MySQL Connector/J, which sets the same flag: an
+//     update writing the value a field already holds counts as 1 row, not 0,
+//     so it is not mistaken for a missing key.
+//   - interpolateParams=false: statements with arguments are prepared on the
+//     server once per session and executed with the binary protocol, as
+//     sysbench does with --db-ps-mode=auto.
+//   - multiStatements=true: a statement without arguments may hold several
+//     ;-separated statements, as on the PostgreSQL and SQLite drivers.
+//   - timeout = target.Options.ConnectTimeout (default 10 s) for the dial, the
+//     handshake and the session setup.
+//   - the driver's own log output is discarded: candor classifies and reports
+//     every error itself.
+//
+// target.Options.Isolation, when set, is applied to every new session with
+// SET SESSION TRANSACTION ISOLATION LEVEL.
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"github.com/candor-bench/candor/internal/dialect"
+	"github.com/candor-bench/candor/internal/target"
+)
+
+// Name is the driver's registry name.
+const Name = "mysql"
+
+// DefaultPort is used when the URL names none.
+const DefaultPort = 3306
+
+// PasswordEnv supplies the password when the URL has none.
+const PasswordEnv = "MYSQL_PWD"
+
+// maxBindParams is the protocol limit: COM_STMT_PREPARE's reply carries a
+// 16-bit parameter count (ER_PS_MANY_PARAM beyond it).
+const maxBindParams = 65535
+
+// maxCachedStmts bounds the prepared statements one Conn keeps; when full the
+// cache is emptied and refilled. Workloads use a few dozen distinct texts,
+// and the server caps prepared statements across all sessions
+// (max_prepared_stmt_count, default 16382): 128 per session leaves room for
+// 128 workers.
+const maxCachedStmts = 128
+
+// tlsValues are the accepted values of the tls parameter, as go-sql-driver
+// names them.
+var tlsValues = []string{"false", "true", "skip-verify", "preferred"}
+
+func init() {
+	target.Register(target.Driver{
+		Name:        Name,
+		Schemes:     []string{"mysql"},
+		Description: "MySQL wire protocol via go-sql-driver/mysql (MySQL, MariaDB, TiDB)",
+		Open:        Open,
+	})
+}
+
+// parseConfig turns a mysql:// URL and options into a go-sql-driver
+// configuration with candor's fixed settings (see the package doc). Errors
+// wrap target.ErrBadURL, name the redacted URL and say what is expected.
+func parseConfig(rawURL string, opts target.Options) (*gomysql.Config, error) {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w %q: %s; expected mysql://user[:password]@host[:port]/database[?tls=true]",
+			target.ErrBadURL, target.Redact(rawURL), fmt.Sprintf(format, a...))
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		// url.Error repeats the whole URL, password included: keep only the
+		// reason. Even that may quote a piece of a password holding a '#' or
+		// '/' ("invalid port ":piece" after host"), so with a password in the
+		// URL the reason is left out.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		if passwordOf(rawURL) != "" {
+			return nil, bad("not a valid URL (check the port, and percent-encode any @ : / ? # %% in the password)")
+		}
+		return nil, bad("%v", err)
+	}
+	switch {
+	case !strings.EqualFold(u.Scheme, "mysql"):
+		return nil, bad("scheme must be mysql")
+	case u.Opaque != "":
+		return nil, bad("missing // after mysql:")
+	case u.User == nil || u.User.Username() == "":
+		return nil, bad("no user name")
+	case u.Hostname() == "":
+		return nil, bad("no host")
+	case u.Fragment != "" || strings.HasSuffix(rawURL, "#"):
+		return nil, bad("unexpected '#' (percent-encode it as %%23 in a password)")
+	}
+	port := DefaultPort
+	if p := u.Port(); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > 65535 {
+			return nil, bad("port %q is not a number from 1 to 65535", p)
+		}
+		port = n
+	}
+	db := strings.TrimPrefix(u.Path, "/")
+	switch {
+	case db == "":
+		return nil, bad("no database name")
+	case strings.Contains(db, "/"):
+		return nil, bad("database name %q contains '/'", db)
+	}
+
+	cfg := gomysql.NewConfig()
+	cfg.User = u.User.Username()
+	if pw, ok := u.User.Password(); ok {
+		cfg.Passwd = pw
+	} else {
+		cfg.Passwd = os.Getenv(PasswordEnv)
+	}
+	cfg.Net = "tcp"
+	cfg.Addr = net.JoinHostPort(u.Hostname(), strconv.Itoa(port))
+	cfg.DBName = db
+
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return nil, bad("bad query string: %v", err)
+	}
+	keys := make([]string, 0, len(q))
+	for k := range q {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := q[k][len(q[k])-1]
+		switch k {
+		case "tls":
+			if !slices.Contains(tlsValues, v) {
+				return nil, bad("tls=%s: expected one of %s", v, strings.Join(tlsValues, ", "))
+			}
+			cfg.TLSConfig = v
+		default:
+			return nil, bad("unknown parameter %q; the only parameter is tls", k)
+		}
+	}
+
+	timeout := opts.ConnectTimeout
+	if timeout <= 0 {
+		timeout = target.DefaultConnectTimeout
+	}
+	cfg.Timeout = timeout
+	cfg.ClientFoundRows = true
+	cfg.InterpolateParams = false
+	cfg.MultiStatements = true
+	cfg.Logger = &gomysql.NopLogger{}
+	return cfg, nil
+}
+
+// passwordOf extracts the user-info password of a URL textually, for
+// scrubbing it from messages about a URL that does not parse; "" when there
+// is none.
+func passwordOf(raw string) string {
+	_, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return ""
+	}
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return ""
+	}
+	_, pw, _ := strings.Cut(rest[:at], ":")
+	return pw
+}
+
+// isolationSQL turns a target.Options.Isolation value into SQL words:
+// "read-committed" → "READ COMMITTED".
+func isolationSQL(level string) string {
+	return strings.ToUpper(strings.ReplaceAll(level, "-", " "))
+}
+
+// sessionConnector runs setup statements on every new session before
+// database/sql hands it out, whatever the pool does.
+type sessionConnector struct {
+	driver.Connector
+	setup []string
+}
+
+// errSetup marks a failure of a session setup statement: the server was
+// reached, so it is not target.ErrUnreachable.
+type errSetup struct{ err error }
+
+func (e *errSetup) Error() string { return e.err.Error() }
+func (e *errSetup) Unwrap() error { return e.err }
+
+func (c *sessionConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	dc, err := c.Connector.Connect(ctx)
+	if err != nil || len(c.setup) == 0 {
+		return dc, err
+	}
+	ex, ok := dc.(driver.ExecerContext)
+	if !ok {
+		dc.Close()
+		return nil, &errSetup{errors.New("the driver cannot run session setup statements")}
+	}
+	for _, q := range c.setup {
+		if _, err := ex.ExecContext(ctx, q, nil); err != nil {
+			dc.Close()
+			return nil, &errSetup{fmt.Errorf("%s: %w", q, err)}
+		}
+	}
+	return dc, nil
+}
+
+// Target is an opened MySQL-wire endpoint. It is safe for concurrent use.
+type Target struct {
+	db       *sql.DB
+	redacted string
+	password string
+	timeout  time.Duration
+
+	mu     sync.Mutex
+	closed bool
+}
+
+var _ target.Target = (*Target)(nil)
+
+// ErrClosed is returned by Connect and Fingerprint after Close.
+var ErrClosed = errors.New("mysql target is closed")
+
+// Open parses rawURL (see the package doc), applies opts and opens one
+// session to prove the server is reachable and accepts the credentials. A
+// URL that does not parse yields an error wrapping target.ErrBadURL; a failed
+// connection one wrapping target.ErrUnreachable. Both name the redacted URL;
+// neither contains the password.
+func Open(ctx context.Context, rawURL string, opts target.Options) (target.Target, error) {
+	if err := target.ValidIsolation(opts.Isolation); err != nil {
+		return nil, err
+	}
+	cfg, err := parseConfig(rawURL, opts)
+	if err != nil {
+		return nil, err
+	}
+	redacted := target.Redact(rawURL)
+	conn, err := gomysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%w %q: %w", target.ErrBadURL, redacted, target.RedactError(err, cfg.Passwd))
+	}
+	sc := &sessionConnector{Connector: conn}
+	if opts.Isolation != "" {
+		sc.setup = append(sc.setup, "SET SESSION TRANSACTION ISOLATION LEVEL "+isolationSQL(opts.Isolation))
+	}
+	db := sql.OpenDB(sc)
+	// No idle sessions: Conn.Close ends the session, and every Connect opens a
+	// fresh one, as the target.Target contract says.
+	db.SetMaxIdleConns(0)
+	t := &Target{db: db, redacted: redacted, password: cfg.Passwd, timeout: cfg.Timeout}
+	c, err := t.conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	c.Close()
+	return t, nil
+}
+
+// conn opens one new session, bounded by the connect timeout.
+func (t *Target) conn(ctx context.Context) (*sql.Conn, error) {
+	t.mu.Lock()
+	closed := t.closed
+	t.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.timeout)
+	defer cancel()
+	c, err := t.db.Conn(ctx)
+	if err == nil {
+		return c, nil
+	}
+	var se *errSetup
+	if errors.As(err, &se) {
+		return nil, fmt.Errorf("setting up a session on %s: %w", t.redacted, target.RedactError(se.err, t.password))
+	}
+	return nil, fmt.Errorf("%w: could not connect to %s: %w; check that the server is running and that host, port, database, user and password are right",
+		target.ErrUnreachable, t.redacted, target.RedactError(err, t.password))
+}
+
+// Driver implements target.Target.
+func (t *Target) Driver() string { return Name }
+
+// RedactedURL implements target.Target.
+func (t *Target) RedactedURL() string { return t.redacted }
+
+// Dialect implements target.Target: MySQL, MariaDB and TiDB share one.
+func (t *Target) Dialect() dialect.Dialect { return dialect.MySQL }
+
+// Capabilities implements target.Target: transactions, multi-row INSERT and
+// 65535 bind parameters per statement; no bulk-load protocol (LOAD DATA
+// LOCAL INFILE is off by default on servers).
+func (t *Target) Capabilities() target.Capabilities {
+	return target.Capabilities{
+		Transactions:   true,
+		MultiRowInsert: true,
+		MaxBindParams:  maxBindParams,
+	}
+}
+
+// Connect implements target.Target: the Conn owns one dedicated session
+// until closed. Errors wrap target.ErrUnreachable.
+func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
+	c, err := t.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Conn{c: c, stmts: map[string]*sql.Stmt{}}, nil
+}
+
+// Close implements target.Target. Sessions already handed out stay usable
+// until their owners close them; later Connect calls fail with ErrClosed.
+func (t *Target) Close() error {
+	t.mu.Lock()
+	t.closed = true
+	t.mu.Unlock()
+	return t.db.Close()
+}
+
+// Conn is one MySQL session. Statements with arguments are prepared on the
+// server once per Conn and cached by SQL text (at most maxCachedStmts; the
+// cache is emptied when full); statements without arguments are sent as
+// plain text, so several ;-separated statements may go at once. A client
+// deadline or cancellation aborts a statement by closing the session: the
+// operation fails with the context's error and the Conn is unusable
+// afterwards (its errors classify as connection). A Conn is used by one
+// goroutine at a time.
+type Conn struct {
+	c      *sql.Conn
+	stmts  map[string]*sql.Stmt
+	dest   []any // reused Scan destinations, one *sql.RawBytes per column
+	raw    [][]byte
+	once   sync.Once
+	closeE error
+}
+
+var _ target.Conn = (*Conn)(nil)
+
+func (c *Conn) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if s, ok := c.stmts[query]; ok {
+		return s, nil
+	}
+	if len(c.stmts) >= maxCachedStmts {
+		c.closeStmts()
+	}
+	s, err := c.c.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	c.stmts[query] = s
+	return s, nil
+}
+
+func (c *Conn) closeStmts() {
+	for k, s := range c.stmts {
+		s.Close()
+		delete(c.stmts, k)
+	}
+}
+
+// Exec implements target.Conn. The count is the server's affected-rows
+// figure, which with clientFoundRows counts the rows an UPDATE matched; for
+// several ;-separated statements it is the last statement's.
+func (c *Conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	var (
+		res sql.Result
+		err error
+	)
+	if len(args) == 0 {
+		res, err = c.c.ExecContext(ctx, query)
+	} else {
+		var s *sql.Stmt
+		if s, err = c.stmt(ctx, query); err != nil {
+			return 0, err
+		}
+		res, err = s.ExecContext(ctx, args...)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// Query implements target.Conn. Values are text: strings and binary columns
+// as stored, numbers in decimal (the binary protocol's integers and floats
+// are formatted by database/sql), temporal types as MySQL prints them.
+func (c *Conn) Query(ctx context.Context, query string, args []any, fn func(cols [][]byte) error) (int, error) {
+	var (
+		rows *sql.Rows
+		err  error
+	)
+	if len(args) == 0 {
+		rows, err = c.c.QueryContext(ctx, query)
+	} else {
+		var s *sql.Stmt
+		if s, err = c.stmt(ctx, query); err != nil {
+			return 0, err
+		}
+		rows, err = s.QueryContext(ctx, args...)
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return 0, err
+	}
+	if len(c.dest) != len(cols) {
+		c.dest = make([]any, len(cols))
+		for i := range c.dest {
+			c.dest[i] = new(sql.RawBytes)
+		}
+		c.raw = make([][]byte, len(cols))
+	}
+	n := 0
+	for rows.Next() {
+		if err := rows.Scan(c.dest...); err != nil {
+			return n, err
+		}
+		for i, d := range c.dest {
+			c.raw[i] = *d.(*sql.RawBytes)
+		}
+		n++
+		if err := fn(c.raw); err != nil {
+			return n, err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return n, err
+	}
+	return n, rows.Close()
+}
+
+// Close implements target.Conn: it closes the cached statements and ends the
+// session. A session the server or a failed operation already ended is not
+// an error. Safe to call more than once.
+func (c *Conn) Close() error {
+	c.once.Do(func() {
+		c.closeStmts()
+		if err := c.c.Close(); err != nil && !errors.Is(err, sql.ErrConnDone) {
+			c.closeE = err
+		}
+	})
+	return c.closeE
+}
