@@ -39,6 +39,8 @@ func TestDependencyDirection(t *testing.T) {
 		{"internal/dialect", []string{"internal/target", "internal/runner", "internal/workload", "internal/cli"}},
 		// workloads use target interfaces, dialect and keydist, never the runner or CLI
 		{"internal/workload/ycsb", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
+		{"internal/workload/kv", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
+		{"internal/workload/commitloop", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
 		// the runner never imports the CLI or a concrete driver
 		{"internal/runner", []string{"internal/cli", "internal/target/postgres", "internal/target/sqlite", "internal/target/mysql", "internal/workload/ycsb"}},
 		// results are plain data

@@ -256,3 +256,54 @@ func TestServerRestartMidRun(t *testing.T) {
 		t.Fatalf("no operations after the restart: %+v", last)
 	}
 }
+
+// TestCommitLoopOnPostgres: the client and server rates of a 2,000-row run
+// agree within 10%; synchronous_commit off is recorded in the fingerprint
+// and commits faster; three jobs make 3 × N rows.
+func TestCommitLoopOnPostgres(t *testing.T) {
+	u := os.Getenv("CANDOR_TEST_POSTGRES_URL")
+	if u == "" {
+		t.Skip("CANDOR_TEST_POSTGRES_URL unset (scripts/test.sh sets it)")
+	}
+	dir := t.TempDir()
+	run := func(url, out string, extra ...string) *result.Result {
+		t.Helper()
+		args := append([]string{"run", "commit-loop", "--target", url, "--rows", "2000", "-o", out, "-q"}, extra...)
+		if code, _, stderr := runCLI(t, dir, nil, args...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+		}
+		res, err := result.Read(filepath.Join(dir, out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	on := run(u, "on.json")
+	off := run(u+"&synchronous_commit=off", "off.json")
+	for _, c := range []struct {
+		name string
+		res  *result.Result
+		sync string
+	}{{"on", on, "on"}, {"off", off, "off"}} {
+		p := c.res.Phases[len(c.res.Phases)-1]
+		if p.Operations != 2000 || p.Derived["rows"] != 2000 {
+			t.Fatalf("synchronous_commit %s: %d operations, %v rows", c.name, p.Operations, p.Derived["rows"])
+		}
+		client, server := p.Throughput, p.Derived["server_rows_per_s"]
+		if server <= 0 || client/server < 0.9 || client/server > 1.1 {
+			t.Errorf("synchronous_commit %s: client %.0f rows/s vs server %.0f rows/s: not within 10%%", c.name, client, server)
+		}
+		if got := c.res.Target.Settings["synchronous_commit"]; got != c.sync {
+			t.Errorf("fingerprint records synchronous_commit=%q, want %q", got, c.sync)
+		}
+		t.Logf("synchronous_commit=%s: client %.0f rows/s, server %.0f rows/s", c.name, client, server)
+	}
+	if a, b := on.Phases[len(on.Phases)-1].Throughput, off.Phases[len(off.Phases)-1].Throughput; b <= a {
+		t.Logf("synchronous_commit=off (%.0f/s) was not faster than on (%.0f/s) this time", b, a)
+	}
+	jobs := run(u, "jobs.json", "--jobs", "3", "--rows", "500")
+	if p := jobs.Phases[len(jobs.Phases)-1]; p.Derived["rows"] != 1500 || p.Derived["server_rows_per_s_job_3"] <= 0 {
+		t.Errorf("3 jobs × 500: derived %v", p.Derived)
+	}
+	runCLI(t, dir, nil, "cleanup", "commit-loop", "--target", u, "-q")
+}

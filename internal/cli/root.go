@@ -22,6 +22,8 @@ import (
 	_ "github.com/candor-bench/candor/internal/target/mysql"
 	_ "github.com/candor-bench/candor/internal/target/postgres"
 	_ "github.com/candor-bench/candor/internal/target/sqlite"
+	_ "github.com/candor-bench/candor/internal/workload/commitloop"
+	_ "github.com/candor-bench/candor/internal/workload/kv"
 	_ "github.com/candor-bench/candor/internal/workload/ycsb"
 )
 
@@ -94,6 +96,7 @@ working directory.`,
 		return usagef("%v (see 'candor %s --help')", err, c.Name())
 	})
 	root.AddCommand(newRunCmd(env, phaseRun), newRunCmd(env, phaseLoad), newCleanupCmd(env), newListCmd(env), newVersionCmd(env), newPlanCmd(env))
+	root.AddCommand(newReportCmd(env), newCompareCmd(env))
 	return root
 }
 

@@ -146,16 +146,38 @@ func addWorkloadFlags(fl *pflag.FlagSet) {
 	fl.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
 		return pflag.NormalizedName(strings.ReplaceAll(name, "_", "-"))
 	})
+	type use struct{ workload, usage, def string }
+	uses := map[string][]use{}
+	var order []string
 	for _, e := range workload.Entries() {
 		for _, o := range e.Options {
-			if fl.Lookup(o.Name) != nil {
-				continue // shared by several workloads (or a clash, caught by a test)
+			if _, seen := uses[o.Name]; !seen {
+				order = append(order, o.Name)
 			}
-			usage := fmt.Sprintf("(%s) %s", e.Name, o.Usage)
-			if o.Default != "" {
-				usage += " [" + o.Default + "]"
+			uses[o.Name] = append(uses[o.Name], use{e.Name, o.Usage, o.Default})
+		}
+	}
+	for _, name := range order {
+		if fl.Lookup(name) != nil {
+			continue // a clash with a runner flag, caught by a test
+		}
+		var parts []string
+		boolean := true
+		for _, u := range uses[name] {
+			part := fmt.Sprintf("(%s) %s", u.workload, u.usage)
+			if u.def != "" {
+				part += " [" + u.def + "]"
 			}
-			fl.String(o.Name, "", usage)
+			parts = append(parts, part)
+			switch strings.ToLower(u.def) {
+			case "true", "false", "on", "off":
+			default:
+				boolean = false
+			}
+		}
+		fl.String(name, "", strings.Join(parts, "; "))
+		if boolean {
+			fl.Lookup(name).NoOptDefVal = "true" // --in-server alone means true
 		}
 	}
 }
@@ -220,6 +242,9 @@ func runConfig(fs *pflag.FlagSet, phase string, f *runFlags, lim workload.Limits
 	}
 	if !fs.Changed("threads") {
 		cfg.Threads = max(lim.Threads, 1)
+	}
+	if lim.FixedOperations && lim.Threads > 0 && fs.Changed("threads") && f.threads != lim.Threads {
+		return cfg, usagef("this workload runs one worker per job (%d): set --jobs instead of --threads", lim.Threads)
 	}
 	if !fs.Changed("retries") && lim.Retries != 0 {
 		cfg.Retries = lim.Retries
@@ -353,6 +378,9 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 	}
 
 	var runErr error
+	if _, count := wl.LoadRange(); count == 0 {
+		doLoad = false // nothing to insert (commit-loop); the schema exists
+	}
 	if doLoad {
 		var p *result.Phase
 		p, runErr = r.Load(ctx)
@@ -379,6 +407,13 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 		}
 		var p *result.Phase
 		p, runErr = r.Run(ctx)
+		if p != nil && runErr == nil && ctx.Err() == nil {
+			if pr, ok := wl.(workload.PostRunner); ok {
+				if p.Derived, err = postRun(ctx, tgt, pr); err != nil {
+					fmt.Fprintf(env.Stderr, "candor: reading the server's figures after the run: %v\n", err)
+				}
+			}
+		}
 		if p != nil {
 			if f.repeat > 1 {
 				p.Repetition = rep
@@ -445,7 +480,11 @@ func prepareTables(ctx context.Context, tgt target.Target, wl workload.Workload,
 			return false, withCode(ExitUnsupported, fmt.Errorf("%w: %s exists but candor did not create it, so candor will not use or change it; "+
 				"pass --allow-foreign-tables to use it anyway (for instance a table loaded by YCSB itself), or choose another table name (-p table=...)", target.ErrForeignTable, table))
 		}
-		if exists && phase == phaseRun && f.load == "always" {
+		fresh := false
+		if fs, ok := wl.(workload.FreshSchemer); ok && fs.FreshSchema() && f.load == "auto" {
+			fresh = true // the workload needs empty tables at every run
+		}
+		if exists && phase == phaseRun && (f.load == "always" || fresh) {
 			if err := target.DropOwned(ctx, conn, d, table, f.allowForeign); err != nil {
 				return false, withCode(ExitUnsupported, err)
 			}
@@ -515,6 +554,16 @@ func reportPercentile(wl workload.Workload) float64 {
 		return p.ReportPercentile()
 	}
 	return 95
+}
+
+// postRun reads a workload's server-side figures after a run.
+func postRun(ctx context.Context, tgt target.Target, pr workload.PostRunner) (map[string]float64, error) {
+	conn, err := tgt.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	return pr.PostRun(ctx, conn)
 }
 
 // postLoad runs a workload's after-load step (secondary indexes).

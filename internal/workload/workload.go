@@ -48,6 +48,13 @@ type PostLoader interface {
 	PostLoad(ctx context.Context, c target.Conn) error
 }
 
+// FreshSchemer is implemented by workloads whose tables must be empty at
+// the start of every run (commit-loop); the CLI re-creates candor's tables
+// before each run instead of reusing them.
+type FreshSchemer interface {
+	FreshSchema() bool
+}
+
 // PostRunner is implemented by workloads that read figures from the server
 // after the run phase (commit-loop's server-side rate). The figures are
 // stored in the phase's result as derived values.

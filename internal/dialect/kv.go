@@ -1,0 +1,172 @@
+package dialect
+
+import "strings"
+
+// Column names of the key-value workloads (kv-basic, kv-ints,
+// kv-ints-batch). The key column is not called "key": KEY is a reserved word
+// in MySQL.
+const (
+	KVKeyColumn     = "kv_key"
+	KVPayloadColumn = "payload"
+	KVIntPrefix     = "c" // kv-ints columns c0, c1, ...
+)
+
+// KVBasicStatements is the SQL of kv-basic (KV-1): a table of
+// (kv_key VARCHAR(keySize) PRIMARY KEY, payload <binary>), read and written
+// one row at a time by key.
+//
+// The value is immutable; its strings and functions are safe for concurrent
+// use.
+type KVBasicStatements struct {
+	// CreateTable is CREATE TABLE <t> (kv_key VARCHAR(n) PRIMARY KEY,
+	// payload <type>) with the dialect's binary type: BYTEA on PostgreSQL,
+	// BLOB on SQLite, MEDIUMBLOB (up to 16 MiB) on MySQL.
+	CreateTable string
+	Read        string // SELECT payload FROM <t> WHERE kv_key = ?
+	Write       string // UPDATE <t> SET payload = ? WHERE kv_key = ? (payload, then key)
+	// InsertRows returns a multi-row INSERT of n rows (key, payload per
+	// row). n must be ≥ 1 (it panics otherwise).
+	InsertRows func(n int) string
+	Columns    []string // kv_key, payload
+	// MaxInsertRows is the most rows one InsertRows statement may carry under
+	// the dialect's bind-parameter limit; 0 means no limit.
+	MaxInsertRows int
+}
+
+// KVBasic builds the kv-basic statements. table is used verbatim and
+// unquoted (the caller validates it); keySize is the key column's width in
+// characters.
+func KVBasic(d Dialect, table string, keySize int) KVBasicStatements {
+	cols := []string{KVKeyColumn, KVPayloadColumn}
+	return KVBasicStatements{
+		CreateTable: "CREATE TABLE " + table + " (" + KVKeyColumn + " VARCHAR(" + itoa(keySize) + ") PRIMARY KEY, " +
+			KVPayloadColumn + " " + kvBinaryType(d) + ")",
+		Read:          "SELECT " + KVPayloadColumn + " FROM " + table + " WHERE " + KVKeyColumn + " = " + d.Param(1),
+		Write:         "UPDATE " + table + " SET " + KVPayloadColumn + " = " + d.Param(1) + " WHERE " + KVKeyColumn + " = " + d.Param(2),
+		InsertRows:    func(n int) string { return kvInsertRows(d, table, cols, n) },
+		Columns:       cols,
+		MaxInsertRows: kvMaxRows(d, len(cols)),
+	}
+}
+
+// KVIntsStatements is the SQL of kv-ints (KV-2) and kv-ints-batch (KV-3): a
+// table of (kv_key VARCHAR(keySize) PRIMARY KEY, c0 INTEGER, ..,
+// c<columns-1> INTEGER), one column read or written at a time by key, and
+// the transaction statements of the batched variant.
+//
+// The value is immutable; its strings and functions are safe for concurrent
+// use.
+type KVIntsStatements struct {
+	CreateTable string // CREATE TABLE <t> (kv_key VARCHAR(n) PRIMARY KEY, c0 INTEGER, ...)
+	// Read[a] selects column c<a> of the row with key ? as text (a decimal
+	// integer): PostgreSQL sends integers in binary, so every dialect casts.
+	Read []string
+	// Write[b] is UPDATE <t> SET c<b> = ? WHERE kv_key = ? (value, then key).
+	Write []string
+	// InsertRows returns a multi-row INSERT of n rows (key, c0.. per row).
+	// n must be ≥ 1 (it panics otherwise).
+	InsertRows func(n int) string
+	Columns    []string // kv_key, c0, c1, ...
+	// MaxInsertRows is the most rows one InsertRows statement may carry under
+	// the dialect's bind-parameter limit; 0 means no limit.
+	MaxInsertRows int
+	// Begin starts a transaction that will write: BEGIN, or BEGIN IMMEDIATE
+	// on SQLite, which takes the write lock up front so a concurrent writer
+	// waits (busy_timeout) instead of failing when the read lock is upgraded.
+	Begin    string
+	Commit   string // COMMIT
+	Rollback string // ROLLBACK
+}
+
+// KVInts builds the kv-ints statements for a table of columns integer
+// columns (columns < 0 is treated as 0). table is used verbatim and unquoted.
+func KVInts(d Dialect, table string, keySize, columns int) KVIntsStatements {
+	if columns < 0 {
+		columns = 0
+	}
+	cols := make([]string, 0, columns+1)
+	cols = append(cols, KVKeyColumn)
+	var create strings.Builder
+	create.WriteString("CREATE TABLE " + table + " (" + KVKeyColumn + " VARCHAR(" + itoa(keySize) + ") PRIMARY KEY")
+	read := make([]string, columns)
+	write := make([]string, columns)
+	where := " FROM " + table + " WHERE " + KVKeyColumn + " = " + d.Param(1)
+	for i := 0; i < columns; i++ {
+		c := KVIntPrefix + itoa(i)
+		cols = append(cols, c)
+		create.WriteString(", " + c + " INTEGER")
+		read[i] = "SELECT " + kvText(d, c) + where
+		write[i] = "UPDATE " + table + " SET " + c + " = " + d.Param(1) + " WHERE " + KVKeyColumn + " = " + d.Param(2)
+	}
+	create.WriteString(")")
+	begin := "BEGIN"
+	if d.Name == SQLite.Name {
+		begin = "BEGIN IMMEDIATE"
+	}
+	return KVIntsStatements{
+		CreateTable:   create.String(),
+		Read:          read,
+		Write:         write,
+		InsertRows:    func(n int) string { return kvInsertRows(d, table, cols, n) },
+		Columns:       cols,
+		MaxInsertRows: kvMaxRows(d, len(cols)),
+		Begin:         begin,
+		Commit:        "COMMIT",
+		Rollback:      "ROLLBACK",
+	}
+}
+
+// kvBinaryType is the column type of a kv-basic payload.
+func kvBinaryType(d Dialect) string {
+	switch d.Name {
+	case SQLite.Name:
+		return "BLOB"
+	case MySQL.Name:
+		// BLOB holds at most 64 KiB; MEDIUMBLOB 16 MiB, above kv-basic's
+		// largest value-size.
+		return "MEDIUMBLOB"
+	}
+	return "BYTEA" // PostgreSQL wire
+}
+
+// kvText casts an integer column to its decimal text.
+func kvText(d Dialect, col string) string {
+	if d.Name == MySQL.Name {
+		return "CAST(" + col + " AS CHAR)"
+	}
+	return "CAST(" + col + " AS TEXT)"
+}
+
+// kvMaxRows is the most rows of perRow parameters one statement may bind.
+func kvMaxRows(d Dialect, perRow int) int {
+	if d.MaxBindParams <= 0 || perRow <= 0 {
+		return 0
+	}
+	return d.MaxBindParams / perRow
+}
+
+// kvInsertRows writes INSERT INTO <t> (cols) VALUES (?, ...), ... for n rows.
+func kvInsertRows(d Dialect, table string, cols []string, n int) string {
+	if n < 1 {
+		panic("dialect: KV InsertRows needs n >= 1, got " + itoa(n))
+	}
+	var b strings.Builder
+	b.Grow(32 + len(table) + n*len(cols)*6)
+	b.WriteString("INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES ")
+	p := 1
+	for r := 0; r < n; r++ {
+		if r > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for c := range cols {
+			if c > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(d.Param(p))
+			p++
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
+}

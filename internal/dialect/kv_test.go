@@ -1,0 +1,133 @@
+package dialect
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// renderKV writes every statement of the key-value workloads for d, one per
+// line, in a fixed order: the golden file is the reviewable SQL.
+func renderKV(d Dialect) string {
+	var b strings.Builder
+	line := func(name, sql string) { fmt.Fprintf(&b, "%s: %s\n", name, sql) }
+
+	k := KVBasic(d, "kv_basic", 50)
+	line("kv_basic.create", k.CreateTable)
+	line("kv_basic.read", k.Read)
+	line("kv_basic.write", k.Write)
+	line("kv_basic.insert_rows(1)", k.InsertRows(1))
+	line("kv_basic.insert_rows(3)", k.InsertRows(3))
+	line("kv_basic.columns", strings.Join(k.Columns, ","))
+	line("kv_basic.max_insert_rows", fmt.Sprint(k.MaxInsertRows))
+
+	i := KVInts(d, "kv_ints", 50, 50)
+	line("kv_ints.create", i.CreateTable)
+	line("kv_ints.read[0]", i.Read[0])
+	line("kv_ints.read[49]", i.Read[49])
+	line("kv_ints.write[0]", i.Write[0])
+	line("kv_ints.write[49]", i.Write[49])
+	line("kv_ints.columns", strings.Join(i.Columns, ","))
+	line("kv_ints.max_insert_rows", fmt.Sprint(i.MaxInsertRows))
+	line("kv_ints.begin", i.Begin)
+	line("kv_ints.commit", i.Commit)
+	line("kv_ints.rollback", i.Rollback)
+
+	s := KVInts(d, "t1", 8, 2)
+	line("kv_ints(t1,8,2).create", s.CreateTable)
+	line("kv_ints(t1,8,2).insert_rows(2)", s.InsertRows(2))
+	return b.String()
+}
+
+// renderCommitLoop writes every commit-loop statement for d, for one job and
+// for three.
+func renderCommitLoop(d Dialect) string {
+	var b strings.Builder
+	line := func(name, sql string) { fmt.Fprintf(&b, "%s: %s\n", name, sql) }
+	for _, jobs := range []int{1, 3} {
+		c := CommitLoop(d, "demo", jobs)
+		p := fmt.Sprintf("commit_loop(jobs=%d).", jobs)
+		line(p+"create", c.CreateTable)
+		line(p+"clock", c.Clock)
+		line(p+"insert", c.Insert)
+		line(p+"rate", c.Rate)
+		line(p+"rate_per_job", c.RatePerJob)
+		if c.InServer != nil {
+			line(p+"in_server(job 2, 1..10000)", c.InServer(2, 1, 10000))
+			line(p+"in_server(job 2, 10001..20000)", c.InServer(2, 10001, 20000))
+		} else {
+			line(p+"in_server", "(none)")
+		}
+	}
+	return b.String()
+}
+
+// TestKVGolden and TestCommitLoopGolden compare the SQL with
+// testdata/<kind>_<dialect>.golden; run with -update to rewrite them.
+func TestKVGolden(t *testing.T)         { checkGolden(t, "kv", renderKV) }
+func TestCommitLoopGolden(t *testing.T) { checkGolden(t, "commitloop", renderCommitLoop) }
+
+func checkGolden(t *testing.T, kind string, render func(Dialect) string) {
+	for _, d := range []Dialect{Postgres, SQLite, MySQL} {
+		t.Run(d.Name, func(t *testing.T) {
+			path := filepath.Join("testdata", kind+"_"+d.Name+".golden")
+			got := render(d)
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run `go test ./internal/dialect -update` to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("SQL differs from %s (run with -update if the change is intended)\n--- got\n%s--- want\n%s", path, got, want)
+			}
+		})
+	}
+}
+
+// The KV multi-row INSERT binds exactly n × columns parameters, numbered in
+// order for $n dialects, and its row limit fits the bind-parameter limit.
+func TestKVInsertRowsParams(t *testing.T) {
+	for _, d := range []Dialect{Postgres, SQLite, MySQL} {
+		for _, n := range []int{1, 2, 7} {
+			st := KVInts(d, "t", 50, 3)
+			sql := st.InsertRows(n)
+			want := n * 4
+			if d.Placeholder == Dollar {
+				if !strings.Contains(sql, fmt.Sprintf("$%d)", want)) || strings.Contains(sql, fmt.Sprintf("$%d", want+1)) {
+					t.Errorf("%s n=%d: last parameter is not $%d: %s", d.Name, n, want, sql)
+				}
+			} else if got := strings.Count(sql, "?"); got != want {
+				t.Errorf("%s n=%d: %d parameters, want %d", d.Name, n, got, want)
+			}
+		}
+		// a row limit that would overflow the dialect's parameter limit
+		if st := KVInts(d, "t", 50, 50); st.MaxInsertRows*51 > d.MaxBindParams || (st.MaxInsertRows+1)*51 <= d.MaxBindParams {
+			t.Errorf("%s: MaxInsertRows %d is not the largest fit under %d parameters", d.Name, st.MaxInsertRows, d.MaxBindParams)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("InsertRows(0) did not panic")
+		}
+	}()
+	KVBasic(Postgres, "t", 50).InsertRows(0)
+}
+
+// Only PostgreSQL has the in-server loop; the list CommitLoopInServerDialects
+// gives in error messages says so.
+func TestCommitLoopInServerDialects(t *testing.T) {
+	for _, d := range []Dialect{Postgres, SQLite, MySQL} {
+		has := CommitLoop(d, "demo", 1).InServer != nil
+		listed := strings.Contains(strings.Join(CommitLoopInServerDialects(), ","), d.Name)
+		if has != listed {
+			t.Errorf("%s: InServer present=%v but listed=%v", d.Name, has, listed)
+		}
+	}
+}
