@@ -39,6 +39,7 @@ func TestDependencyDirection(t *testing.T) {
 		{"internal/dialect", []string{"internal/target", "internal/runner", "internal/workload", "internal/cli"}},
 		// workloads use target interfaces, dialect and keydist, never the runner or CLI
 		{"internal/workload/ycsb", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
+		{"internal/workload/sysbench", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
 		{"internal/workload/kv", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
 		{"internal/workload/commitloop", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
 		// the runner never imports the CLI or a concrete driver
@@ -46,6 +47,8 @@ func TestDependencyDirection(t *testing.T) {
 		// results are plain data
 		{"internal/result", []string{"internal/target", "internal/runner", "internal/workload", "internal/cli", "internal/measure"}},
 		{"internal/keydist", []string{"internal/"}},
+		// reports read result files only
+		{"internal/report", []string{"internal/runner", "internal/cli", "internal/target", "internal/workload", "internal/measure"}},
 	}
 	for _, c := range cases {
 		for _, d := range deps(t, c.pkg) {

@@ -310,6 +310,9 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 	if err != nil {
 		return err
 	}
+	if st, ok := wl.(interface{ SetThreads(int) }); ok {
+		st.SetThreads(cfg.Threads) // sysbench: per-thread tables and key slices
+	}
 	urls := f.targets
 	if len(urls) == 0 {
 		urls = []string{DefaultTarget}

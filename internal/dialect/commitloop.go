@@ -37,20 +37,20 @@ type CommitLoopStatements struct {
 
 // CommitLoopInServerDialects lists the dialects whose CommitLoop has an
 // InServer block.
-func CommitLoopInServerDialects() []string { return []string{Postgres.Name} }
+func CommitLoopInServerDialects() []string { return []string{Postgres.Name, YugabyteDB.Name} }
 
 // CommitLoop builds the commit-loop statements for table (used verbatim and
 // unquoted) with jobs parallel jobs (jobs ≤ 1 means one job, no j column).
 func CommitLoop(d Dialect, table string, jobs int) CommitLoopStatements {
 	var tsType, clock, span string
-	switch d.Name {
-	case SQLite.Name:
+	switch {
+	case d.Name == SQLite.Name:
 		// Text with milliseconds, which sorts in time order; julianday()
 		// reads it back. 'now' is fixed within one statement, and each row
 		// is its own statement.
 		tsType, clock = "TIMESTAMP", "(strftime('%Y-%m-%d %H:%M:%f','now'))"
 		span = "(julianday(max(t)) - julianday(min(t))) * 86400.0"
-	case MySQL.Name:
+	case isMySQLFamily(d):
 		// CURRENT_TIMESTAMP(6) is the statement's start, with microseconds;
 		// with autocommit each row is its own statement and transaction.
 		tsType, clock = "DATETIME(6)", "CURRENT_TIMESTAMP(6)"
@@ -72,7 +72,7 @@ func CommitLoop(d Dialect, table string, jobs int) CommitLoopStatements {
 		st.CreateTable = "CREATE TABLE " + table + " (i INTEGER PRIMARY KEY, t " + tsType + " DEFAULT " + clock + ")"
 		st.Insert = "INSERT INTO " + table + " (i) VALUES (" + d.Param(1) + ")"
 	}
-	if d.Name == Postgres.Name {
+	if d.Name == Postgres.Name || d.Name == YugabyteDB.Name {
 		st.InServer = func(job int, from, to int64) string {
 			// The published loop: a COMMIT per row inside a DO block, which
 			// PostgreSQL allows since 11 when the block is not itself inside

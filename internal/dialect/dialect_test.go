@@ -159,7 +159,7 @@ func TestLookup(t *testing.T) {
 		{"SQLite", SQLite},       // case-insensitive
 		{"mysql", MySQL},         // MySQL wire
 		{"MariaDB", MySQL},       // same SQL as MySQL: an alias
-		{"tidb", MySQL},          // same SQL as MySQL: an alias
+		{"tidb", TiDB},           // its own: MySQL text plus distribution clauses
 	}
 	for _, c := range cases {
 		got, err := Lookup(c.name)

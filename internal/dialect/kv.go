@@ -118,10 +118,10 @@ func KVInts(d Dialect, table string, keySize, columns int) KVIntsStatements {
 
 // kvBinaryType is the column type of a kv-basic payload.
 func kvBinaryType(d Dialect) string {
-	switch d.Name {
-	case SQLite.Name:
+	switch {
+	case d.Name == SQLite.Name:
 		return "BLOB"
-	case MySQL.Name:
+	case isMySQLFamily(d):
 		// BLOB holds at most 64 KiB; MEDIUMBLOB 16 MiB, above kv-basic's
 		// largest value-size.
 		return "MEDIUMBLOB"
@@ -131,7 +131,7 @@ func kvBinaryType(d Dialect) string {
 
 // kvText casts an integer column to its decimal text.
 func kvText(d Dialect, col string) string {
-	if d.Name == MySQL.Name {
+	if isMySQLFamily(d) {
 		return "CAST(" + col + " AS CHAR)"
 	}
 	return "CAST(" + col + " AS TEXT)"

@@ -69,7 +69,7 @@ var MySQL = Dialect{
 // everything MySQL writes, plus TiDB's table distribution clauses
 // (SHARD_ROW_ID_BITS, PRE_SPLIT_REGIONS, AUTO_RANDOM, SPLIT TABLE, AUTO_ID_CACHE)
 // where a workload asks for sharding or an id cache. A driver that recognises
-// a TiDB server may return it; "tidb" in Lookup stays an alias of MySQL.
+// a TiDB server returns it.
 var TiDB = Dialect{
 	Name:          "tidb",
 	Placeholder:   Question,
@@ -86,11 +86,11 @@ var byName = map[string]Dialect{
 	"sqlite":      SQLite,
 	"mysql":       MySQL,
 	"mariadb":     MySQL,
-	"tidb":        MySQL,
+	"tidb":        TiDB,
 }
 
 // Lookup returns the dialect registered under name (case-insensitive;
-// "postgresql" is an alias of "postgres", "mariadb" and "tidb" of "mysql").
+// "postgresql" is an alias of "postgres", "mariadb" of "mysql").
 // An unknown name is an error that lists the valid names.
 func Lookup(name string) (Dialect, error) {
 	if d, ok := byName[strings.ToLower(name)]; ok {

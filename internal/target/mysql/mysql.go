@@ -250,6 +250,7 @@ type Target struct {
 	redacted string
 	password string
 	timeout  time.Duration
+	dialect  dialect.Dialect // TiDB's when the server says so, else MySQL's
 
 	mu     sync.Mutex
 	closed bool
@@ -286,13 +287,18 @@ func Open(ctx context.Context, rawURL string, opts target.Options) (target.Targe
 	// No idle sessions: Conn.Close ends the session, and every Connect opens a
 	// fresh one, as the target.Target contract says.
 	db.SetMaxIdleConns(0)
-	t := &Target{db: db, redacted: redacted, password: cfg.Passwd, timeout: cfg.Timeout}
+	t := &Target{db: db, redacted: redacted, password: cfg.Passwd, timeout: cfg.Timeout, dialect: dialect.MySQL}
 	c, err := t.conn(ctx)
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	c.Close()
+	defer c.Close()
+	// TiDB's dialect adds its table-distribution clauses (sharding options).
+	var v string
+	if c.QueryRowContext(ctx, "SELECT VERSION()").Scan(&v) == nil && strings.Contains(v, "TiDB") {
+		t.dialect = dialect.TiDB
+	}
 	return t, nil
 }
 
@@ -324,8 +330,9 @@ func (t *Target) Driver() string { return Name }
 // RedactedURL implements target.Target.
 func (t *Target) RedactedURL() string { return t.redacted }
 
-// Dialect implements target.Target: MySQL, MariaDB and TiDB share one.
-func (t *Target) Dialect() dialect.Dialect { return dialect.MySQL }
+// Dialect implements target.Target: MySQL and MariaDB share MySQL's; TiDB
+// has its own, which adds table-distribution clauses.
+func (t *Target) Dialect() dialect.Dialect { return t.dialect }
 
 // Capabilities implements target.Target: transactions, multi-row INSERT and
 // 65535 bind parameters per statement; no bulk-load protocol (LOAD DATA

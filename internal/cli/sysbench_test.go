@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/target"
+)
+
+// perEvent is the expected reads/writes/other per event of each test with
+// the defaults (specs/sysbench.md §2.5); -1 = not checked exactly. The order
+// matters: an UPDATE of a row oltp_delete removed counts as "other", as in
+// sysbench, so the tests that delete rows run last.
+var perEvent = []struct {
+	test string
+	want [3]float64
+}{
+	{"oltp_point_select", [3]float64{1, 0, 0}},
+	{"oltp_read_only", [3]float64{14, 0, 2}},
+	{"oltp_read_write", [3]float64{14, 4, 2}},
+	{"oltp_write_only", [3]float64{0, 4, 2}},
+	{"oltp_update_index", [3]float64{0, 1, 0}},
+	{"oltp_update_non_index", [3]float64{0, 1, 0}},
+	{"select_random_points", [3]float64{1, 0, 0}},
+	{"select_random_ranges", [3]float64{1, 0, 0}},
+	{"oltp_insert", [3]float64{0, 1, 0}},
+	{"oltp_delete", [3]float64{0, -1, -1}}, // a write when a row was deleted, else other
+	{"bulk_insert", [3]float64{0, -1, -1}},
+}
+
+// TestSysbenchSuiteOnRealTargets: prepare 2 tables × 10,000 rows, run every
+// test for a second, check the per-event query mix, clean up, and refuse a
+// foreign sbtest1.
+func TestSysbenchSuiteOnRealTargets(t *testing.T) {
+	for name, url := range integrationTargets(t) {
+		if name == "sqlite" {
+			continue // sysbench itself runs on MySQL and PostgreSQL
+		}
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			common := []string{"--target", url, "--tables", "2", "--table-size", "10000"}
+			runCLI(t, dir, nil, append([]string{"cleanup", "sysbench", "-q"}, common...)...)
+			if code, _, stderr := runCLI(t, dir, nil, append([]string{"prepare", "sysbench", "--threads", "2", "-q", "-o", "prep.json"}, common...)...); code != 0 {
+				t.Fatalf("prepare: exit %d\n%s", code, stderr)
+			}
+			for _, table := range []string{"sbtest1", "sbtest2"} {
+				if n := countRows(t, url, table); n != 10000 {
+					t.Fatalf("%s has %d rows after prepare, want 10000", table, n)
+				}
+			}
+			for _, pe := range perEvent {
+				test, want := pe.test, pe.want
+				out := test + ".json"
+				opts := common
+				if strings.HasPrefix(test, "select_random") {
+					opts = []string{"--target", url, "--tables", "1", "--table-size", "10000"} // they query sbtest1 only
+				}
+				args := append([]string{"run", "sysbench/" + test, "--threads", "2", "--time", "1s", "-q", "-o", out, "--load", "never"}, opts...)
+				if test == "bulk_insert" {
+					args = append([]string{"run", "sysbench/" + test, "--threads", "2", "--time", "1s", "-q", "-o", out}, opts...) // its own schema
+				}
+				code, stdout, stderr := runCLI(t, dir, nil, args...)
+				if code != 0 {
+					t.Fatalf("%s: exit %d\n%s%s", test, code, stdout, stderr)
+				}
+				res, err := result.Read(filepath.Join(dir, out))
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := res.Phases[len(res.Phases)-1]
+				ev := float64(p.Ops[0].Count)
+				if ev == 0 {
+					t.Fatalf("%s: no events", test)
+				}
+				got := [3]float64{float64(p.Counters["reads"]) / ev, float64(p.Counters["writes"]) / ev, float64(p.Counters["other"]) / ev}
+				for i, w := range want {
+					// Restarted events add statements of their failed tries, and
+					// two threads racing on one id can turn a write into "other".
+					if w >= 0 && (got[i] < w*0.95-0.01 || got[i] > w*1.05+0.01) {
+						t.Errorf("%s: %s per event %.3f, want %.0f (r/w/o %v over %.0f events)", test, []string{"reads", "writes", "other"}[i], got[i], w, got, ev)
+					}
+				}
+				if test == "oltp_delete" && got[1]+got[2] < 1 {
+					t.Errorf("oltp_delete: writes+other per event %.3f, want ≥ 1", got[1]+got[2])
+				}
+				if res.Workload.Reference != "sysbench 1.0.20" {
+					t.Errorf("%s: reference %q", test, res.Workload.Reference)
+				}
+			}
+			if code, _, stderr := runCLI(t, dir, nil, append([]string{"cleanup", "sysbench", "-q"}, common...)...); code != 0 {
+				t.Fatalf("cleanup: %d %s", code, stderr)
+			}
+			for _, table := range []string{"sbtest1", "sbtest2"} {
+				if exists(t, url, table) {
+					t.Errorf("%s survived cleanup", table)
+				}
+			}
+			// A foreign sbtest1 is refused and survives.
+			execSQL(t, url, "CREATE TABLE sbtest1 (id INTEGER PRIMARY KEY)")
+			defer execSQL(t, url, "DROP TABLE sbtest1")
+			for _, args := range [][]string{{"prepare", "sysbench"}, {"cleanup", "sysbench"}} {
+				code, _, stderr := runCLI(t, dir, nil, append(append(args, "-q"), common...)...)
+				if code != ExitUnsupported || !strings.Contains(stderr, "sbtest1") {
+					t.Errorf("%v on a foreign sbtest1: exit %d, want %d\n%s", args, code, ExitUnsupported, stderr)
+				}
+			}
+			if !exists(t, url, "sbtest1") {
+				t.Error("the foreign sbtest1 was dropped")
+			}
+		})
+	}
+}
+
+func TestSysbenchBadInput(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		// unknown test lists the tests
+		{"unknown test", []string{"run", "sysbench/oltp_frobnicate", "--target", "null://"}, ExitUsage, "oltp_read_write"},
+		// option out of range names the option
+		{"range-size 0", []string{"run", "sysbench/oltp_read_only", "--range-size", "0", "--target", "null://"}, ExitUsage, "range-size"},
+		// a sysbench option on a ycsb workload
+		{"option of another workload", []string{"run", "ycsb/a", "--tables", "4", "--target", "null://"}, ExitUsage, "--tables is an option of sysbench"},
+		// sharding on a target without it, before anything is created
+		{"sharding on SQLite", []string{"prepare", "sysbench", "--sharding", "hash"}, ExitUnsupported, "sharding"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCLI(t, dir, nil, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d (want %d), stderr:\n%s", c.name, code, c.code, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "candor.db")); err == nil && exists(t, "sqlite://"+filepath.Join(dir, "candor.db"), "sbtest1") {
+		t.Error("a refused sharding option still created tables")
+	}
+}
+
+func exists(t *testing.T, url, table string) bool {
+	t.Helper()
+	ctx := context.Background()
+	tgt, err := target.Open(ctx, url, target.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.Close()
+	c, err := tgt.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ok, _, err := target.TableState(ctx, c, tgt.Dialect(), table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ok
+}
+
+func execSQL(t *testing.T, url, sql string) {
+	t.Helper()
+	ctx := context.Background()
+	tgt, err := target.Open(ctx, url, target.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.Close()
+	c, err := tgt.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Exec(ctx, sql); err != nil {
+		t.Fatal(fmt.Errorf("%s: %w", sql, err))
+	}
+}
