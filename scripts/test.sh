@@ -5,7 +5,8 @@
 #      (scripts/pg-sandbox.sh and scripts/mariadb-sandbox.sh install them
 #      with apt-get when missing and we are root) and their URLs exported as
 #      CANDOR_TEST_POSTGRES_URL and CANDOR_TEST_MYSQL_URL;
-#   3. go test -race ./... runs every unit, runner and integration test;
+#   3. chromium is installed when missing (root), for the HTML report test;
+#      go test -race ./... runs every unit, runner and integration test;
 #   4. the servers are stopped, whatever happened.
 # Exits non-zero when anything fails. Extra arguments go to `go test`.
 set -euo pipefail
@@ -36,6 +37,14 @@ echo "== starting a throwaway MariaDB"
 CANDOR_TEST_MYSQL_URL=$(scripts/mariadb-sandbox.sh start "$MYDIR")
 export CANDOR_TEST_MYSQL_URL
 echo "   $CANDOR_TEST_MYSQL_URL"
+
+# The HTML report test renders in headless Chromium from Debian's package.
+if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" -eq 0 ]; then
+	echo "== installing chromium for the report rendering test"
+	apt-get install -y -q chromium >/dev/null 2>&1 ||
+		{ apt-get update -q >/dev/null 2>&1 && apt-get install -y -q chromium >/dev/null 2>&1; } ||
+		echo "   chromium could not be installed: the browser test will be skipped"
+fi
 
 echo "== go test -race"
 go test -race -count=1 -timeout 20m "$@" ./...

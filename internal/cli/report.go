@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/candor-bench/candor/internal/report"
+)
+
+// newReportCmd is `candor report PATH...`.
+func newReportCmd(env *Env) *cobra.Command {
+	var out, format string
+	cmd := &cobra.Command{
+		Use:   "report PATH...",
+		Short: "Render result files (or directories of them) as a text, Markdown or HTML report",
+		Long: `Render one or many result files as a report: per workload a table of throughput and
+latency per operation with 95% confidence intervals over repetitions, throughput and p99
+curves against threads, latency percentile spectra, errors and retries, throughput and p99
+over time for every run (load phases included), the effect of data size when the same plan
+ran at two sizes, and the provenance of every input.
+
+PATH is a result file or a directory searched recursively for result files (*.json).
+The format follows -o's extension (.md, .html; anything else is text) unless --format
+is given; without -o the text report goes to standard output. A Markdown report links
+its charts as SVG files written beside it (NAME-figN.svg); an HTML report is one
+self-contained file with inline SVG charts that opens offline.`,
+		Example: `  candor report results/
+  candor report results/ -o report.html
+  candor report a.json b.json -o report.md`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("report needs at least one result file or directory (see 'candor report --help')")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f := report.FormatOf(out)
+			if cmd.Flags().Changed("format") {
+				var err error
+				if f, err = report.ValidFormat(format); err != nil {
+					return usagef("--format: %v", err)
+				}
+			}
+			inputs, err := report.Load(args...)
+			if err != nil {
+				return withCode(ExitUsage, err)
+			}
+			m := report.Build(inputs)
+			if out == "" || out == "-" {
+				if err := report.Write(env.Stdout, m, f); err != nil {
+					return withCode(ExitInternal, fmt.Errorf("render report: %w", err))
+				}
+				return nil
+			}
+			files, err := report.WriteFile(out, m, f)
+			if err != nil {
+				return withCode(ExitUsage, fmt.Errorf("write report: %w", err))
+			}
+			extra := ""
+			if n := len(files) - 1; n > 0 {
+				extra = fmt.Sprintf(" and %d chart file(s) beside it", n)
+			}
+			fmt.Fprintf(env.Stderr, "report: %s (%s, %d result file(s))%s\n", out, f, len(inputs), extra)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "", "write the report to this file (.md, .html or text); default: text on standard output")
+	cmd.Flags().StringVar(&format, "format", "", "report format: text, md or html (default: from -o's extension, else text)")
+	return cmd
+}
+
+// newCompareCmd is `candor compare A B`.
+func newCompareCmd(env *Env) *cobra.Command {
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "compare A B",
+		Short: "Compare two results (or directories of repetitions) operation by operation, with a significance test",
+		Long: `Compare B against A. A and B are result files or directories holding repetitions of one
+configuration each. For the total throughput and, per operation, throughput and p50, p95
+and p99 latency, compare prints A and B (mean over the runs with the 95% confidence
+interval), the difference in percent with its 95% confidence interval, and a verdict from
+Welch's t test over the per-run values (5% level). With a single run on a side the
+uncertainty is unknown: repeat the runs (--repeat N) to get a verdict.
+
+A and B must have run the same workload with the same options, run settings (threads,
+isolation, rate, duration, ...) and the settings both targets have (synchronous_commit,
+isolation, ...); otherwise compare lists every difference and stops with exit code 2.
+--force compares anyway and prints the differences as a warning. A different product,
+version or endpoint is what is being compared and is only listed.`,
+		Example: `  candor compare results/pg.json results/mysql.json
+  candor compare runs/before/ runs/after/`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usagef("compare needs exactly two arguments, A and B (result files or directories); got %d", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var sides [2]*report.Side
+			for i, name := range []string{"A", "B"} {
+				inputs, err := report.Load(args[i])
+				if err != nil {
+					return withCode(ExitUsage, fmt.Errorf("%s: %w", name, err))
+				}
+				s, err := report.NewSide(name, inputs)
+				if err != nil {
+					return withCode(ExitUsage, err)
+				}
+				sides[i] = s
+			}
+			c := report.Compare(sides[0], sides[1])
+			if c.Blocking() && !force {
+				return withCode(ExitUsage, c.RefusalError())
+			}
+			return c.WriteText(env.Stdout)
+		},
+	}
+	cmd.Flags().BoolVar(&force, "force", false, "compare even when the workload, options or settings differ")
+	return cmd
+}

@@ -1,0 +1,473 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/candor-bench/candor/internal/result"
+)
+
+// Every chart is a gonum/plot plot drawn on a vgsvg canvas; this file only
+// chooses data, scales, ticks and labels.
+
+const (
+	chartWidth = 7 * vg.Inch
+	panelH     = 3 * vg.Inch
+)
+
+// newPlot is plot.New with a sans-serif face for every text.
+func newPlot(title, xlabel, ylabel string) *plot.Plot {
+	p := plot.New()
+	sans := func(f *font.Font) { f.Typeface, f.Variant = "Liberation", "Sans" }
+	sans(&p.Title.TextStyle.Font)
+	p.Title.TextStyle.Font.Size = vg.Points(11)
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		sans(&a.Label.TextStyle.Font)
+		sans(&a.Tick.Label.Font)
+	}
+	sans(&p.Legend.TextStyle.Font)
+	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	p.Legend.Top = true
+	p.Legend.Left = true
+	p.Legend.ThumbnailWidth = vg.Points(14)
+	p.Title.Text = title
+	p.X.Label.Text = xlabel
+	p.Y.Label.Text = ylabel
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// render draws the plots stacked vertically into one SVG.
+func render(plots ...*plot.Plot) ([]byte, error) {
+	c := vgsvg.New(chartWidth, panelH*vg.Length(len(plots)))
+	dc := draw.New(c)
+	rows := make([][]*plot.Plot, len(plots))
+	for i, p := range plots {
+		rows[i] = []*plot.Plot{p}
+	}
+	var err error
+	func() {
+		// gonum/plot panics on degenerate data; report it as an error
+		// instead of taking the command down.
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("draw chart: %v", r)
+			}
+		}()
+		canv := plot.Align(rows, draw.Tiles{Rows: len(plots), Cols: 1, PadY: vg.Points(6), PadTop: vg.Points(4), PadBottom: vg.Points(4)}, dc)
+		for i, p := range plots {
+			p.Draw(canv[i][0])
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	out := bytes.ReplaceAll(b.Bytes(), []byte("font-family:Liberation Sans;"), []byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;"))
+	return out, nil
+}
+
+// legendRoom raises the top of a linear y axis so the legend in the
+// top-left corner sits above the data.
+func legendRoom(p *plot.Plot, entries int) {
+	if p.Y.Max > 0 {
+		p.Y.Max *= 1 + 0.08*float64(min(entries, 8)) + 0.05
+	}
+}
+
+// clean drops points that cannot be drawn (NaN, infinities, and
+// non-positive values on a log axis).
+func clean(xy plotter.XYs, logY bool) plotter.XYs {
+	out := xy[:0:0]
+	for _, p := range xy {
+		if math.IsNaN(p.X) || math.IsNaN(p.Y) || math.IsInf(p.X, 0) || math.IsInf(p.Y, 0) || (logY && p.Y <= 0) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// addLine adds a line with the i-th colour and dash pattern d; with a label
+// it appears in the legend.
+func addLine(p *plot.Plot, xy plotter.XYs, i, d int, label string, points bool) error {
+	if len(xy) == 0 {
+		return nil
+	}
+	l, err := plotter.NewLine(xy)
+	if err != nil {
+		return err
+	}
+	l.Color = plotutil.Color(i)
+	l.Width = vg.Points(1.2)
+	l.Dashes = plotutil.Dashes(d)
+	p.Add(l)
+	var thumb plot.Thumbnailer = l
+	if points || len(xy) == 1 {
+		s, err := plotter.NewScatter(xy)
+		if err != nil {
+			return err
+		}
+		s.Color = l.Color
+		s.Shape = plotutil.Shape(i)
+		s.Radius = vg.Points(2.5)
+		p.Add(s)
+		thumb = thumbs{l, s}
+	}
+	if label != "" {
+		p.Legend.Add(label, thumb)
+	}
+	return nil
+}
+
+type thumbs []plot.Thumbnailer
+
+func (t thumbs) Thumbnail(c *draw.Canvas) {
+	for _, x := range t {
+		x.Thumbnail(c)
+	}
+}
+
+// latencyAxis puts ns values on a log axis when they span more than a
+// factor of 20, labelled with units.
+func latencyAxis(p *plot.Plot, lo, hi float64) bool {
+	logScale := lo > 0 && hi/lo > 20
+	if logScale {
+		p.Y.Scale = plot.LogScale{}
+	}
+	p.Y.Tick.Marker = nsTicks{log: logScale}
+	return logScale
+}
+
+// nsTicks labels a latency axis (values in ns) with units; on a log axis
+// the major ticks are 1, 2 and 5 per decade.
+type nsTicks struct{ log bool }
+
+func (t nsTicks) Ticks(min, max float64) []plot.Tick {
+	if !t.log || min <= 0 {
+		ticks := plot.DefaultTicks{}.Ticks(min, max)
+		for i := range ticks {
+			if ticks[i].Label != "" {
+				ticks[i].Label = fmtNs(ticks[i].Value)
+			}
+		}
+		return ticks
+	}
+	var ticks []plot.Tick
+	for dec := math.Pow(10, math.Floor(math.Log10(min))); dec <= max; dec *= 10 {
+		for m := 1; m < 10; m++ {
+			v := dec * float64(m)
+			if v < min || v > max {
+				continue
+			}
+			label := ""
+			if m == 1 || m == 2 || m == 5 {
+				label = fmtNs(v)
+			}
+			ticks = append(ticks, plot.Tick{Value: v, Label: label})
+		}
+	}
+	return ticks
+}
+
+// rateTicks labels a throughput axis compactly (12k, 1.5M).
+type rateTicks struct{}
+
+func (rateTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = compact(ticks[i].Value)
+		}
+	}
+	return ticks
+}
+
+func compact(v float64) string {
+	a := math.Abs(v)
+	trim := func(s string) string {
+		if strings.Contains(s, ".") {
+			s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+		}
+		return s
+	}
+	switch {
+	case a >= 1e6:
+		return trim(fmt.Sprintf("%.2f", v/1e6)) + "M"
+	case a >= 1e3:
+		return trim(fmt.Sprintf("%.2f", v/1e3)) + "k"
+	}
+	return trim(fmt.Sprintf("%.2f", v))
+}
+
+// drawThreadCurves draws throughput (with 95% CI bars) and p99 per
+// operation against threads, one line per target series.
+func drawThreadCurves(v *Variant) ([]byte, error) {
+	thr := newPlot("Throughput", "threads", "ops/s")
+	thr.Y.Tick.Marker = rateTicks{}
+	lat := newPlot("p99 latency", "threads", "p99")
+	type series struct {
+		label string
+		cells []*Cell
+	}
+	var ss []*series
+	idx := map[*Series]*series{}
+	for _, c := range v.Runs {
+		s := idx[c.Series]
+		if s == nil {
+			s = &series{label: c.Series.Label}
+			idx[c.Series] = s
+			ss = append(ss, s)
+		}
+		s.cells = append(s.cells, c)
+	}
+	ops := opNames(v.Runs)
+	lo, hi := math.Inf(1), 0.0
+	for _, s := range ss {
+		for _, c := range s.cells {
+			for _, o := range c.Ops {
+				if o.P99.N > 0 && o.P99.Mean > 0 {
+					lo, hi = math.Min(lo, o.P99.Mean), math.Max(hi, o.P99.Mean)
+				}
+			}
+		}
+	}
+	logY := latencyAxis(lat, lo, hi)
+	thr.X.Tick.Marker = threadTicks(v.Runs)
+	lat.X.Tick.Marker = thr.X.Tick.Marker
+	if minT, maxT := threadRange(v.Runs); minT > 0 && maxT >= 8*minT {
+		// doubling sweeps (8, 16, ..., 128) read best on a log axis
+		thr.X.Scale, lat.X.Scale = plot.LogScale{}, plot.LogScale{}
+	}
+	for i, s := range ss {
+		var xy plotter.XYs
+		var errs plotter.YErrors
+		for _, c := range s.cells {
+			xy = append(xy, plotter.XY{X: float64(c.Threads), Y: c.Throughput.Mean})
+			h := 0.0
+			if c.Throughput.N >= 2 {
+				h = c.Throughput.HalfWidth()
+			}
+			errs = append(errs, struct{ Low, High float64 }{h, h})
+		}
+		if err := addLine(thr, clean(xy, false), i, 0, s.label, true); err != nil {
+			return nil, err
+		}
+		if len(xy) == len(clean(xy, false)) {
+			eb, err := plotter.NewYErrorBars(errBars{xy, errs})
+			if err == nil {
+				eb.Color = plotutil.Color(i)
+				thr.Add(eb)
+			}
+		}
+		for j, op := range ops {
+			var pts plotter.XYs
+			for _, c := range s.cells {
+				if o := c.Op(op); o != nil && o.P99.N > 0 {
+					pts = append(pts, plotter.XY{X: float64(c.Threads), Y: o.P99.Mean})
+				}
+			}
+			label := s.label
+			if len(ops) > 1 {
+				label += " " + op
+			}
+			if err := addLine(lat, clean(pts, logY), i, j, label, true); err != nil {
+				return nil, err
+			}
+		}
+	}
+	thr.Y.Min = 0
+	legendRoom(thr, len(ss))
+	entries := len(ss) * len(ops)
+	if logY {
+		lat.Y.Max *= math.Pow(1.6, float64(min(entries, 8)))
+	} else {
+		legendRoom(lat, entries)
+	}
+	return render(thr, lat)
+}
+
+type errBars struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
+func threadRange(cells []*Cell) (lo, hi int) {
+	for i, c := range cells {
+		if i == 0 || c.Threads < lo {
+			lo = c.Threads
+		}
+		hi = max(hi, c.Threads)
+	}
+	return lo, hi
+}
+
+// threadTicks marks the measured thread counts.
+func threadTicks(cells []*Cell) plot.Ticker {
+	seen := map[int]bool{}
+	var ticks []plot.Tick
+	for _, c := range cells {
+		if !seen[c.Threads] {
+			seen[c.Threads] = true
+			ticks = append(ticks, plot.Tick{Value: float64(c.Threads), Label: fmt.Sprint(c.Threads)})
+		}
+	}
+	sort.Slice(ticks, func(a, b int) bool { return ticks[a].Value < ticks[b].Value })
+	return plot.ConstantTicks(ticks)
+}
+
+// drawSpectrum draws the latency percentile spectrum of one operation, one
+// line per cell.
+func drawSpectrum(cells []*Cell, op string) ([]byte, error) {
+	p := newPlot("", "percentile", "latency")
+	var lines []plotter.XYs
+	var labels []string
+	lo, hi := math.Inf(1), 0.0
+	multiSeries := map[*Series]bool{}
+	for _, c := range cells {
+		multiSeries[c.Series] = true
+	}
+	for _, c := range cells {
+		o := c.Op(op)
+		if o == nil {
+			continue
+		}
+		sp := o.Spectrum()
+		if len(sp) == 0 {
+			continue
+		}
+		xy := make(plotter.XYs, 0, len(sp))
+		for _, pt := range sp {
+			y := math.Max(float64(pt.Ns), 1)
+			xy = append(xy, plotter.XY{X: -math.Log10(1 - pt.Percentile/100), Y: y})
+			lo, hi = math.Min(lo, y), math.Max(hi, y)
+		}
+		lines = append(lines, xy)
+		label := c.Series.Label + ", " + threadsText(c.Threads)
+		if c.N() > 1 {
+			label += fmt.Sprintf(" (%d runs)", c.N())
+		}
+		labels = append(labels, label)
+	}
+	if len(lines) == 0 {
+		p.Title.Text = "no latency histograms recorded"
+		return render(p)
+	}
+	logY := latencyAxis(p, lo, hi)
+	p.Legend.Top, p.Legend.Left = false, false // the curves rise to the right: the corner below is free
+	p.X.Min, p.X.Max = 0, 5
+	p.X.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0%"}, {Value: 1, Label: "90%"}, {Value: 2, Label: "99%"},
+		{Value: 3, Label: "99.9%"}, {Value: 4, Label: "99.99%"}, {Value: 5, Label: "99.999%"}})
+	for i, xy := range lines {
+		if err := addLine(p, clean(xy, logY), i, 0, labels[i], false); err != nil {
+			return nil, err
+		}
+	}
+	return render(p)
+}
+
+// drawTimeSeries draws one result's throughput and p99 per operation for
+// every interval of every phase, on seconds since the command started.
+func drawTimeSeries(r *result.Result) ([]byte, error) {
+	thr := newPlot("Throughput", "seconds", "per second")
+	thr.Y.Tick.Marker = rateTicks{}
+	lat := newPlot("p99 latency per interval", "seconds", "p99")
+	type line struct {
+		xy     plotter.XYs
+		op     string
+		phase  int
+		series int
+	}
+	var rates, p99s []line
+	colour := map[string]int{}
+	lo, hi := math.Inf(1), 0.0
+	for pi := range r.Phases {
+		ph := &r.Phases[pi]
+		offset := ph.Started.Sub(r.Started).Seconds()
+		if r.Started.IsZero() || ph.Started.IsZero() {
+			offset = 0
+		}
+		// A load reports batches: scale them to rows with the phase's
+		// rows per batch.
+		scale := 1.0
+		if ph.Name == "load" {
+			var batches int64
+			for _, iv := range ph.Intervals {
+				for _, o := range iv.Ops {
+					batches += o.Count
+				}
+			}
+			if batches > 0 && ph.Rows > 0 {
+				scale = float64(ph.Rows) / float64(batches)
+			}
+		}
+		byOp := map[string]*[2]plotter.XYs{}
+		var order []string
+		for _, iv := range ph.Intervals {
+			x := offset + iv.ElapsedSec
+			for _, o := range iv.Ops {
+				s := byOp[o.Name]
+				if s == nil {
+					s = &[2]plotter.XYs{}
+					byOp[o.Name] = s
+					order = append(order, o.Name)
+				}
+				s[0] = append(s[0], plotter.XY{X: x, Y: o.Rate * scale})
+				if o.Count > 0 && o.P99 > 0 {
+					s[1] = append(s[1], plotter.XY{X: x, Y: float64(o.P99)})
+					lo, hi = math.Min(lo, float64(o.P99)), math.Max(hi, float64(o.P99))
+				}
+			}
+		}
+		for _, op := range order {
+			name := op
+			if ph.Name == "load" && scale != 1 {
+				name = "load rows (" + op + ")"
+			}
+			if _, ok := colour[name]; !ok {
+				colour[name] = len(colour)
+			}
+			rates = append(rates, line{byOp[op][0], name, pi, colour[name]})
+			p99s = append(p99s, line{byOp[op][1], op, pi, colour[name]})
+		}
+	}
+	logY := latencyAxis(lat, lo, hi)
+	labelled := map[string]bool{}
+	for i, l := range rates {
+		label := ""
+		if !labelled[l.op] {
+			labelled[l.op] = true
+			label = l.op
+		}
+		if err := addLine(thr, clean(l.xy, false), l.series, 0, label, false); err != nil {
+			return nil, err
+		}
+		if err := addLine(lat, clean(p99s[i].xy, logY), l.series, 0, "", false); err != nil {
+			return nil, err
+		}
+	}
+	if len(rates) == 0 {
+		thr.Title.Text = "no intervals recorded"
+	}
+	thr.Y.Min = 0
+	legendRoom(thr, len(labelled))
+	if hi == 0 {
+		return render(thr)
+	}
+	lat.X.Min, lat.X.Max = thr.X.Min, thr.X.Max // one time axis for both panels
+	return render(thr, lat)
+}

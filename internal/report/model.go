@@ -1,0 +1,856 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/stats"
+)
+
+// Model is the reduced content of a set of results, ready to render. Runs
+// are grouped into cells: the same workload, the same variant (the options
+// and run settings that vary across the inputs), the same target series and
+// the same thread count. Every phase of a cell is one repetition, whether
+// the repetitions come from one result file (--repeat) or from several.
+type Model struct {
+	Inputs    []Input
+	Workloads []*Workload
+	// Series are the distinct targets, in label order.
+	Series []*Series
+	// SizeEffects compare the same plan at two data sizes.
+	SizeEffects []SizeEffect
+	// Machines are the distinct client machines and candor builds.
+	Machines []*Machine
+	Warnings []string
+	// inputSeries and inputMachine map an input index to its entries.
+	inputSeries  []*Series
+	inputMachine []*Machine
+}
+
+// Workload holds the cells of one workload.
+type Workload struct {
+	Name      string
+	Reference string
+	// Varying names the option and setting keys that vary across this
+	// workload's inputs (they make up the variants' labels).
+	Varying []string
+	// Common are the options every input of the workload shares.
+	Common   []Param
+	Variants []*Variant
+	// LatencyMeasures are the distinct latency definitions of the runs.
+	LatencyMeasures []string
+}
+
+// Variant is one combination of the varying options.
+type Variant struct {
+	Label  string // "" when nothing varies
+	Params []Param
+	Runs   []*Cell // run cells, by series then threads
+	Loads  []*Cell // load cells, by series then threads
+}
+
+// Param is one option, run setting or plan parameter.
+type Param struct{ Key, Value string }
+
+// Series is one target: product, version, URL and the settings that set it
+// apart from other runs on the same endpoint.
+type Series struct {
+	Label    string
+	Driver   string
+	Product  string
+	Version  string
+	VString  string
+	URL      string
+	Settings map[string]string
+	// Inputs are the indexes of the inputs run against this series.
+	Inputs []int
+	key    string
+}
+
+// Machine is one client machine and candor build.
+type Machine struct {
+	ID     string // M1, M2, ...
+	Prov   result.Provenance
+	Inputs []int
+}
+
+// PhaseRef names one phase of one input.
+type PhaseRef struct{ Input, Phase int }
+
+// Cell is one configuration measured one or more times.
+type Cell struct {
+	Workload string
+	Kind     string // "run" or "load"
+	Variant  *Variant
+	Series   *Series
+	Threads  int
+	// Phases are the complete phases measured (the repetitions).
+	Phases []PhaseRef
+	// Throughput is the phase throughput (ops/s; rows/s for a load) over
+	// the repetitions.
+	Throughput stats.Summary
+	Duration   stats.Summary
+	Rows       stats.Summary
+	Ops        []*OpStats
+	// Counters are per-second rates of the workload counters.
+	Counters []CounterStat
+	// QPS is queries per second (sysbench's reads+writes+other), nil when
+	// the counters are something else.
+	QPS *stats.Summary
+}
+
+// N is the number of repetitions.
+func (c *Cell) N() int { return len(c.Phases) }
+
+// OpStats is one operation over a cell's repetitions; latencies in ns.
+type OpStats struct {
+	Name                             string
+	Throughput, Mean, P50, P95, P99  stats.Summary
+	Count, Attempts, Retries, Aborts int64
+	Clamped                          int64
+	Errors                           map[string]int64
+	// encoded latency histograms of the repetitions, decoded once on demand
+	hists    []string
+	spectrum []SpectrumPoint
+	decoded  bool
+}
+
+// CounterStat is one workload counter as a rate per second.
+type CounterStat struct {
+	Name string
+	Rate stats.Summary
+}
+
+// SpectrumPoint is one point of a latency percentile spectrum.
+type SpectrumPoint struct {
+	Percentile float64 // 0..99.999
+	Ns         int64
+}
+
+// SizeEffect is the change from one data size to a larger one for the same
+// workload, target series, threads and every other option.
+type SizeEffect struct {
+	Workload     string
+	Series       *Series
+	Threads      int
+	Small, Large *Cell
+	SmallLabel   string // the size option that differs, "recordcount 1000"
+	LargeLabel   string
+	// ThroughputPct is the change of throughput in percent (negative: it
+	// fell as data grew).
+	ThroughputPct float64
+	// UpdateOp names the update operation compared ("" when none); the
+	// percentages are the change of its mean and p99 latency.
+	UpdateOp                    string
+	UpdateMeanPct, UpdateP99Pct float64
+}
+
+// sizeKeys are the options that set a data size.
+var sizeKeys = map[string]bool{
+	"recordcount": true, "insertcount": true, "table-size": true, "table_size": true, "tables": true,
+}
+
+// Build groups the inputs into a model.
+func Build(inputs []Input) *Model {
+	m := &Model{Inputs: inputs}
+	m.buildSeries()
+	m.buildMachines()
+	m.warn()
+
+	byName := map[string][]int{}
+	var names []string
+	for i, in := range inputs {
+		n := in.Result.Workload.Name
+		if _, ok := byName[n]; !ok {
+			names = append(names, n)
+		}
+		byName[n] = append(byName[n], i)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		m.Workloads = append(m.Workloads, m.buildWorkload(n, byName[n]))
+	}
+	m.buildSizeEffects()
+	return m
+}
+
+// paramsOf lists the options and settings that decide comparability of one
+// input's phases of the given kind: the resolved workload options, the run
+// configuration that matters for that kind, and plan parameters not already
+// covered.
+func paramsOf(r *result.Result, kind string) map[string]string {
+	p := map[string]string{}
+	flatten("", r.Workload.Options, p)
+	// Bookkeeping, not settings: the property files read (their effect is in
+	// the resolved options), the reference name and which options were set
+	// explicitly.
+	for _, k := range []string{"sources", "reference", "set"} {
+		delete(p, k)
+	}
+	rc := r.Run
+	if rc.Isolation != "" {
+		p["isolation"] = rc.Isolation
+	}
+	if kind == "load" {
+		if rc.LoadBatch > 0 {
+			p["load_batch"] = strconv.Itoa(rc.LoadBatch)
+		}
+	} else {
+		if rc.DurationSec > 0 {
+			p["duration"] = fmtSeconds(rc.DurationSec)
+		}
+		if rc.Operations > 0 {
+			p["operations"] = strconv.FormatInt(rc.Operations, 10)
+		}
+		if rc.WarmupSec > 0 {
+			p["warmup"] = fmtSeconds(rc.WarmupSec)
+		}
+		if rc.Rate > 0 {
+			p["rate"] = strconv.FormatFloat(rc.Rate, 'g', -1, 64)
+			p["arrival"] = rc.Arrival
+		}
+		p["retries"] = strconv.Itoa(rc.Retries)
+	}
+	if r.Plan != nil {
+		for k, v := range r.Plan.Params {
+			if k == "threads" || k == "target" {
+				continue
+			}
+			if _, ok := p[k]; !ok {
+				p[k] = v
+			}
+		}
+		if _, ok := p["plan"]; !ok && r.Plan.Name != "" {
+			p["plan"] = r.Plan.Name
+		}
+	}
+	return p
+}
+
+// flatten writes scalar leaves of v under dotted keys.
+func flatten(prefix string, v any, out map[string]string) {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			key := k
+			if prefix != "" {
+				key = prefix + "." + k
+			}
+			flatten(key, x, out)
+		}
+	case nil:
+		if prefix != "" {
+			out[prefix] = ""
+		}
+	case string:
+		out[prefix] = t
+	case float64:
+		out[prefix] = strconv.FormatFloat(t, 'f', -1, 64)
+	case bool:
+		out[prefix] = strconv.FormatBool(t)
+	default:
+		if prefix == "" {
+			return
+		}
+		b, err := json.Marshal(t)
+		if err != nil {
+			out[prefix] = fmt.Sprint(t)
+			return
+		}
+		out[prefix] = string(b)
+	}
+}
+
+func fmtSeconds(s float64) string {
+	return time.Duration(s * float64(time.Second)).Round(time.Millisecond).String()
+}
+
+func (m *Model) buildSeries() {
+	type fpKey struct{ driver, product, version, url string }
+	groups := map[fpKey][]int{}
+	var order []fpKey
+	for i, in := range m.Inputs {
+		t := in.Result.Target
+		k := fpKey{t.Driver, t.Product, t.Version, t.URL}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	byKey := map[string]*Series{}
+	m.inputSeries = make([]*Series, len(m.Inputs))
+	for _, k := range order {
+		idx := groups[k]
+		// settings that differ among runs against the same endpoint
+		varying := varyingKeys(idx, func(i int) map[string]string { return m.Inputs[i].Result.Target.Settings })
+		for _, i := range idx {
+			t := m.Inputs[i].Result.Target
+			var diff []string
+			for _, s := range varying {
+				diff = append(diff, s+"="+t.Settings[s])
+			}
+			key := fmt.Sprintf("%s|%s|%s|%s|%s", k.driver, k.product, k.version, k.url, strings.Join(diff, ","))
+			s := byKey[key]
+			if s == nil {
+				s = &Series{Driver: t.Driver, Product: t.Product, Version: t.Version, VString: t.VersionString, URL: t.URL,
+					Settings: t.Settings, key: key}
+				s.Label = strings.TrimSpace(t.Product + " " + t.Version)
+				if s.Label == "" {
+					s.Label = t.Driver
+				}
+				if len(diff) > 0 {
+					s.Label += " [" + strings.Join(diff, ", ") + "]"
+				}
+				byKey[key] = s
+				m.Series = append(m.Series, s)
+			}
+			s.Inputs = append(s.Inputs, i)
+			m.inputSeries[i] = s
+		}
+	}
+	// Disambiguate equal labels by the endpoint's host, then by a number.
+	count := map[string]int{}
+	for _, s := range m.Series {
+		count[s.Label]++
+	}
+	for _, s := range m.Series {
+		if count[s.Label] > 1 {
+			s.Label += " @" + hostOf(s.URL)
+		}
+	}
+	seen := map[string]int{}
+	for _, s := range m.Series {
+		seen[s.Label]++
+		if n := seen[s.Label]; n > 1 {
+			s.Label += fmt.Sprintf(" #%d", n)
+		}
+	}
+	sort.SliceStable(m.Series, func(a, b int) bool { return naturalLess(m.Series[a].Label, m.Series[b].Label) })
+}
+
+// hostOf is the host of a target URL, or its path for file databases.
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	if u.Host != "" {
+		return u.Host
+	}
+	if u.Opaque != "" {
+		return u.Opaque
+	}
+	return strings.TrimPrefix(u.Path, "/")
+}
+
+func (m *Model) buildMachines() {
+	m.inputMachine = make([]*Machine, len(m.Inputs))
+	byKey := map[result.Provenance]*Machine{}
+	for i, in := range m.Inputs {
+		p := in.Result.Provenance
+		mc := byKey[p]
+		if mc == nil {
+			mc = &Machine{ID: fmt.Sprintf("M%d", len(m.Machines)+1), Prov: p}
+			byKey[p] = mc
+			m.Machines = append(m.Machines, mc)
+		}
+		mc.Inputs = append(mc.Inputs, i)
+		m.inputMachine[i] = mc
+	}
+}
+
+func (m *Model) warn() {
+	for i, in := range m.Inputs {
+		r := in.Result
+		name := fmt.Sprintf("#%d %s", i+1, in.Path)
+		if r.Status != result.StatusComplete {
+			msg := fmt.Sprintf("%s: status %s", name, r.Status)
+			if r.Error != "" {
+				msg += ": " + firstLine(r.Error)
+			}
+			m.Warnings = append(m.Warnings, msg+"; only its complete phases enter the tables")
+		}
+		for _, p := range r.Phases {
+			pn := phaseName(&p)
+			if p.Client.Saturated {
+				m.Warnings = append(m.Warnings, fmt.Sprintf("%s %s: client saturated (%s): the figures may measure candor, not the database", name, pn, p.Client.SaturatedCause))
+			}
+			if p.Rate != nil && p.Rate.BehindSchedule {
+				m.Warnings = append(m.Warnings, fmt.Sprintf("%s %s: behind schedule: target %.1f ops/s, achieved %.1f ops/s", name, pn, p.Rate.Target, p.Rate.Achieved))
+			}
+			var clamped int64
+			for _, o := range p.Ops {
+				clamped += o.Clamped
+			}
+			if clamped > 0 {
+				m.Warnings = append(m.Warnings, fmt.Sprintf("%s %s: %d latencies above 1 h recorded as 1 h", name, pn, clamped))
+			}
+		}
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+func phaseName(p *result.Phase) string {
+	if p.Repetition > 0 {
+		return fmt.Sprintf("%s #%d", p.Name, p.Repetition)
+	}
+	return p.Name
+}
+
+// varyingKeys lists, sorted, the keys whose values are not the same in every
+// map (a missing key counts as a value of its own).
+func varyingKeys(idx []int, get func(int) map[string]string) []string {
+	if len(idx) < 2 {
+		return nil
+	}
+	all := map[string]bool{}
+	for _, i := range idx {
+		for k := range get(i) {
+			all[k] = true
+		}
+	}
+	var out []string
+	for k := range all {
+		v0, ok0 := get(idx[0])[k]
+		for _, i := range idx[1:] {
+			if v, ok := get(i)[k]; ok != ok0 || v != v0 {
+				out = append(out, k)
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (m *Model) buildWorkload(name string, idx []int) *Workload {
+	w := &Workload{Name: name, Reference: m.Inputs[idx[0]].Result.Workload.Reference}
+	// Parameter maps per (input, kind) for the inputs that have such phases.
+	type pk struct {
+		input int
+		kind  string
+	}
+	params := map[pk]map[string]string{}
+	var keys []pk
+	measures := map[string]bool{}
+	for _, i := range idx {
+		r := m.Inputs[i].Result
+		kinds := map[string]bool{}
+		for _, p := range r.Phases {
+			kinds[kindOf(p.Name)] = true
+		}
+		for _, k := range []string{"load", "run"} {
+			if kinds[k] {
+				key := pk{i, k}
+				params[key] = paramsOf(r, k)
+				keys = append(keys, key)
+			}
+		}
+		if kinds["run"] && r.Run.LatencyMeasure != "" && !measures[r.Run.LatencyMeasure] {
+			measures[r.Run.LatencyMeasure] = true
+			w.LatencyMeasures = append(w.LatencyMeasures, r.Run.LatencyMeasure)
+		}
+	}
+	// A key varies when two maps that both have it (or lack it, among maps
+	// of the same kind) disagree.
+	varying := map[string]bool{}
+	for _, kind := range []string{"load", "run"} {
+		var sel []int
+		var maps []map[string]string
+		for _, k := range keys {
+			if k.kind == kind {
+				sel = append(sel, len(maps))
+				maps = append(maps, params[k])
+			}
+		}
+		for _, k := range varyingKeys(sel, func(i int) map[string]string { return maps[i] }) {
+			varying[k] = true
+		}
+	}
+	for k := range varying {
+		w.Varying = append(w.Varying, k)
+	}
+	sort.Strings(w.Varying)
+	// Options common to every run of the workload.
+	if len(keys) > 0 {
+		first := params[keys[0]]
+		for k, v := range first {
+			if varying[k] {
+				continue
+			}
+			same := true
+			for _, key := range keys[1:] {
+				if x, ok := params[key][k]; ok && x != v {
+					same = false
+					break
+				}
+			}
+			if same {
+				w.Common = append(w.Common, Param{k, v})
+			}
+		}
+		sort.Slice(w.Common, func(a, b int) bool { return w.Common[a].Key < w.Common[b].Key })
+	}
+
+	variants := map[string]*Variant{}
+	cells := map[string]*Cell{}
+	for _, key := range keys {
+		p := params[key]
+		var vp []Param
+		var parts []string
+		for _, k := range w.Varying {
+			if v, ok := p[k]; ok {
+				vp = append(vp, Param{k, v})
+				parts = append(parts, k+"="+v)
+			}
+		}
+		label := strings.Join(parts, ", ")
+		v := variants[label]
+		if v == nil {
+			v = &Variant{Label: label, Params: vp}
+			variants[label] = v
+			w.Variants = append(w.Variants, v)
+		}
+		r := m.Inputs[key.input].Result
+		s := m.inputSeries[key.input]
+		ck := fmt.Sprintf("%s|%s|%s|%d", key.kind, label, s.key, r.Run.Threads)
+		c := cells[ck]
+		if c == nil {
+			c = &Cell{Workload: name, Kind: key.kind, Variant: v, Series: s, Threads: r.Run.Threads}
+			cells[ck] = c
+			if key.kind == "load" {
+				v.Loads = append(v.Loads, c)
+			} else {
+				v.Runs = append(v.Runs, c)
+			}
+		}
+		for pi, p := range r.Phases {
+			if kindOf(p.Name) == key.kind && p.Status == result.StatusComplete {
+				c.Phases = append(c.Phases, PhaseRef{key.input, pi})
+			}
+		}
+	}
+	sort.SliceStable(w.Variants, func(a, b int) bool { return naturalLess(w.Variants[a].Label, w.Variants[b].Label) })
+	for _, v := range w.Variants {
+		v.Runs = m.finishCells(v.Runs)
+		v.Loads = m.finishCells(v.Loads)
+	}
+	return w
+}
+
+// kindOf maps a phase name to "load" or "run".
+func kindOf(phase string) string {
+	if phase == "load" {
+		return "load"
+	}
+	return "run"
+}
+
+// finishCells computes each cell's statistics, drops cells without a
+// complete phase and sorts them by series then threads.
+func (m *Model) finishCells(cells []*Cell) []*Cell {
+	out := cells[:0]
+	for _, c := range cells {
+		if len(c.Phases) == 0 {
+			continue
+		}
+		m.summarize(c)
+		out = append(out, c)
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		if out[a].Series != out[b].Series {
+			return naturalLess(out[a].Series.Label, out[b].Series.Label)
+		}
+		return out[a].Threads < out[b].Threads
+	})
+	return out
+}
+
+func (m *Model) phase(r PhaseRef) *result.Phase { return &m.Inputs[r.Input].Result.Phases[r.Phase] }
+
+// summarize fills a cell's statistics from its phases.
+func (m *Model) summarize(c *Cell) {
+	var thr, dur, rows []float64
+	var opNames []string
+	seenOp := map[string]bool{}
+	var ctrNames []string
+	seenCtr := map[string]bool{}
+	for _, ref := range c.Phases {
+		p := m.phase(ref)
+		thr = append(thr, p.Throughput)
+		dur = append(dur, p.DurationSec)
+		rows = append(rows, float64(p.Rows))
+		for _, o := range p.Ops {
+			if !seenOp[o.Name] {
+				seenOp[o.Name] = true
+				opNames = append(opNames, o.Name)
+			}
+		}
+		for k := range p.Counters {
+			if !seenCtr[k] {
+				seenCtr[k] = true
+				ctrNames = append(ctrNames, k)
+			}
+		}
+	}
+	c.Throughput = stats.Summarize(thr)
+	c.Duration = stats.Summarize(dur)
+	c.Rows = stats.Summarize(rows)
+	for _, name := range opNames {
+		os := &OpStats{Name: name, Errors: map[string]int64{}}
+		var t, mean, p50, p95, p99 []float64
+		for _, ref := range c.Phases {
+			p := m.phase(ref)
+			var op *result.OpResult
+			for i := range p.Ops {
+				if p.Ops[i].Name == name {
+					op = &p.Ops[i]
+					break
+				}
+			}
+			if op == nil {
+				t = append(t, 0)
+				continue
+			}
+			t = append(t, op.Throughput)
+			if l := op.Latency; l != nil && l.Count > 0 {
+				mean = append(mean, l.Mean)
+				p50 = append(p50, float64(l.P50))
+				p95 = append(p95, float64(l.P95))
+				p99 = append(p99, float64(l.P99))
+			}
+			os.Count += op.Count
+			os.Attempts += op.Attempts
+			os.Retries += op.Retries
+			os.Aborts += op.Aborts
+			os.Clamped += op.Clamped
+			for k, n := range op.Errors {
+				os.Errors[k] += n
+			}
+			if h := op.Histograms["latency"]; h != "" {
+				os.hists = append(os.hists, h)
+			}
+		}
+		os.Throughput, os.Mean = stats.Summarize(t), stats.Summarize(mean)
+		os.P50, os.P95, os.P99 = stats.Summarize(p50), stats.Summarize(p95), stats.Summarize(p99)
+		c.Ops = append(c.Ops, os)
+	}
+	sort.Strings(ctrNames)
+	sysbench := len(ctrNames) > 0
+	var qps []float64
+	for _, name := range ctrNames {
+		var xs []float64
+		for _, ref := range c.Phases {
+			p := m.phase(ref)
+			xs = append(xs, rate(float64(p.Counters[name]), p.DurationSec))
+		}
+		c.Counters = append(c.Counters, CounterStat{Name: name, Rate: stats.Summarize(xs)})
+		switch name {
+		case "reads", "writes", "other":
+		default:
+			sysbench = false
+		}
+	}
+	if sysbench {
+		for _, ref := range c.Phases {
+			p := m.phase(ref)
+			var n int64
+			for _, v := range p.Counters {
+				n += v
+			}
+			qps = append(qps, rate(float64(n), p.DurationSec))
+		}
+		s := stats.Summarize(qps)
+		c.QPS = &s
+	}
+}
+
+func rate(n, sec float64) float64 {
+	if sec <= 0 {
+		return 0
+	}
+	return n / sec
+}
+
+// Op returns the cell's statistics of the named operation, nil if absent.
+func (c *Cell) Op(name string) *OpStats {
+	for _, o := range c.Ops {
+		if o.Name == name {
+			return o
+		}
+	}
+	return nil
+}
+
+// Spectrum returns the latency percentile spectrum of the operation over
+// all repetitions (their histograms merged), decoding each histogram once.
+// nil when the results carry no histogram.
+func (o *OpStats) Spectrum() []SpectrumPoint {
+	if o.decoded {
+		return o.spectrum
+	}
+	o.decoded = true
+	ops := make([]result.OpResult, len(o.hists))
+	for i, h := range o.hists {
+		ops[i] = result.OpResult{Histograms: map[string]string{"latency": h}}
+	}
+	h, err := result.MergeHistograms("latency", ops...)
+	if err != nil || h == nil || h.TotalCount() == 0 {
+		return nil
+	}
+	pcts := spectrumPercentiles()
+	vals := h.ValueAtPercentilesSlice(pcts)
+	o.spectrum = make([]SpectrumPoint, len(pcts))
+	for i, p := range pcts {
+		v := vals[i]
+		if p == 0 {
+			v = h.Min()
+		}
+		o.spectrum[i] = SpectrumPoint{Percentile: p, Ns: v}
+	}
+	return o.spectrum
+}
+
+// spectrumPercentiles are evenly spaced on the axis −log10(1 − q): ten
+// points per decade from 0 to 99.999.
+func spectrumPercentiles() []float64 {
+	var out []float64
+	for i := 0; i <= 50; i++ {
+		x := float64(i) / 10
+		q := 100 * (1 - pow10(-x))
+		out = append(out, q)
+	}
+	return out
+}
+
+func (m *Model) buildSizeEffects() {
+	for _, w := range m.Workloads {
+		// variants whose parameters differ only in size keys
+		for i, a := range w.Variants {
+			for _, b := range w.Variants[i+1:] {
+				small, large, ok := sizePair(a, b)
+				if !ok {
+					continue
+				}
+				for _, cs := range small.Runs {
+					for _, cl := range large.Runs {
+						if cs.Series != cl.Series || cs.Threads != cl.Threads {
+							continue
+						}
+						e := SizeEffect{Workload: w.Name, Series: cs.Series, Threads: cs.Threads, Small: cs, Large: cl}
+						e.SmallLabel, e.LargeLabel = sizeLabels(small, large)
+						e.ThroughputPct = pctChange(cs.Throughput.Mean, cl.Throughput.Mean)
+						if op := updateOp(cs, cl); op != "" {
+							e.UpdateOp = op
+							e.UpdateMeanPct = pctChange(cs.Op(op).Mean.Mean, cl.Op(op).Mean.Mean)
+							e.UpdateP99Pct = pctChange(cs.Op(op).P99.Mean, cl.Op(op).P99.Mean)
+						}
+						m.SizeEffects = append(m.SizeEffects, e)
+					}
+				}
+			}
+		}
+	}
+}
+
+// sizePair reports whether a and b differ in size options only, and orders
+// them smaller first.
+func sizePair(a, b *Variant) (small, large *Variant, ok bool) {
+	pa, pb := paramMap(a.Params), paramMap(b.Params)
+	if len(pa) != len(pb) {
+		return nil, nil, false
+	}
+	sizeDiff := false
+	for k, v := range pa {
+		w, has := pb[k]
+		if !has {
+			return nil, nil, false
+		}
+		if v != w {
+			if !sizeKeys[k] {
+				return nil, nil, false
+			}
+			sizeDiff = true
+		}
+	}
+	if !sizeDiff {
+		return nil, nil, false
+	}
+	if dataSize(pa) <= dataSize(pb) {
+		return a, b, true
+	}
+	return b, a, true
+}
+
+func paramMap(ps []Param) map[string]string {
+	m := make(map[string]string, len(ps))
+	for _, p := range ps {
+		m[p.Key] = p.Value
+	}
+	return m
+}
+
+// dataSize estimates rows: recordcount, or tables × table size.
+func dataSize(p map[string]string) float64 {
+	num := func(k string) float64 {
+		f, err := strconv.ParseFloat(p[k], 64)
+		if err != nil {
+			return 0
+		}
+		return f
+	}
+	if n := num("recordcount"); n > 0 {
+		return n
+	}
+	size := num("table-size") + num("table_size")
+	if t := num("tables"); t > 0 {
+		if size == 0 {
+			return t
+		}
+		return size * t
+	}
+	return size
+}
+
+// sizeLabels names the two sizes by the first size option that differs,
+// recordcount before the others ("recordcount 1000", "recordcount 100000").
+func sizeLabels(small, large *Variant) (string, string) {
+	ps, pl := paramMap(small.Params), paramMap(large.Params)
+	for _, k := range []string{"recordcount", "table-size", "table_size", "tables", "insertcount"} {
+		if ps[k] != pl[k] {
+			return k + " " + ps[k], k + " " + pl[k]
+		}
+	}
+	return "", ""
+}
+
+// updateOp picks the update operation both cells measured: "UPDATE", else
+// the first whose name contains "update".
+func updateOp(a, b *Cell) string {
+	if a.Op("UPDATE") != nil && b.Op("UPDATE") != nil {
+		return "UPDATE"
+	}
+	for _, o := range a.Ops {
+		if strings.Contains(strings.ToLower(o.Name), "update") && b.Op(o.Name) != nil {
+			return o.Name
+		}
+	}
+	return ""
+}
+
+func pctChange(from, to float64) float64 {
+	if from == 0 {
+		return 0
+	}
+	return 100 * (to - from) / from
+}

@@ -1,0 +1,408 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/candor-bench/candor/internal/result"
+)
+
+var update = flag.Bool("update", false, "regenerate the fixtures under testdata/results and the golden reports")
+
+const fixtureDir = "testdata/results"
+
+// TestFixtures regenerates the checked-in result files with -update and
+// otherwise checks that the generator still produces them byte for byte.
+func TestFixtures(t *testing.T) {
+	names := make([]string, 0)
+	fx := fixtures()
+	for n := range fx {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		path := filepath.Join(fixtureDir, n)
+		r := fx[n].build(t)
+		if *update {
+			if err := result.Write(path, r); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		got, err := result.Read(path)
+		if err != nil {
+			t.Fatalf("%v (regenerate with go test ./internal/report -run Fixtures -update)", err)
+		}
+		if got.ID != r.ID || len(got.Phases) != len(r.Phases) {
+			t.Errorf("%s differs from its generator; rerun with -update", path)
+		}
+	}
+	if *update {
+		// Files Load must skip: another JSON document and an interval side file.
+		os.WriteFile(filepath.Join(fixtureDir, "notes.json"), []byte(`{"note": "not a candor result; report skips it"}`+"\n"), 0o644)
+		os.WriteFile(filepath.Join(fixtureDir, "ycsb-a-pg-t1.intervals.jsonl"), []byte(`{"kind":"header","header":{}}`+"\n"), 0o644)
+	}
+}
+
+func loadFixtures(t testing.TB) *Model {
+	in, err := Load(fixtureDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Build(in)
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (create with -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the rendered report (rerun with -update after checking the change):\n%s", path, firstDiff(string(want), string(got)))
+	}
+}
+
+func firstDiff(want, got string) string {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(wl) || i < len(gl); i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			return fmt.Sprintf("line %d:\nwant %q\ngot  %q", i+1, w, g)
+		}
+	}
+	return ""
+}
+
+// timeLike finds wall-clock times of the rendering (fixed result times are
+// fine: they come from the files).
+var renderTime = regexp.MustCompile(`(?i)generated (at|on)`)
+
+func TestReportGoldenText(t *testing.T) {
+	m := loadFixtures(t)
+	var b bytes.Buffer
+	if err := Text(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(b.String(), "\n") {
+		if n := utf8.RuneCountInString(l); n > TextWidth {
+			t.Errorf("line %d has %d columns: %q", i+1, n, l)
+		}
+	}
+	if renderTime.Match(b.Bytes()) {
+		t.Error("the text report names its rendering time")
+	}
+	golden(t, "report.txt", b.Bytes())
+}
+
+func TestReportGoldenMarkdown(t *testing.T) {
+	m := loadFixtures(t)
+	var b bytes.Buffer
+	figs := 0
+	err := Markdown(&b, m, func(n int, svg []byte) (string, error) {
+		figs++
+		if !bytes.Contains(svg, []byte("<svg")) {
+			t.Errorf("figure %d is not SVG", n)
+		}
+		return fmt.Sprintf("report-fig%d.svg", n), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := len(buildDocument(m).Figures); figs != want || figs == 0 {
+		t.Errorf("%d figures written, want %d", figs, want)
+	}
+	if renderTime.Match(b.Bytes()) {
+		t.Error("the Markdown report names its rendering time")
+	}
+	golden(t, "report.md", b.Bytes())
+
+	// Without a place for the figures, the report says how to get them.
+	b.Reset()
+	if err := Markdown(&b, m, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "charts are left out") || strings.Contains(b.String(), "![") {
+		t.Error("Markdown on a stream must leave the charts out and say so")
+	}
+}
+
+func TestReportWriteFileMarkdown(t *testing.T) {
+	m := loadFixtures(t)
+	dir := t.TempDir()
+	files, err := WriteFile(filepath.Join(dir, "name.md"), m, "md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 2 || files[0] != filepath.Join(dir, "name.md") || files[1] != filepath.Join(dir, "name-fig1.svg") {
+		t.Fatalf("files %v", files)
+	}
+	md, _ := os.ReadFile(files[0])
+	if !strings.Contains(string(md), "](name-fig1.svg)") {
+		t.Error("the Markdown does not link name-fig1.svg by relative name")
+	}
+	for _, f := range files[1:] {
+		if st, err := os.Stat(f); err != nil || st.Size() < 1000 {
+			t.Errorf("figure %s missing or empty: %v", f, err)
+		}
+	}
+}
+
+func TestReportHTMLStructure(t *testing.T) {
+	m := loadFixtures(t)
+	var b bytes.Buffer
+	if err := HTML(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	h := b.String()
+	d := buildDocument(m)
+	// one chart section per figure: per workload variant the thread curves
+	// (when several thread counts) and a spectrum per operation, and one
+	// time series per input
+	if n := strings.Count(h, `<section class="figure"`); n != len(d.Figures) {
+		t.Errorf("%d figure sections, want %d", n, len(d.Figures))
+	}
+	if n := strings.Count(h, "<svg"); n != len(d.Figures) {
+		t.Errorf("%d inline SVGs, want %d", n, len(d.Figures))
+	}
+	titles := map[string]int{}
+	for _, f := range d.Figures {
+		switch {
+		case strings.HasPrefix(f.Title, "Throughput and p99 latency against threads"):
+			titles["threads"]++
+		case strings.HasPrefix(f.Title, "Latency percentile spectrum"):
+			titles["spectrum"]++
+		default:
+			titles["time"]++
+		}
+	}
+	// ycsb/a at recordcount 1000 has 1, 4 and 16 threads (curves, spectra
+	// of READ and UPDATE); at 100000 only 16 threads (spectra only);
+	// sysbench has 8 and 16 threads (curves, spectrum of TRANSACTION).
+	if titles["threads"] != 2 || titles["spectrum"] != 5 || titles["time"] != len(m.Inputs) {
+		t.Errorf("figures by kind %v (inputs %d)", titles, len(m.Inputs))
+	}
+	for _, bad := range []string{"<script", "<link", "@import", "url(", "<img", "<iframe"} {
+		if strings.Contains(strings.ToLower(h), bad) {
+			t.Errorf("the HTML contains %q: it must be self-contained and script-free", bad)
+		}
+	}
+	urls := regexp.MustCompile(`https?://[^\s"'<>)]*`).FindAllString(h, -1)
+	for _, u := range urls {
+		if u != "http://www.w3.org/2000/svg" && !strings.HasPrefix(u, "postgres://") {
+			t.Errorf("external reference %q", u)
+		}
+	}
+	if !strings.HasPrefix(h, "<!DOCTYPE html>") || !strings.Contains(h, "</html>") || !strings.Contains(h, "<style>") {
+		t.Error("not a complete HTML document with inline CSS")
+	}
+	for _, want := range []string{"Effect of data size", "Inputs and provenance", "Errors and retries", "Transactions and queries per second"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+}
+
+func TestReportModel(t *testing.T) {
+	m := loadFixtures(t)
+	if len(m.Inputs) != 9 {
+		t.Fatalf("%d inputs, want the 9 fixtures (notes.json and the side file skipped)", len(m.Inputs))
+	}
+	var ycsb, sb *Workload
+	for _, w := range m.Workloads {
+		switch w.Name {
+		case "ycsb/a":
+			ycsb = w
+		case "sysbench/oltp_read_write":
+			sb = w
+		}
+	}
+	if ycsb == nil || sb == nil {
+		t.Fatalf("workloads %v", m.Workloads)
+	}
+	// recordcount and insertcount vary; the variants are ordered by size
+	if len(ycsb.Variants) != 2 || ycsb.Variants[0].Label != "insertcount=1000, recordcount=1000" {
+		t.Fatalf("variants %+v", ycsb.Variants)
+	}
+	small := ycsb.Variants[0]
+	var sqlite1 *Cell
+	for _, c := range small.Runs {
+		if c.Series.Product == "SQLite" && c.Threads == 1 {
+			sqlite1 = c
+		}
+	}
+	// two result files of one configuration pool into one cell of two runs
+	if sqlite1 == nil || sqlite1.N() != 2 || sqlite1.Throughput.N != 2 {
+		t.Fatalf("SQLite 1-thread cell %+v", sqlite1)
+	}
+	// --repeat 3 in one file: three runs
+	if c := small.Runs[0]; c.Series.Product != "PostgreSQL" || c.Threads != 1 || c.N() != 3 || len(c.Ops) != 2 {
+		t.Errorf("first cell %s %d threads n=%d", c.Series.Label, c.Threads, c.N())
+	}
+	if len(small.Loads) != 1 || small.Loads[0].Rows.Mean != 1000 {
+		t.Errorf("loads %+v", small.Loads)
+	}
+	// sysbench: tps and qps from the counters, errors summed
+	c := sb.Variants[0].Runs[0]
+	if c.QPS == nil || c.QPS.Mean < 19*c.Throughput.Mean || c.QPS.Mean > 21*c.Throughput.Mean {
+		t.Errorf("sysbench qps %+v vs tps %v", c.QPS, c.Throughput.Mean)
+	}
+	if o := sb.Variants[0].Runs[1].Ops[0]; o.Retries != 80 || o.Aborts != 4 || o.Errors["retryable"] != 84 {
+		t.Errorf("sysbench errors %+v", o)
+	}
+	// data size: 1000 → 100000 rows at 16 threads on PostgreSQL
+	if len(m.SizeEffects) != 1 {
+		t.Fatalf("size effects %+v", m.SizeEffects)
+	}
+	e := m.SizeEffects[0]
+	if e.Threads != 16 || e.UpdateOp != "UPDATE" || e.ThroughputPct > -25 || e.ThroughputPct < -35 || e.UpdateMeanPct < 10 {
+		t.Errorf("size effect %+v", e)
+	}
+	// spectrum: monotone, from the minimum to 99.999
+	sp := small.Runs[0].Ops[0].Spectrum()
+	if len(sp) != 51 || sp[0].Percentile != 0 || sp[50].Percentile < 99.9989 {
+		t.Fatalf("spectrum %v", sp)
+	}
+	for i := 1; i < len(sp); i++ {
+		if sp[i].Ns < sp[i-1].Ns {
+			t.Fatalf("spectrum not monotone at %v", sp[i])
+		}
+	}
+}
+
+func TestReportLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	good, _ := os.ReadFile(filepath.Join(fixtureDir, "ycsb-a-pg-t4.json"))
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ok := write("ok/a.json", string(good))
+	write("ok/other.json", `{"name": "package.json-like"}`)
+	write("ok/a.intervals.jsonl", "torn")
+	write("ok/.hidden/b.json", "garbage")
+	if in, err := Load(filepath.Join(dir, "ok")); err != nil || len(in) != 1 || in[0].Path != ok {
+		t.Fatalf("Load(dir) = %v, %v", in, err)
+	}
+	cases := []struct {
+		name, path string
+		want       []string
+		schema     bool
+	}{
+		// a truncated result names the file
+		{"truncated", write("bad1/r.json", string(good[:len(good)/2])), []string{"bad1/r.json"}, true},
+		// the directory form names the bad file too
+		{"bad in dir", filepath.Join(dir, "bad1"), []string{"bad1/r.json"}, true},
+		// invalid JSON in a directory is an error, not skipped
+		{"invalid json", write("bad2/x.json", "{not json"), []string{"x.json", "invalid character"}, true},
+		{"invalid json in dir", filepath.Join(dir, "bad2"), []string{"x.json", "not valid JSON"}, true},
+		// an explicit file that is some other JSON
+		{"other json", filepath.Join(dir, "ok/other.json"), []string{"other.json", "schema"}, true},
+		// another major version
+		{"v2", write("v2.json", `{"schema": "candor.result/v2"}`), []string{"v2.json", "candor.result/v2"}, true},
+		// missing path
+		{"missing", filepath.Join(dir, "nope"), []string{"nope"}, false},
+		// a directory without results
+		{"empty", filepath.Dir(write("empty/readme.txt", "")), []string{"no candor result files"}, false},
+	}
+	for _, c := range cases {
+		_, err := Load(c.path)
+		if err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q lacks %q", c.name, err, w)
+			}
+		}
+		if c.schema && !errors.Is(err, result.ErrSchema) {
+			t.Errorf("%s: error %v does not wrap result.ErrSchema", c.name, err)
+		}
+	}
+}
+
+// Degenerate inputs render without panicking: no phases, an interrupted
+// result with intervals only, zero throughput.
+func TestReportDegenerate(t *testing.T) {
+	r := fixtures()["ycsb-a-pg-t4.json"].build(t)
+	empty := *r
+	empty.Phases = nil
+	intr := *r
+	intr.Status = result.StatusInterrupted
+	intr.Phases = append([]result.Phase(nil), r.Phases...)
+	for i := range intr.Phases {
+		intr.Phases[i].Status = result.StatusInterrupted
+		intr.Phases[i].Ops = nil
+	}
+	zero := *r
+	zero.Phases = []result.Phase{{Name: "run", Status: result.StatusComplete, Intervals: []result.Interval{{Ops: []result.IntervalOp{{Name: "READ"}}}}}}
+	m := Build([]Input{{"empty.json", &empty}, {"intr.json", &intr}, {"zero.json", &zero}})
+	for _, f := range []func() error{
+		func() error { return Text(&bytes.Buffer{}, m) },
+		func() error { return HTML(&bytes.Buffer{}, m) },
+		func() error {
+			return Markdown(&bytes.Buffer{}, m, func(int, []byte) (string, error) { return "x.svg", nil })
+		},
+	} {
+		if err := f(); err != nil {
+			t.Error(err)
+		}
+	}
+	var b bytes.Buffer
+	Text(&b, m)
+	if !strings.Contains(b.String(), "status interrupted") {
+		t.Errorf("no warning about the interrupted input:\n%s", b.String())
+	}
+}
+
+// A corrupt histogram or a result that names one file twice neither
+// crashes the report nor counts twice.
+func TestReportCorruptHistogramAndDuplicates(t *testing.T) {
+	r := fixtures()["ycsb-a-pg-t4.json"].build(t)
+	for i := range r.Phases {
+		for j := range r.Phases[i].Ops {
+			r.Phases[i].Ops[j].Histograms["latency"] = "HISTFAAAAB942pNpmSzMwMDAxAABzAwMAAAA//8=" // truncated
+		}
+	}
+	var b bytes.Buffer
+	if err := HTML(&b, Build([]Input{{"corrupt.json", r}})); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "no latency histograms recorded") && !strings.Contains(b.String(), "could not be drawn") {
+		t.Error("a corrupt histogram must leave an explained empty chart")
+	}
+	in, err := Load(filepath.Join(fixtureDir, "ycsb-a-pg-t4.json"), fixtureDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in) != 9 {
+		t.Errorf("%d inputs: a file named directly and through its directory counts once", len(in))
+	}
+}

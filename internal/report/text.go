@@ -1,0 +1,191 @@
+package report
+
+import (
+	"bufio"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// TextWidth is the width the text report fits in.
+const TextWidth = 100
+
+// Text writes the report as plain text, tables only, every line at most
+// TextWidth columns.
+func Text(w io.Writer, m *Model) error {
+	d := buildDocument(m)
+	bw := bufio.NewWriter(w)
+	line := func(s string) { bw.WriteString(s); bw.WriteByte('\n') }
+	for _, l := range wrap(d.Title, TextWidth) {
+		line(l)
+	}
+	line(strings.Repeat("=", utf8.RuneCountInString(d.Title)))
+	for _, b := range d.Blocks {
+		if b.FigOnly {
+			continue
+		}
+		switch b.Kind {
+		case bHeading:
+			line("")
+			under := "="
+			if b.Level > 2 {
+				under = "-"
+			}
+			lines := wrap(b.Text, TextWidth)
+			longest := 0
+			for _, l := range lines {
+				line(l)
+				longest = max(longest, utf8.RuneCountInString(l))
+			}
+			line(strings.Repeat(under, longest))
+		case bPara:
+			line("")
+			for _, l := range wrap(b.Text, TextWidth) {
+				line(l)
+			}
+		case bList:
+			line("")
+			for _, it := range b.Items {
+				for i, l := range wrap(it, TextWidth-2) {
+					if i == 0 {
+						line("- " + l)
+					} else {
+						line("  " + l)
+					}
+				}
+			}
+		case bTable:
+			line("")
+			textTable(line, b.Table)
+		case bFigure:
+			// text has no charts
+		}
+	}
+	return bw.Flush()
+}
+
+// textTable lays a table out in columns; when it cannot fit TextWidth even
+// with its text columns shortened, each row is printed as "name: value"
+// lines instead.
+func textTable(line func(string), t *table) {
+	if t.Caption != "" {
+		for _, l := range wrap(t.Caption+":", TextWidth) {
+			line(l)
+		}
+	}
+	n := len(t.Head)
+	width := make([]int, n)
+	for i, h := range t.Head {
+		width[i] = utf8.RuneCountInString(h)
+	}
+	for _, r := range t.Rows {
+		for i := 0; i < n && i < len(r); i++ {
+			width[i] = max(width[i], utf8.RuneCountInString(r[i]))
+		}
+	}
+	const sep = 2
+	total := func() int {
+		s := sep * (n - 1)
+		for _, w := range width {
+			s += w
+		}
+		return s
+	}
+	// Narrow the widest text column until the table fits (its cells wrap),
+	// the columns marked Keep last.
+	for pass := 0; pass < 2 && total() > TextWidth; pass++ {
+		for total() > TextWidth {
+			widest := -1
+			for i := range width {
+				right := i < len(t.Right) && t.Right[i]
+				keep := pass == 0 && i < len(t.Keep) && t.Keep[i]
+				if !right && !keep && width[i] > 12 && (widest < 0 || width[i] > width[widest]) {
+					widest = i
+				}
+			}
+			if widest < 0 {
+				break
+			}
+			width[widest]--
+		}
+	}
+	if total() > TextWidth {
+		textRecords(line, t)
+		return
+	}
+	// Cells longer than their column wrap onto continuation lines.
+	row := func(cells []string) {
+		parts := make([][]string, n)
+		height := 1
+		for i := 0; i < n; i++ {
+			c := ""
+			if i < len(cells) {
+				c = cells[i]
+			}
+			if utf8.RuneCountInString(c) <= width[i] {
+				parts[i] = []string{c}
+			} else {
+				parts[i] = wrap(c, width[i])
+			}
+			height = max(height, len(parts[i]))
+		}
+		for k := 0; k < height; k++ {
+			var b strings.Builder
+			for i := 0; i < n; i++ {
+				c := ""
+				if k < len(parts[i]) {
+					c = parts[i][k]
+				}
+				pad := strings.Repeat(" ", max(0, width[i]-utf8.RuneCountInString(c)))
+				if i > 0 {
+					b.WriteString("  ")
+				}
+				if i < len(t.Right) && t.Right[i] {
+					b.WriteString(pad + c)
+				} else {
+					b.WriteString(c + pad)
+				}
+			}
+			line(strings.TrimRight(b.String(), " "))
+		}
+	}
+	row(t.Head)
+	var rule []string
+	for _, w := range width {
+		rule = append(rule, strings.Repeat("-", w))
+	}
+	line(strings.Join(rule, "  "))
+	for _, r := range t.Rows {
+		row(r)
+	}
+	if t.Note != "" {
+		for _, l := range wrap(t.Note, TextWidth) {
+			line(l)
+		}
+	}
+}
+
+func textRecords(line func(string), t *table) {
+	for ri, r := range t.Rows {
+		if ri > 0 {
+			line("")
+		}
+		for i, h := range t.Head {
+			if i >= len(r) || r[i] == "" {
+				continue
+			}
+			for j, l := range wrap(h+": "+r[i], TextWidth-2) {
+				if j == 0 {
+					line(l)
+				} else {
+					line("  " + l)
+				}
+			}
+		}
+	}
+	if t.Note != "" {
+		for _, l := range wrap(t.Note, TextWidth) {
+			line(l)
+		}
+	}
+}
