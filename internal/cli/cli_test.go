@@ -231,3 +231,31 @@ func TestIsolationOptions(t *testing.T) {
 		t.Fatalf("isolation not recorded: %v %+v %v", err, res.Run, res.Target.Settings)
 	}
 }
+
+func TestOtherDataOptionsReload(t *testing.T) {
+	dir := t.TempDir()
+	// Load 1000 records of 100-byte fields, then run with 50-byte fields: the
+	// table holds other data, so the run reloads it (as --load auto).
+	if code, _, stderr := runCLI(t, dir, nil, "load", "ycsb", "-q"); code != 0 {
+		t.Fatalf("load: %d %s", code, stderr)
+	}
+	code, _, stderr := runCLI(t, dir, nil, "run", "ycsb/c", "-p", "fieldlength=50", "-p", "recordcount=3000", "--operations", "100", "-o", "r.json")
+	if code != 0 || !strings.Contains(stderr, "holds data loaded with other options") {
+		t.Fatalf("run with another recordcount: exit %d\n%s", code, stderr)
+	}
+	if n := countRows(t, "sqlite://"+filepath.Join(dir, "candor.db"), "usertable"); n != 3000 {
+		t.Fatalf("%d rows after the reload, want 3000", n)
+	}
+	// The same options again: reused, no reload.
+	code, _, stderr = runCLI(t, dir, nil, "run", "ycsb/c", "-p", "fieldlength=50", "-p", "recordcount=3000", "--operations", "100", "-o", "r2.json")
+	if code != 0 || strings.Contains(stderr, "reloading") || strings.Contains(stderr, "[load]") {
+		t.Fatalf("same options should reuse the table: exit %d\n%s", code, stderr)
+	}
+	// load into a table of other data is refused; --load never too.
+	if code, _, stderr = runCLI(t, dir, nil, "load", "ycsb", "-q"); code != ExitUnsupported {
+		t.Errorf("load over other data: exit %d, want %d\n%s", code, ExitUnsupported, stderr)
+	}
+	if code, _, stderr = runCLI(t, dir, nil, "run", "ycsb/c", "--load", "never", "--operations", "10", "-q"); code != ExitUnsupported {
+		t.Errorf("--load never over other data: exit %d, want %d\n%s", code, ExitUnsupported, stderr)
+	}
+}

@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
+	"io"
 	"math/rand"
 	"path/filepath"
 	"strconv"
@@ -335,7 +337,7 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 		return withCode(ExitUnreachable, fmt.Errorf("read the target's fingerprint: %w", err))
 	}
 
-	doLoad, err := prepareTables(ctx, tgt, wl, phase, f)
+	doLoad, err := prepareTables(ctx, tgt, wl, phase, f, env.Stderr)
 	if err != nil {
 		return err
 	}
@@ -463,7 +465,7 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 
 // prepareTables checks ownership of the workload's tables, creates them when
 // needed, and says whether a load phase must run.
-func prepareTables(ctx context.Context, tgt target.Target, wl workload.Workload, phase string, f *runFlags) (bool, error) {
+func prepareTables(ctx context.Context, tgt target.Target, wl workload.Workload, phase string, f *runFlags, status io.Writer) (bool, error) {
 	conn, err := tgt.Connect(ctx)
 	if err != nil {
 		return false, err
@@ -487,7 +489,23 @@ func prepareTables(ctx context.Context, tgt target.Target, wl workload.Workload,
 		if fs, ok := wl.(workload.FreshSchemer); ok && fs.FreshSchema() && f.load == "auto" {
 			fresh = true // the workload needs empty tables at every run
 		}
-		if exists && phase == phaseRun && (f.load == "always" || fresh) {
+		stale := false
+		if exists && owned {
+			mark, _, err := target.TableOwner(ctx, conn, d, table)
+			if err != nil {
+				return false, withCode(ExitUnreachable, err)
+			}
+			if !sameData(mark, wl) {
+				switch {
+				case phase == phaseLoad || f.load == "never":
+					return false, withCode(ExitUnsupported, fmt.Errorf("table %s holds data loaded with other options (%s); run 'candor cleanup %s' with those options first, or use 'run --load always'", table, mark, wl.Name()))
+				case f.load == "auto":
+					stale = true
+					fmt.Fprintf(status, "table %s holds data loaded with other options: dropping and reloading it\n", table)
+				}
+			}
+		}
+		if exists && phase == phaseRun && (f.load == "always" || fresh || stale) {
 			if err := target.DropOwned(ctx, conn, d, table, f.allowForeign); err != nil {
 				return false, withCode(ExitUnsupported, err)
 			}
@@ -508,6 +526,35 @@ func prepareTables(ctx context.Context, tgt target.Target, wl workload.Workload,
 	return phase == phaseLoad || missing, nil
 }
 
+// ownerMark is what candor records for a table it creates: the workload and,
+// when the workload has one, a hash of its data signature, so a later run
+// with other data options (another table size) reloads instead of reusing.
+func ownerMark(wl workload.Workload) string {
+	if sig := dataSignature(wl); sig != "" {
+		return wl.Name() + " data=" + sig
+	}
+	return wl.Name()
+}
+
+func dataSignature(wl workload.Workload) string {
+	ds, ok := wl.(interface{ DataSignature() string })
+	if !ok {
+		return ""
+	}
+	h := fnv.New64a()
+	h.Write([]byte(ds.DataSignature()))
+	return fmt.Sprintf("%016x", h.Sum64())
+}
+
+// sameData reports whether the mark of an existing table says it holds the
+// data the workload would load; a mark without a signature (or no
+// signature to compare) counts as the same.
+func sameData(mark string, wl workload.Workload) bool {
+	sig := dataSignature(wl)
+	_, recorded, ok := strings.Cut(mark, " data=")
+	return !ok || sig == "" || recorded == sig
+}
+
 // createSchema creates the workload's missing tables, each marked as candor's.
 func createSchema(ctx context.Context, conn target.Conn, tgt target.Target, wl workload.Workload) error {
 	for _, t := range wl.Schema() {
@@ -518,7 +565,7 @@ func createSchema(ctx context.Context, conn target.Conn, tgt target.Target, wl w
 		if exists {
 			continue
 		}
-		if err := target.CreateOwned(ctx, conn, tgt.Dialect(), t.Name, t.Create, wl.Name()); err != nil {
+		if err := target.CreateOwned(ctx, conn, tgt.Dialect(), t.Name, t.Create, ownerMark(wl)); err != nil {
 			return withCode(ExitRunFailed, fmt.Errorf("create table %s for %s: %w", t.Name, wl.Name(), err))
 		}
 	}

@@ -189,3 +189,25 @@ func ensureMarker(ctx context.Context, c Conn, o dialect.OwnershipStatements) er
 	}
 	return nil
 }
+
+// TableOwner returns what candor recorded when it created table (the
+// workload that created it, and its data signature), and whether a mark
+// exists at all.
+func TableOwner(ctx context.Context, c Conn, d dialect.Dialect, table string) (string, bool, error) {
+	if err := CheckTableName(table); err != nil {
+		return "", false, err
+	}
+	o := dialect.Ownership(d)
+	if ok, err := tableExists(ctx, c, o, MarkerTable); err != nil || !ok {
+		return "", false, err
+	}
+	var owner string
+	n, err := c.Query(ctx, o.Owner, []any{strings.ToLower(table)}, func(cols [][]byte) error {
+		owner = string(cols[0])
+		return nil
+	})
+	if err != nil {
+		return "", false, fmt.Errorf("reading the ownership mark of table %q from %s: %w", table, MarkerTable, err)
+	}
+	return owner, n > 0, nil
+}

@@ -287,3 +287,8 @@ func insert(ctx context.Context, c target.Conn, cp target.Copier, table string, 
 	}
 	return nil
 }
+
+// DataSignature names the options that decide the loaded data.
+func (w *Basic) DataSignature() string {
+	return fmt.Sprintf("pairs=%d key-size=%d value-size=%d", w.opts.Pairs, w.opts.KeySize, w.opts.ValueSize)
+}

@@ -423,3 +423,8 @@ func (l *intsLoader) build(from, to int64) {
 		l.rows = append(l.rows, l.args[i*per:(i+1)*per:(i+1)*per])
 	}
 }
+
+// DataSignature names the options that decide the loaded data.
+func (w *Ints) DataSignature() string {
+	return fmt.Sprintf("rows=%d key-size=%d columns=%d", w.opts.Rows, w.opts.KeySize, w.opts.Columns)
+}

@@ -485,3 +485,23 @@ func (w *Workload) uniqueSeq(r *rand.Rand) *keydist.SysbenchUnique {
 	})
 	return w.unique
 }
+
+// DataSignature names the options that decide what one prepared table
+// holds (the CLI reloads a table prepared with others). The number of tables
+// is left out: a test may use fewer tables than were prepared.
+func (w *Workload) DataSignature() string {
+	o := &w.opts
+	rows := o.TableSize
+	if _, count := w.LoadRange(); count == 0 {
+		rows = 0 // prepared empty (oltp_insert with client ids)
+	}
+	return fmt.Sprintf("schema=%s table-size=%d auto-inc=%t secondary=%t create-secondary=%t engine=%s rand-type=%s sequence-cache=%d sharding=%s split-at=%v presplit=%d",
+		w.schemaKind(), rows, o.AutoInc, o.Secondary, o.CreateSecondary, o.MySQLStorageEngine, o.RandType, o.SequenceCache, o.Sharding, o.SplitAt, o.Presplit)
+}
+
+func (w *Workload) schemaKind() string {
+	if w.test == BulkInsert {
+		return "bulk_insert"
+	}
+	return "oltp"
+}

@@ -662,3 +662,13 @@ func (l *loader) build(from, to int64) {
 		l.rows = append(l.rows, l.args[i*per:(i+1)*per:(i+1)*per])
 	}
 }
+
+// DataSignature names the options that decide the shape of the loaded
+// records (the CLI reloads a table that was loaded with others). The record
+// count and the insert range are left out: YCSB runs name the current
+// recordcount after inserts, and several clients load slices of one table.
+func (w *Workload) DataSignature() string {
+	o := &w.opts
+	return fmt.Sprintf("fieldcount=%d fieldlength=%d minfieldlength=%d fieldlengthdistribution=%s insertorder=%s zeropadding=%d dataintegrity=%t",
+		o.FieldCount, o.FieldLength, o.MinFieldLength, o.FieldLengthDistribution, o.InsertOrder, o.ZeroPadding, o.DataIntegrity)
+}
