@@ -33,7 +33,8 @@ func integrationTargets(t *testing.T) map[string]string {
 	return out
 }
 
-func countRows(t *testing.T, url, table string) int64 {
+// withConn opens url, connects once and calls fn.
+func withConn(t *testing.T, url string, fn func(ctx context.Context, tgt target.Target, c target.Conn)) {
 	t.Helper()
 	ctx := context.Background()
 	tgt, err := target.Open(ctx, url, target.Options{})
@@ -46,15 +47,22 @@ func countRows(t *testing.T, url, table string) int64 {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	fn(ctx, tgt, c)
+}
+
+func countRows(t *testing.T, url, table string) int64 {
+	t.Helper()
 	var n int64
-	// CAST AS CHAR(20) is text on every target (MySQL has no CAST AS TEXT);
-	// PostgreSQL pads it with blanks.
-	if _, err := c.Query(ctx, "SELECT CAST(COUNT(*) AS CHAR(20)) FROM "+table, nil, func(cols [][]byte) error {
-		n, err = strconv.ParseInt(strings.TrimSpace(string(cols[0])), 10, 64)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	withConn(t, url, func(ctx context.Context, _ target.Target, c target.Conn) {
+		// CHAR(20): MySQL has no CAST ... AS TEXT; trimmed for the padding.
+		if _, err := c.Query(ctx, "SELECT CAST(COUNT(*) AS CHAR(20)) FROM "+table, nil, func(cols [][]byte) error {
+			var err error
+			n, err = strconv.ParseInt(strings.TrimSpace(string(cols[0])), 10, 64)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	})
 	return n
 }
 

@@ -146,38 +146,21 @@ func TestSysbenchBadInput(t *testing.T) {
 
 func exists(t *testing.T, url, table string) bool {
 	t.Helper()
-	ctx := context.Background()
-	tgt, err := target.Open(ctx, url, target.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tgt.Close()
-	c, err := tgt.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ok, _, err := target.TableState(ctx, c, tgt.Dialect(), table)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var ok bool
+	withConn(t, url, func(ctx context.Context, tgt target.Target, c target.Conn) {
+		var err error
+		if ok, _, err = target.TableState(ctx, c, tgt.Dialect(), table); err != nil {
+			t.Fatal(err)
+		}
+	})
 	return ok
 }
 
 func execSQL(t *testing.T, url, sql string) {
 	t.Helper()
-	ctx := context.Background()
-	tgt, err := target.Open(ctx, url, target.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tgt.Close()
-	c, err := tgt.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if _, err := c.Exec(ctx, sql); err != nil {
-		t.Fatal(fmt.Errorf("%s: %w", sql, err))
-	}
+	withConn(t, url, func(ctx context.Context, _ target.Target, c target.Conn) {
+		if _, err := c.Exec(ctx, sql); err != nil {
+			t.Fatal(fmt.Errorf("%s: %w", sql, err))
+		}
+	})
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/candor-bench/candor/internal/dialect"
 	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/target/sqlconn"
 	"github.com/candor-bench/candor/internal/target/targettest"
 )
 
@@ -376,15 +377,15 @@ func TestRedaction(t *testing.T) {
 // working.
 func TestStatementCacheBound(t *testing.T) {
 	tgt := openTarget(t, testURL(t), target.Options{})
-	c := targettest.Connect(t, tgt).(*Conn)
+	c := targettest.Connect(t, tgt).(*sqlconn.Conn)
 	for i := 0; i < maxCachedStmts+10; i++ {
 		q := fmt.Sprintf("SELECT ? + %d", i)
 		if got := targettest.Rows(t, c, q, 1); got[0][0] != fmt.Sprint(i+1) {
 			t.Fatalf("%s = %v", q, got)
 		}
 	}
-	if len(c.stmts) > maxCachedStmts {
-		t.Errorf("cache holds %d statements, bound %d", len(c.stmts), maxCachedStmts)
+	if c.Cached() > maxCachedStmts {
+		t.Errorf("cache holds %d statements, bound %d", c.Cached(), maxCachedStmts)
 	}
 }
 

@@ -58,6 +58,7 @@ import (
 
 	"github.com/candor-bench/candor/internal/dialect"
 	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/target/sqlconn"
 )
 
 // Name is the driver's registry name.
@@ -352,7 +353,7 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{c: c, stmts: map[string]*sql.Stmt{}}, nil
+	return sqlconn.New(c, sqlconn.Options{MaxStmts: maxCachedStmts, ConnDoneIsClosed: true}), nil
 }
 
 // Close implements target.Target. Sessions already handed out stay usable
@@ -364,130 +365,13 @@ func (t *Target) Close() error {
 	return t.db.Close()
 }
 
-// Conn is one MySQL session. Statements with arguments are prepared on the
-// server once per Conn and cached by SQL text (at most maxCachedStmts; the
-// cache is emptied when full); statements without arguments are sent as
-// plain text, so several ;-separated statements may go at once. A client
-// deadline or cancellation aborts a statement by closing the session: the
-// operation fails with the context's error and the Conn is unusable
-// afterwards (its errors classify as connection). A Conn is used by one
-// goroutine at a time.
-type Conn struct {
-	c      *sql.Conn
-	stmts  map[string]*sql.Stmt
-	dest   []any // reused Scan destinations, one *sql.RawBytes per column
-	raw    [][]byte
-	once   sync.Once
-	closeE error
-}
-
-var _ target.Conn = (*Conn)(nil)
-
-func (c *Conn) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	if s, ok := c.stmts[query]; ok {
-		return s, nil
-	}
-	if len(c.stmts) >= maxCachedStmts {
-		c.closeStmts()
-	}
-	s, err := c.c.PrepareContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	c.stmts[query] = s
-	return s, nil
-}
-
-func (c *Conn) closeStmts() {
-	for k, s := range c.stmts {
-		s.Close()
-		delete(c.stmts, k)
-	}
-}
-
-// Exec implements target.Conn. The count is the server's affected-rows
-// figure, which with clientFoundRows counts the rows an UPDATE matched; for
-// several ;-separated statements it is the last statement's.
-func (c *Conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	var (
-		res sql.Result
-		err error
-	)
-	if len(args) == 0 {
-		res, err = c.c.ExecContext(ctx, query)
-	} else {
-		var s *sql.Stmt
-		if s, err = c.stmt(ctx, query); err != nil {
-			return 0, err
-		}
-		res, err = s.ExecContext(ctx, args...)
-	}
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
-}
-
-// Query implements target.Conn. Values are text: strings and binary columns
-// as stored, numbers in decimal (the binary protocol's integers and floats
-// are formatted by database/sql), temporal types as MySQL prints them.
-func (c *Conn) Query(ctx context.Context, query string, args []any, fn func(cols [][]byte) error) (int, error) {
-	var (
-		rows *sql.Rows
-		err  error
-	)
-	if len(args) == 0 {
-		rows, err = c.c.QueryContext(ctx, query)
-	} else {
-		var s *sql.Stmt
-		if s, err = c.stmt(ctx, query); err != nil {
-			return 0, err
-		}
-		rows, err = s.QueryContext(ctx, args...)
-	}
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return 0, err
-	}
-	if len(c.dest) != len(cols) {
-		c.dest = make([]any, len(cols))
-		for i := range c.dest {
-			c.dest[i] = new(sql.RawBytes)
-		}
-		c.raw = make([][]byte, len(cols))
-	}
-	n := 0
-	for rows.Next() {
-		if err := rows.Scan(c.dest...); err != nil {
-			return n, err
-		}
-		for i, d := range c.dest {
-			c.raw[i] = *d.(*sql.RawBytes)
-		}
-		n++
-		if err := fn(c.raw); err != nil {
-			return n, err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return n, err
-	}
-	return n, rows.Close()
-}
-
-// Close implements target.Conn: it closes the cached statements and ends the
-// session. A session the server or a failed operation already ended is not
-// an error. Safe to call more than once.
-func (c *Conn) Close() error {
-	c.once.Do(func() {
-		c.closeStmts()
-		if err := c.c.Close(); err != nil && !errors.Is(err, sql.ErrConnDone) {
-			c.closeE = err
-		}
-	})
-	return c.closeE
-}
+// A MySQL session (internal/target/sqlconn): statements with arguments are
+// prepared on the server once per session and cached by SQL text (at most
+// maxCachedStmts; the cache is emptied when full); statements without
+// arguments are sent as plain text, so several ;-separated statements may go
+// at once. A client deadline or cancellation aborts a statement by closing
+// the session: the operation fails with the context's error and the session
+// is unusable afterwards (its errors classify as connection). Values are
+// text: strings and binary columns as stored, numbers in decimal, temporal
+// types as MySQL prints them. UPDATE counts are the rows matched
+// (clientFoundRows).

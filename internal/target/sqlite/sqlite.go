@@ -35,12 +35,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	sqlitedrv "modernc.org/sqlite"
 
 	"github.com/candor-bench/candor/internal/dialect"
 	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/target/sqlconn"
 )
 
 // Name is the driver's registry name.
@@ -269,123 +269,18 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{c: c, stmts: map[string]*sql.Stmt{}}, nil
+	return sqlconn.New(c, sqlconn.Options{MaxStmts: maxCachedStmts, PrepareQueries: true}), nil
 }
 
 // Close implements target.Target: it closes the database handle. Close every
 // Conn first; operations on a Conn after Close may fail.
 func (t *Target) Close() error { return t.db.Close() }
 
-// Conn is one SQLite connection. Statements with arguments are prepared once
-// per Conn and cached by SQL text; statements without arguments run directly,
-// so several ;-separated statements may be sent at once. A Conn is used by
-// one goroutine at a time.
-type Conn struct {
-	c      *sql.Conn
-	stmts  map[string]*sql.Stmt
-	dest   []any // reused Scan destinations, one *sql.RawBytes per column
-	raw    [][]byte
-	once   sync.Once
-	closeE error
-}
-
-var _ target.Conn = (*Conn)(nil)
-
-func (c *Conn) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	if s, ok := c.stmts[query]; ok {
-		return s, nil
-	}
-	if len(c.stmts) >= maxCachedStmts {
-		c.closeStmts()
-	}
-	s, err := c.c.PrepareContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	c.stmts[query] = s
-	return s, nil
-}
-
-func (c *Conn) closeStmts() {
-	for k, s := range c.stmts {
-		s.Close()
-		delete(c.stmts, k)
-	}
-}
-
-// Exec implements target.Conn.
-func (c *Conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	var (
-		res sql.Result
-		err error
-	)
-	if len(args) == 0 {
-		res, err = c.c.ExecContext(ctx, query)
-	} else {
-		var s *sql.Stmt
-		if s, err = c.stmt(ctx, query); err != nil {
-			return 0, err
-		}
-		res, err = s.ExecContext(ctx, args...)
-	}
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
-}
-
-// Query implements target.Conn. Values are SQLite's text rendering of each
-// column (integers as decimal text), scanned into sql.RawBytes without
-// copying.
-func (c *Conn) Query(ctx context.Context, query string, args []any, fn func(cols [][]byte) error) (int, error) {
-	s, err := c.stmt(ctx, query)
-	if err != nil {
-		return 0, err
-	}
-	rows, err := s.QueryContext(ctx, args...)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return 0, err
-	}
-	if len(c.dest) != len(cols) {
-		c.dest = make([]any, len(cols))
-		for i := range c.dest {
-			c.dest[i] = new(sql.RawBytes)
-		}
-		c.raw = make([][]byte, len(cols))
-	}
-	n := 0
-	for rows.Next() {
-		if err := rows.Scan(c.dest...); err != nil {
-			return n, err
-		}
-		for i, d := range c.dest {
-			c.raw[i] = *d.(*sql.RawBytes)
-		}
-		n++
-		if err := fn(c.raw); err != nil {
-			return n, err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return n, err
-	}
-	return n, rows.Close()
-}
-
-// Close implements target.Conn: it closes the cached statements and gives
-// the connection back. Safe to call more than once.
-func (c *Conn) Close() error {
-	c.once.Do(func() {
-		c.closeStmts()
-		c.closeE = c.c.Close()
-	})
-	return c.closeE
-}
+// An SQLite session (internal/target/sqlconn): every statement with
+// arguments, and every query, is prepared once per session and cached by SQL
+// text; statements without arguments run directly, so several ;-separated
+// statements may be sent at once. Values are SQLite's text rendering of each
+// column (integers as decimal text).
 
 // SQLite primary result codes (the low byte of an extended code).
 const (

@@ -1,0 +1,293 @@
+#!/usr/bin/env bash
+# sysbench-compare.sh — candor's sysbench workloads beside sysbench 1.0.20
+# itself, on the same throwaway PostgreSQL and MariaDB, same table size, same
+# thread counts.
+#
+#   bench/sysbench-compare.sh          # defaults below; prints Markdown tables
+#
+# Environment: TABLE_SIZE rows in the one table (1000000), THREADS ("4 16"),
+# DURATION seconds per run (30), TESTS ("oltp_point_select oltp_read_write"),
+# ROUNDS (1), PREPARE_THREADS (4), DBS ("postgres mariadb"), TOOLS ("candor
+# sysbench"; one of them alone measures that tool only, e.g. to try the
+# script out). Installs sysbench with apt-get when it is missing (as root).
+#
+# Both tools name their table sbtest1, so they cannot hold their tables side
+# by side: for each database and round, one tool prepares its table (timed),
+# runs every test at every thread count on it and cleans up, then the other
+# tool does the same. Alternating per test instead would need a fresh prepare
+# before every run, and a fresh 1M-row table comes with background work
+# (PostgreSQL's autovacuum/analyze and checkpoint, InnoDB's page flushing and
+# purge) that would land in whichever run follows it. In blocks, both tools
+# see the same sequence: prepare, then each test at each thread count in the
+# same order. Order effects are handled by rounds: odd rounds start with
+# candor, even rounds with sysbench, and each round prepares a fresh table
+# (oltp_read_write updates, deletes and re-inserts rows). With ROUNDS=1
+# candor always goes first; use ROUNDS=2 or more to cancel order effects.
+#
+# Prepare is checked as well as timed: after each prepare the table must hold
+# TABLE_SIZE rows, and its column and index shape (from information_schema or
+# pg_indexes) is compared between the tools. Prepare time is wall time of the
+# whole command (connect, create, insert, secondary index); sysbench prepares
+# a table with one thread whatever --threads says (it parallelises across
+# tables only).
+#
+# Throughput is each tool's own "transactions: X (Y per sec.)" line (candor
+# prints sysbench's report with --format sysbench). Client CPU per
+# transaction is read from the kernel's accounting of each finished child
+# process (user + system time, via the shell's `times`) divided by X; the
+# servers run on the same machine, so a tool that burns more CPU also slows
+# the server down.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TABLE_SIZE=${TABLE_SIZE:-1000000}
+THREADS=${THREADS:-"4 16"}
+DURATION=${DURATION:-30}
+TESTS=${TESTS:-"oltp_point_select oltp_read_write"}
+ROUNDS=${ROUNDS:-1}
+PREPARE_THREADS=${PREPARE_THREADS:-4}
+DBS=${DBS:-"postgres mariadb"}
+TOOLS=${TOOLS:-"candor sysbench"}
+# A run that has not finished long after its DURATION is killed.
+RUN_LIMIT=$((DURATION * 3 + 300))
+
+log() { echo "bench: $*" >&2; }
+die() { echo "bench: $*" >&2; exit 1; }
+
+have_tool() { case " $TOOLS " in *" $1 "*) return 0 ;; esac; return 1; }
+
+# cpu_seconds FILE prints the user+system seconds of the children in a saved
+# `times` output (its second line). `times` must run in the shell that ran
+# the children, so callers write it to a file: `times >F`.
+cpu_seconds() {
+	sed -n 2p "$1" | awk '{
+		n = 0
+		for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); n += a[1] * 60 + a[2] }
+		print n }'
+}
+
+# transactions FILE prints "X Y" from a sysbench-style report's
+# "transactions: X (Y per sec.)" line.
+transactions() {
+	awk '/^ *transactions:/ { x = $2; y = $3; sub(/^\(/, "", y); print x, y; exit }' "$1"
+}
+
+calc() { python3 -c "print($1)"; }
+
+install_sysbench() {
+	command -v sysbench >/dev/null 2>&1 && return
+	[ "$(id -u)" -eq 0 ] || die "sysbench is not installed and we are not root: install the sysbench package"
+	log "installing sysbench with apt-get"
+	export DEBIAN_FRONTEND=noninteractive
+	if ! apt-get install -y -q sysbench >&2; then
+		apt-get update -q >&2
+		apt-get install -y -q sysbench >&2
+	fi
+}
+
+# ---------------------------------------------------------------- databases
+
+# Each database defines: URL (candor's --target), SB (sysbench's connection
+# options) and SQL (a command printing the tab-separated rows of one query).
+setup_postgres() {
+	local port
+	port=$(echo "$URL" | sed 's#.*@[^:/]*:\([0-9]*\)/.*#\1#')
+	SB=(--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port="$port" --pgsql-user=postgres --pgsql-db=candor)
+	local psql=psql
+	command -v psql >/dev/null 2>&1 || psql=$(ls /usr/lib/postgresql/*/bin/psql | tail -n 1)
+	SQL=("$psql" -X -q -A -t -F $'\t' -h 127.0.0.1 -p "$port" -U postgres -d candor -v ON_ERROR_STOP=1 -c)
+	SHAPE_SQL=("SELECT column_name, data_type, character_maximum_length, is_nullable, column_default
+		FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'sbtest1'
+		ORDER BY ordinal_position"
+		"SELECT regexp_replace(indexdef, '^CREATE (UNIQUE )?INDEX \\S+', '\\1INDEX') FROM pg_indexes
+		WHERE schemaname = current_schema() AND tablename = 'sbtest1' ORDER BY 1")
+}
+
+setup_mariadb() {
+	# mysql://USER[:PASSWORD]@HOST:PORT/DB[?...]
+	local rest userinfo user pass="" port db
+	rest=${URL#mysql://}
+	userinfo=${rest%%@*}
+	user=${userinfo%%:*}
+	[ "$userinfo" != "$user" ] && pass=${userinfo#*:}
+	rest=${rest#*@}
+	port=$(echo "$rest" | sed 's#^[^:]*:\([0-9]*\)/.*#\1#')
+	db=${rest#*/}
+	db=${db%%\?*}
+	SB=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port" --mysql-user="$user" --mysql-password="$pass" --mysql-db="$db")
+	local cli=mariadb
+	command -v mariadb >/dev/null 2>&1 || cli=mysql
+	SQL=("$cli" --no-defaults -h 127.0.0.1 -P "$port" -u "$user" --password="$pass" -D "$db" -N -B -e)
+	SHAPE_SQL=("SELECT column_name, column_type, is_nullable, column_default, extra
+		FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'sbtest1'
+		ORDER BY ordinal_position"
+		"SELECT CONCAT(IF(index_name = 'PRIMARY', 'PRIMARY KEY', IF(non_unique = 0, 'UNIQUE INDEX', 'INDEX')),
+		' (', column_name, ') ', index_type) AS ix
+		FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = 'sbtest1'
+		ORDER BY ix")
+}
+
+start_db() { # db -> URL, SB, SQL, SHAPE_SQL; the stop command joins STOPS
+	local db=$1 dir script
+	case $db in
+	postgres) script=scripts/pg-sandbox.sh ;;
+	mariadb) script=scripts/mariadb-sandbox.sh ;;
+	*) die "unknown database $db (postgres, mariadb)" ;;
+	esac
+	[ -x "$script" ] || die "$script is missing"
+	dir=$(mktemp -d "/tmp/candor-bench-$db.XXXXXX")
+	rmdir "$dir"
+	STOPS+=("$script stop $dir")
+	URL=$("$script" start "$dir")
+	"setup_$db"
+}
+
+STOPS=()
+stop_all() {
+	local s
+	for s in "${STOPS[@]}"; do $s >/dev/null 2>&1 || true; done
+}
+trap stop_all EXIT
+
+# ---------------------------------------------------------------- tools
+
+# Each tool has prepare, run and cleanup; run writes the tool's report to $1.
+candor_prepare() { # out
+	bin/candor prepare sysbench --tables 1 --table-size "$TABLE_SIZE" --threads "$PREPARE_THREADS" --target "$URL" -q \
+		-o "${1%.txt}.json"
+}
+candor_run() { # out test threads
+	timeout -k 10 "$RUN_LIMIT" bin/candor run "sysbench/$2" --tables 1 --table-size "$TABLE_SIZE" --threads "$3" --time "$DURATION" \
+		--target "$URL" -q --format sysbench -o "${1%.txt}.json" >"$1"
+}
+candor_cleanup() {
+	bin/candor cleanup sysbench --tables 1 --target "$URL" -q
+}
+
+sysbench_prepare() { # out (unused: sysbench writes no result file)
+	sysbench oltp_common "${SB[@]}" --tables=1 --table-size="$TABLE_SIZE" --threads="$PREPARE_THREADS" prepare
+}
+sysbench_run() { # out test threads
+	timeout -k 10 "$RUN_LIMIT" sysbench "$2" "${SB[@]}" --tables=1 --table-size="$TABLE_SIZE" --threads="$3" --time="$DURATION" run >"$1"
+}
+sysbench_cleanup() {
+	sysbench oltp_common "${SB[@]}" --tables=1 cleanup
+}
+
+# Results, keyed "db test threads round tool".
+declare -A TPS CPU
+PREPARE_LINES=()
+
+# timed_prepare db tool round: prepares, checks the row count, records the
+# table's shape and the wall time.
+timed_prepare() {
+	local db=$1 tool=$2 round=$3 t0 t1 rows
+	log "$db: $tool prepare, $TABLE_SIZE rows"
+	t0=$(date +%s.%N)
+	"${tool}_prepare" "$OUT/$db-$tool-prepare-$round.txt" >"$OUT/$db-$tool-prepare-$round.txt" 2>&1 ||
+		{ tail -n 20 "$OUT/$db-$tool-prepare-$round.txt" >&2; die "$db: $tool prepare failed"; }
+	t1=$(date +%s.%N)
+	rows=$("${SQL[@]}" "SELECT COUNT(*) FROM sbtest1")
+	{
+		"${SQL[@]}" "${SHAPE_SQL[0]}"
+		"${SQL[@]}" "${SHAPE_SQL[1]}"
+	} >"$OUT/$db-$tool-shape.txt"
+	local shape="-"
+	if [ -f "$OUT/$db-candor-shape.txt" ] && [ -f "$OUT/$db-sysbench-shape.txt" ]; then
+		if cmp -s "$OUT/$db-candor-shape.txt" "$OUT/$db-sysbench-shape.txt"; then
+			shape="same"
+		else
+			shape="DIFFERENT (diff $OUT/$db-candor-shape.txt $OUT/$db-sysbench-shape.txt)"
+			log "$db: the tables of candor and sysbench differ:"
+			diff "$OUT/$db-candor-shape.txt" "$OUT/$db-sysbench-shape.txt" >&2 || true
+		fi
+	fi
+	[ "$rows" = "$TABLE_SIZE" ] || log "$db: $tool prepared $rows rows, want $TABLE_SIZE"
+	PREPARE_LINES+=("| $db | $tool | $round | $(calc "f'{$t1 - $t0:.1f}'") | $(calc "round($TABLE_SIZE / ($t1 - $t0))") | $rows | $shape |")
+}
+
+# timed_run db tool test threads round: one run, its tps and CPU µs/txn.
+timed_run() {
+	local db=$1 tool=$2 test=$3 t=$4 round=$5 out c0 c1 x y
+	local key="$db $test $t $round $tool"
+	out="$OUT/$db-$tool-$test-$t-$round.txt"
+	log "$db: $tool $test, $t threads, ${DURATION}s (round $round)"
+	times >"$OUT/t0"
+	if ! "${tool}_run" "$out" "$test" "$t" 2>"$out.err"; then
+		times >"$OUT/t1"
+		tail -n 20 "$out.err" >&2
+		log "$db: $tool $test at $t threads failed (output in $out)"
+		TPS[$key]=failed
+		CPU[$key]=-
+		return
+	fi
+	times >"$OUT/t1"
+	c0=$(cpu_seconds "$OUT/t0")
+	c1=$(cpu_seconds "$OUT/t1")
+	read -r x y < <(transactions "$out") || true
+	if [ -z "${x:-}" ] || [ "$x" = 0 ]; then
+		log "$db: no transactions line in $out"
+		TPS[$key]=?
+		CPU[$key]=-
+		return
+	fi
+	TPS[$key]=$(calc "f'{$y:.0f}'")
+	CPU[$key]=$(calc "f'{($c1 - $c0) * 1e6 / $x:.1f}'")
+}
+
+# ---------------------------------------------------------------- main
+
+have_tool sysbench && install_sysbench
+if have_tool candor; then
+	make -s build
+	bin/candor list workloads 2>/dev/null | grep -q '^ *sysbench' ||
+		bin/candor list workloads 2>/dev/null | grep -q 'sysbench/' ||
+		die "bin/candor has no sysbench workload yet"
+fi
+OUT=$(mktemp -d /tmp/candor-sysbench-compare.XXXXXX)
+log "raw outputs in $OUT"
+
+for db in $DBS; do
+	start_db "$db"
+	for round in $(seq 1 "$ROUNDS"); do
+		order=$TOOLS
+		if [ $((round % 2)) -eq 0 ]; then
+			order=$(echo "$TOOLS" | tr ' ' '\n' | tac | tr '\n' ' ')
+		fi
+		for tool in $order; do
+			timed_prepare "$db" "$tool" "$round"
+			for test in $TESTS; do
+				for t in $THREADS; do
+					timed_run "$db" "$tool" "$test" "$t" "$round"
+				done
+			done
+			"${tool}_cleanup" >"$OUT/$db-$tool-cleanup-$round.txt" 2>&1 ||
+				{ tail -n 20 "$OUT/$db-$tool-cleanup-$round.txt" >&2; die "$db: $tool cleanup failed"; }
+		done
+	done
+	stop_all
+	STOPS=()
+done
+
+echo "sysbench $(sysbench --version 2>/dev/null | awk '{print $2}') vs candor $(bin/candor version 2>/dev/null | awk 'NR == 1 {print $2}'); 1 table × $TABLE_SIZE rows, ${DURATION}s per run, $(nproc) cores, client and server on the same machine"
+echo
+echo "| db | tool | round | prepare s | rows/s | rows | table shape vs the other tool |"
+echo "|---|---|---|---|---|---|---|"
+printf '%s\n' "${PREPARE_LINES[@]}"
+echo
+echo "| db | test | threads | round | candor tps | sysbench tps | ratio | candor CPU µs/txn | sysbench CPU µs/txn |"
+echo "|---|---|---|---|---|---|---|---|---|"
+for db in $DBS; do
+	for round in $(seq 1 "$ROUNDS"); do
+		for test in $TESTS; do
+			for t in $THREADS; do
+				k="$db $test $t $round"
+				ct=${TPS[$k candor]:--} st=${TPS[$k sysbench]:--}
+				ratio=-
+				[[ $ct =~ ^[0-9]+$ && $st =~ ^[0-9]+$ && $st != 0 ]] && ratio=$(calc "f'{$ct / $st:.2f}'")
+				echo "| $db | $test | $t | $round | $ct | $st | $ratio | ${CPU[$k candor]:--} | ${CPU[$k sysbench]:--} |"
+			done
+		done
+	done
+done
+log "raw outputs in $OUT"

@@ -1,0 +1,202 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/target"
+)
+
+// tidbURL returns the TiDB the opt-in tests run on, or skips the test. TiDB
+// takes ten minutes to build, so no test run starts one by itself.
+func tidbURL(t *testing.T) string {
+	t.Helper()
+	u := os.Getenv("CANDOR_TEST_TIDB_URL")
+	if u == "" {
+		t.Skip("CANDOR_TEST_TIDB_URL unset: build TiDB once with `scripts/tidb-sandbox.sh build`, then run " +
+			"`U=$(scripts/tidb-sandbox.sh start /tmp/tidb) CANDOR_TEST_TIDB_URL=$U go test ./internal/cli -run TiDB` " +
+			"and `scripts/tidb-sandbox.sh stop /tmp/tidb`")
+	}
+	return u
+}
+
+// mysqlQueryInt runs a query returning one integer on a MySQL-wire target
+// (countRows's CAST AS TEXT is PostgreSQL and SQLite only).
+func mysqlQueryInt(t *testing.T, url, query string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	tgt, err := target.Open(ctx, url, target.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.Close()
+	c, err := tgt.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var n int64
+	if _, err := c.Query(ctx, query, nil, func(cols [][]byte) error {
+		n, err = strconv.ParseInt(string(cols[0]), 10, 64)
+		return err
+	}); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+func tidbCount(t *testing.T, url, table string) int64 {
+	t.Helper()
+	return mysqlQueryInt(t, url, "SELECT CAST(COUNT(*) AS CHAR) FROM "+table)
+}
+
+// TestTiDBYCSB loads and runs ycsb/a..f through the CLI on a real TiDB,
+// checks row counts against the acknowledged inserts, and checks that the
+// result's fingerprint names TiDB and records its transaction mode.
+func TestTiDBYCSB(t *testing.T) {
+	url := tidbURL(t)
+	dir := t.TempDir()
+	const table = "ycsb_it_tidb"
+	props := []string{"-p", "table=" + table, "-p", "recordcount=2000"}
+	runCLI(t, dir, nil, append([]string{"cleanup", "ycsb", "--target", url}, props...)...)
+	code, _, stderr := runCLI(t, dir, nil, append([]string{"load", "ycsb", "--target", url, "--threads", "4", "--batch-size", "300", "-o", "load.json", "-q"}, props...)...)
+	if code != 0 {
+		t.Fatalf("load: exit %d\n%s", code, stderr)
+	}
+	defer runCLI(t, dir, nil, append([]string{"cleanup", "ycsb", "--target", url}, props...)...)
+	if n := tidbCount(t, url, table); n != 2000 {
+		t.Fatalf("after load: %d rows, want 2000", n)
+	}
+	rows := int64(2000)
+	for _, v := range []string{"a", "b", "c", "d", "e", "f"} {
+		out := fmt.Sprintf("run-%s.json", v)
+		// As in TestYCSBAllWorkloadsOnRealTargets: run-phase inserts start
+		// at recordcount, which grows with d's and e's inserts.
+		runProps := []string{"-p", "table=" + table, "-p", fmt.Sprintf("recordcount=%d", rows), "-p", "insertcount=2000"}
+		code, _, stderr := runCLI(t, dir, nil, append([]string{"run", "ycsb/" + v, "--target", url, "--threads", "4", "--operations", "1500", "-o", out, "-q", "--load", "never"}, runProps...)...)
+		if code != 0 {
+			t.Fatalf("ycsb/%s: exit %d\n%s", v, code, stderr)
+		}
+		res, err := result.Read(filepath.Join(dir, out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := res.Phases[len(res.Phases)-1]
+		var errs int64
+		for _, o := range p.Ops {
+			for _, n := range o.Errors {
+				errs += n
+			}
+			if o.Name == "INSERT" {
+				rows += o.Count
+			}
+		}
+		if p.Operations != 1500 {
+			t.Errorf("ycsb/%s: %d top-level operations, want 1500 (%+v)", v, p.Operations, p.Ops)
+		}
+		if errs != 0 {
+			t.Errorf("ycsb/%s: %d errors on a healthy server: %+v", v, errs, p.Ops)
+		}
+		if n := tidbCount(t, url, table); n != rows {
+			t.Errorf("after ycsb/%s: %d rows, want %d (load + acknowledged inserts)", v, n, rows)
+		}
+		t.Logf("ycsb/%s on TiDB: %.0f ops/s", v, p.Throughput)
+		if v == "a" {
+			fp := res.Target
+			if fp.Product != "TiDB" || fp.Version == "" {
+				t.Errorf("fingerprint: product %q version %q, want TiDB and its version", fp.Product, fp.Version)
+			}
+			if _, ok := fp.Settings["tidb_txn_mode"]; !ok {
+				t.Errorf("fingerprint settings lack tidb_txn_mode: %v", fp.Settings)
+			}
+			t.Logf("fingerprint: %s %s (%s), tidb_txn_mode=%q", fp.Product, fp.Version, fp.VersionString, fp.Settings["tidb_txn_mode"])
+		}
+	}
+}
+
+// TestTiDBSysbench prepares two sysbench tables, runs oltp_read_write for a
+// few seconds and cleans up, all through the CLI on a real TiDB, and checks
+// sysbench's per-event query mix: 14 reads, 4 writes, 2 other (BEGIN,
+// COMMIT).
+func TestTiDBSysbench(t *testing.T) {
+	url := tidbURL(t)
+	dir := t.TempDir()
+	if _, out, _ := runCLI(t, dir, nil, "list", "workloads"); !strings.Contains(out, "sysbench/oltp_read_write") {
+		t.Skip("no sysbench/oltp_read_write workload registered yet")
+	}
+	const tables, size, threads = 2, 10000, 4
+	opts := []string{"--tables", strconv.Itoa(tables), "--target", url, "-q"}
+	runCLI(t, dir, nil, append([]string{"cleanup", "sysbench"}, opts...)...)
+	code, _, stderr := runCLI(t, dir, nil, append([]string{"prepare", "sysbench", "--table-size", strconv.Itoa(size), "--threads", "2"}, opts...)...)
+	if code != 0 {
+		t.Fatalf("prepare: exit %d\n%s", code, stderr)
+	}
+	cleaned := false
+	defer func() {
+		if !cleaned {
+			runCLI(t, dir, nil, append([]string{"cleanup", "sysbench"}, opts...)...)
+		}
+	}()
+	for i := 1; i <= tables; i++ {
+		if n := tidbCount(t, url, fmt.Sprintf("sbtest%d", i)); n != size {
+			t.Fatalf("after prepare: sbtest%d has %d rows, want %d", i, n, size)
+		}
+	}
+
+	code, stdout, stderr := runCLI(t, dir, nil, append([]string{"run", "sysbench/oltp_read_write", "--table-size", strconv.Itoa(size),
+		"--threads", strconv.Itoa(threads), "--time", "5", "--format", "sysbench", "-o", "rw.json"}, opts...)...)
+	if code != 0 {
+		t.Fatalf("oltp_read_write: exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "transactions:") || !strings.Contains(stdout, "queries performed:") {
+		t.Errorf("--format sysbench output lacks sysbench's report:\n%s", stdout)
+	}
+	res, err := result.Read(filepath.Join(dir, "rw.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Phases[len(res.Phases)-1]
+	var events, errs int64
+	for _, o := range p.Ops {
+		for _, n := range o.Errors {
+			errs += n
+		}
+	}
+	events = p.Operations
+	if events == 0 {
+		t.Fatalf("no transactions in 5 s: %+v", p.Ops)
+	}
+	t.Logf("oltp_read_write on TiDB, %d threads: %d transactions (%.0f/s), counters %v, %d errors", threads, events, p.Throughput, p.Counters, errs)
+	want := map[string]int64{"reads": 14, "writes": 4, "other": 2}
+	for name, per := range want {
+		got, ok := p.Counters[name]
+		if !ok {
+			t.Errorf("result phase has no %q counter: %v", name, p.Counters)
+			continue
+		}
+		// The workload counts each statement as it completes, so the
+		// transactions cut short by the end of the run (at most one per
+		// thread) may add some; a failed and retried transaction executes
+		// some statements twice (sysbench counts those too). Without
+		// errors the mix is exact to within those few.
+		lo, hi := per*(events-errs), per*(events+errs+threads)
+		if got < lo || got > hi {
+			t.Errorf("%s: %d for %d transactions (%d errors), want %d per transaction: %d..%d", name, got, events, errs, per, lo, hi)
+		}
+	}
+
+	code, _, stderr = runCLI(t, dir, nil, append([]string{"cleanup", "sysbench"}, opts...)...)
+	if code != 0 {
+		t.Fatalf("cleanup: exit %d\n%s", code, stderr)
+	}
+	cleaned = true
+	if n := mysqlQueryInt(t, url, "SELECT CAST(COUNT(*) AS CHAR) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE 'sbtest%'"); n != 0 {
+		t.Errorf("after cleanup: %d sbtest tables left", n)
+	}
+}
