@@ -122,13 +122,16 @@ func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 			}
 		}()
 	}
+	// The phase ends when the last worker returns, not after the final tick
+	// (encoding histograms, sampling /proc): short phases would be slowed.
 	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
+	var finished time.Time
+	go func() { wg.Wait(); finished = time.Now(); close(done) }()
 	mon := newMonitor(r, "load", start, coll)
 	mon.loadTotal = count
 	mon.reconnects = &reconnects
 	mon.loop(done, rows.Load)
-	end := time.Now()
+	end := finished // written before done was closed
 
 	phase := mon.phase(end)
 	phase.Reconnects = reconnects.Load()

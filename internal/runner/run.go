@@ -90,15 +90,18 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 			wr.loop(runCtx)
 		}()
 	}
+	// The phase ends when the last worker returns, not after the final tick
+	// (encoding histograms, sampling /proc): short phases would be slowed.
 	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
+	var finished time.Time
+	go func() { wg.Wait(); finished = time.Now(); close(done) }()
 
 	mon := newMonitor(r, "run", start, coll)
 	mon.warmEnd = warmEnd
 	mon.counters = counters
 	mon.reconnects = &reconnects
 	mon.loop(done, func() int64 { return 0 })
-	end := time.Now()
+	end := finished // written before done was closed
 
 	phase := mon.phase(end)
 	measured := end.Sub(warmEnd)
