@@ -312,9 +312,6 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 	if err != nil {
 		return err
 	}
-	if st, ok := wl.(interface{ SetThreads(int) }); ok {
-		st.SetThreads(cfg.Threads) // sysbench: per-thread tables and key slices
-	}
 	urls := f.targets
 	if len(urls) == 0 {
 		urls = []string{DefaultTarget}
@@ -329,7 +326,7 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 		return err
 	}
 	defer tgt.Close()
-	if err := wl.Bind(workload.Env{Dialect: tgt.Dialect(), Capabilities: tgt.Capabilities()}); err != nil {
+	if err := wl.Bind(workload.Env{Dialect: tgt.Dialect(), Capabilities: tgt.Capabilities(), Threads: cfg.Threads}); err != nil {
 		return withCode(ExitUnsupported, fmt.Errorf("%s on %s: %w", wl.Name(), tgt.Driver(), err))
 	}
 	fp, err := tgt.Fingerprint(ctx)

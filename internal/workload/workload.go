@@ -95,6 +95,10 @@ type Loader interface {
 type Env struct {
 	Dialect      dialect.Dialect
 	Capabilities target.Capabilities
+	// Threads is the number of run-phase workers (0 when unknown, as for
+	// cleanup). Workloads that partition by worker (sysbench's bulk_insert
+	// tables, select_random_* key slices) read it in Bind.
+	Threads int
 }
 
 // Limits are run-phase defaults a workload's own configuration carries (a

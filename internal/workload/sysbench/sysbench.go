@@ -45,9 +45,9 @@
 //     sysbench's con:query does.
 //   - Whitespace in sysbench's multi-line SQL is normalised (dialect package).
 //   - select_random_points/ranges partition the k range by worker as sysbench
-//     partitions it by thread; the thread count comes from SetThreads
+//     partitions it by thread; the thread count comes from Env.Threads
 //     (default 1). bulk_insert writes one table per thread (sbtest1..N, N from
-//     SetThreads); its ids continue across repetitions in one process; and
+//     Env.Threads); its ids continue across repetitions in one process; and
 //     the rows still buffered when the phase ends are not written (sysbench
 //     flushes them in thread_done, after its timed events).
 //   - Tables are completed before loading by the dialect's setup statements
@@ -260,7 +260,8 @@ func (w *Workload) ReportPercentile() float64 { return float64(w.opts.Percentile
 // SetThreads tells the workload how many run-phase workers there will be
 // (sysbench's --threads): select_random_points and select_random_ranges give
 // each worker its own slice of the k range, and bulk_insert one table per
-// worker. Call it before Schema and NewWorker; the default is 1. n < 1 is 1.
+// worker. Bind takes it from workload.Env.Threads; SetThreads changes it
+// afterwards (tests). The default is 1; n < 1 is 1.
 func (w *Workload) SetThreads(n int) {
 	w.threads = max(n, 1)
 	if w.bound && w.test == BulkInsert {
@@ -315,6 +316,9 @@ func (w *Workload) usesTransactions() bool {
 func (w *Workload) Bind(env workload.Env) error {
 	if env.Dialect.Placeholder == "" {
 		return errors.New("sysbench: the target's dialect is not set (no placeholder style)")
+	}
+	if env.Threads > 0 {
+		w.threads = env.Threads
 	}
 	limit := env.Dialect.MaxBindParams
 	if p := env.Capabilities.MaxBindParams; p > 0 && (limit == 0 || p < limit) {

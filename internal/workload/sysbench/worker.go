@@ -295,7 +295,7 @@ func (wk *worker) insert(ctx context.Context, c target.Conn) error {
 func (wk *worker) bulkInsert(ctx context.Context, c target.Conn) error {
 	w := wk.w
 	if wk.id >= len(w.stmts.Tables) {
-		return fmt.Errorf("sysbench: bulk_insert worker %d has no table: the workload was set up for %d threads (call SetThreads with the thread count before Schema)", wk.id, len(w.stmts.Tables))
+		return fmt.Errorf("sysbench: bulk_insert worker %d has no table: the workload was set up for %d threads (bind it with workload.Env.Threads set to the thread count)", wk.id, len(w.stmts.Tables))
 	}
 	t := &w.stmts.Tables[wk.id]
 	if wk.bulkRows == 0 {

@@ -381,7 +381,7 @@ func TestBulkInsert(t *testing.T) {
 		t.Errorf("counts %s, want two writes", n)
 	}
 	// A worker beyond the thread count has no table.
-	if err := w.NewWorker(2, newRand(9)).Exec(ctx, conn, nil); err == nil || !strings.Contains(err.Error(), "SetThreads") {
+	if err := w.NewWorker(2, newRand(9)).Exec(ctx, conn, nil); err == nil || !strings.Contains(err.Error(), "Env.Threads") {
 		t.Errorf("worker 2 of 2: %v", err)
 	}
 }
@@ -419,5 +419,22 @@ func TestRandSeed(t *testing.T) {
 	}
 	if fmt.Sprint(vals[:1]) == fmt.Sprint(vals[1:2]) && fmt.Sprint(vals[1:2]) == fmt.Sprint(vals[2:3]) {
 		t.Errorf("rand-seed=0 ignores the runner's seed: %v", vals)
+	}
+}
+
+// Bind takes the worker count from Env.Threads: bulk_insert gets one table
+// per worker without any other call.
+func TestBindTakesThreadsFromEnv(t *testing.T) {
+	w, err := New(BulkInsert, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := pgEnv
+	env.Threads = 3
+	if err := w.Bind(env); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(w.Schema()); n != 3 {
+		t.Fatalf("bulk_insert with Env.Threads=3 has %d tables, want 3", n)
 	}
 }
