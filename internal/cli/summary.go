@@ -140,6 +140,11 @@ func classes(m map[string]int64) string {
 // so existing parsers keep working. Latencies in µs; 95th and 99th
 // percentiles as 0.17.0 reports by default; failed operations under
 // <OP>-FAILED, as YCSB measures them.
+//
+// Differences from YCSB: RunTime is the measured phase (after warm-up),
+// where YCSB's also includes each thread's DB init and cleanup; there are
+// no [TOTAL_GC*] or [CLEANUP] lines (no JVM, no measured cleanup); and the
+// figures come from candor's nanosecond histograms rounded to µs.
 func writeYCSB(w io.Writer, p *result.Phase) {
 	var all int64
 	for _, o := range p.Ops {
