@@ -146,23 +146,18 @@ func classes(m map[string]int64) string {
 // no [TOTAL_GC*] or [CLEANUP] lines (no JVM, no measured cleanup); and the
 // figures come from candor's nanosecond histograms rounded to µs.
 func writeYCSB(w io.Writer, p *result.Phase) {
-	var all int64
-	for _, o := range p.Ops {
-		all += o.Count + o.Aborts
-	}
 	runMs := p.DurationSec * 1000
 	fmt.Fprintf(w, "[OVERALL], RunTime(ms), %d\n", int64(math.Round(runMs)))
+	// Top-level operations, failed ones included (the READ and UPDATE inside
+	// READ-MODIFY-WRITE are not operations of their own); a load counts
+	// records, as YCSB's does, not candor's batches.
+	n := p.Operations
+	if p.Name == "load" {
+		n = p.Rows
+	}
 	thr := 0.0
 	if runMs > 0 {
-		thr = 1000 * float64(all) / runMs
-	}
-	if p.Name == "run" {
-		// Sub-operation spans (READ/UPDATE inside READ-MODIFY-WRITE) are not
-		// operations of their own in YCSB's OVERALL throughput.
-		thr = p.Throughput
-		for _, o := range p.Ops {
-			thr += float64(o.Aborts) / math.Max(p.DurationSec, 1e-9)
-		}
+		thr = 1000 * float64(n) / runMs
 	}
 	fmt.Fprintf(w, "[OVERALL], Throughput(ops/sec), %s\n", javaDouble(thr))
 	for _, o := range p.Ops {

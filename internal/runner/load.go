@@ -135,13 +135,12 @@ func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 
 	phase := mon.phase(end)
 	phase.Reconnects = reconnects.Load()
-	n := fillOps(phase, coll.Total(), end.Sub(start))
+	fillOps(phase, coll.Total(), end.Sub(start))
 	phase.Rows = rows.Load()
 	phase.Throughput = float64(phase.Rows) / secondsOf(end.Sub(start))
 	if phase.Rows > 0 {
 		phase.Client.CPUNsPerOp = mon.cpuSeconds * 1e9 / float64(phase.Rows)
 	}
-	_ = n
 	switch {
 	case failErr != nil:
 		phase.Status = result.StatusFailed

@@ -8,10 +8,10 @@ import (
 	"github.com/candor-bench/candor/internal/result"
 )
 
-// fillOps turns the collector's totals into the phase's operation results and
-// throughput over the measured time.
-// It returns the number of finished operations, failed ones included.
-func fillOps(p *result.Phase, total []*measure.OpStats, measured time.Duration) int64 {
+// fillOps turns the collector's totals into the phase's operation results,
+// its throughput and its count of finished top-level operations (failed ones
+// included) over the measured time.
+func fillOps(p *result.Phase, total []*measure.OpStats, measured time.Duration) {
 	secs := secondsOf(measured)
 	p.DurationSec = measured.Seconds()
 	var ok, all int64
@@ -48,7 +48,6 @@ func fillOps(p *result.Phase, total []*measure.OpStats, measured time.Duration) 
 	}
 	p.Throughput = float64(ok) / secs
 	p.Operations = all
-	return all
 }
 
 // storeMax raises v to x if x is larger.

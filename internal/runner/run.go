@@ -112,14 +112,12 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	phase.OpenLoop = open
 	phase.Reconnects = reconnects.Load()
 	fillWorkers(phase, coll, counters)
-	if n := fillOps(phase, coll.Total(), measured); n > 0 {
-		phase.Client.CPUNsPerOp = mon.cpuSeconds * 1e9 / float64(n)
+	fillOps(phase, coll.Total(), measured)
+	if phase.Operations > 0 {
+		phase.Client.CPUNsPerOp = mon.cpuSeconds * 1e9 / float64(phase.Operations)
 	}
 	if open {
-		achieved := phase.Throughput
-		for _, o := range phase.Ops {
-			achieved += float64(o.Aborts) / secondsOf(measured)
-		}
+		achieved := float64(phase.Operations) / secondsOf(measured) // failed ones were offered too
 		phase.Rate = &result.RateResult{
 			Target: cfg.Rate, Achieved: achieved, MaxLagNs: maxLag.Load(),
 			// Behind when it delivered under 95% of the offered rate, or an
