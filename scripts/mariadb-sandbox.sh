@@ -35,15 +35,9 @@ set -euo pipefail
 MARKER=.candor-mariadb-sandbox
 MARIADBD=/usr/sbin/mariadbd
 
-die() { echo "mariadb-sandbox: $*" >&2; exit 1; }
-log() { echo "mariadb-sandbox: $*" >&2; }
-
-usage() {
-	sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
-	exit 2
-}
-
-is_root() { [ "$(id -u)" -eq 0 ]; }
+SANDBOX=mariadb-sandbox
+# shellcheck source=sandbox-lib.sh
+. "$(dirname "$0")/sandbox-lib.sh"
 
 # client_bin finds the command-line client or admin tool: MariaDB ≥ 10.5
 # names them mariadb and mariadb-admin, older packages mysql and mysqladmin.
@@ -66,18 +60,6 @@ install_mariadb() {
 		apt-get update -q >&2
 		apt-get install -y -q mariadb-server >&2
 	fi
-}
-
-# port_in_use succeeds when something accepts TCP connections on 127.0.0.1:$1.
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-pick_port() {
-	local p i
-	for i in $(seq 1 50); do
-		p=$((20000 + RANDOM % 30000))
-		port_in_use "$p" || { echo "$p"; return; }
-	done
-	die "no free TCP port found on 127.0.0.1"
 }
 
 alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }

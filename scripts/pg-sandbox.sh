@@ -32,15 +32,9 @@ set -euo pipefail
 
 MARKER=.candor-pg-sandbox
 
-die() { echo "pg-sandbox: $*" >&2; exit 1; }
-log() { echo "pg-sandbox: $*" >&2; }
-
-usage() {
-	sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
-	exit 2
-}
-
-is_root() { [ "$(id -u)" -eq 0 ]; }
+SANDBOX=pg-sandbox
+# shellcheck source=sandbox-lib.sh
+. "$(dirname "$0")/sandbox-lib.sh"
 
 # as_pg runs a command as the cluster owner: postgres when we are root, else
 # ourselves.
@@ -80,18 +74,6 @@ install_pg() {
 		apt-get update -q >&2
 		apt-get install -y -q "$pkg" >&2
 	fi
-}
-
-# port_in_use succeeds when something accepts TCP connections on 127.0.0.1:$1.
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-pick_port() {
-	local p i
-	for i in $(seq 1 50); do
-		p=$((20000 + RANDOM % 30000))
-		port_in_use "$p" || { echo "$p"; return; }
-	done
-	die "no free TCP port found on 127.0.0.1"
 }
 
 start() {

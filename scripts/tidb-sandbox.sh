@@ -44,13 +44,9 @@ TIDB_VERSION=${CANDOR_TIDB_VERSION:-v1.1.0-beta.0.20260424041109-25fa27a6a136}
 CACHE_DIR=${XDG_CACHE_HOME:-$HOME/.cache}/candor-tidb
 BIN=${CANDOR_TIDB_BIN:-$CACHE_DIR/tidb-server}
 
-die() { echo "tidb-sandbox: $*" >&2; exit 1; }
-log() { echo "tidb-sandbox: $*" >&2; }
-
-usage() {
-	sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
-	exit 2
-}
+SANDBOX=tidb-sandbox
+# shellcheck source=sandbox-lib.sh
+. "$(dirname "$0")/sandbox-lib.sh"
 
 # ---------------------------------------------------------------- build
 
@@ -163,19 +159,6 @@ build() {
 }
 
 # ---------------------------------------------------------------- server
-
-# port_in_use succeeds when something accepts TCP connections on 127.0.0.1:$1.
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-pick_port() {
-	local p i
-	for i in $(seq 1 50); do
-		p=$((20000 + RANDOM % 30000))
-		[ "$p" != "${1:-}" ] || continue
-		port_in_use "$p" || { echo "$p"; return; }
-	done
-	die "no free TCP port found on 127.0.0.1"
-}
 
 # client prints the MySQL command-line client's name, if one is installed.
 client() {
