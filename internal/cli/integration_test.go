@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/candor-bench/candor/internal/target/targettest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -181,10 +182,7 @@ func TestForeignTableRefused(t *testing.T) {
 // TestPostgresFingerprintInResult: the result records PostgreSQL's settings
 // and never the password.
 func TestPostgresFingerprintInResult(t *testing.T) {
-	u := os.Getenv("CANDOR_TEST_POSTGRES_URL")
-	if u == "" {
-		t.Skip("CANDOR_TEST_POSTGRES_URL unset (scripts/test.sh sets it)")
-	}
+	u := targettest.PostgresURL(t)
 	dir := t.TempDir()
 	code, _, stderr := runCLI(t, dir, nil, "run", "ycsb/c", "--target", u, "-p", "table=fp_usertable", "-p", "recordcount=100",
 		"--operations", "100", "-o", "fp.json", "-q")
@@ -269,10 +267,7 @@ func TestServerRestartMidRun(t *testing.T) {
 // agree within 10%; synchronous_commit off is recorded in the fingerprint
 // and commits faster; three jobs make 3 × N rows.
 func TestCommitLoopOnPostgres(t *testing.T) {
-	u := os.Getenv("CANDOR_TEST_POSTGRES_URL")
-	if u == "" {
-		t.Skip("CANDOR_TEST_POSTGRES_URL unset (scripts/test.sh sets it)")
-	}
+	u := targettest.PostgresURL(t)
 	dir := t.TempDir()
 	run := func(url, out string, extra ...string) *result.Result {
 		t.Helper()
@@ -320,10 +315,7 @@ func TestCommitLoopOnPostgres(t *testing.T) {
 // repetitions, 3 s each) on PostgreSQL, then a report in which every cell
 // appears with a confidence interval.
 func TestPlanToReportOnPostgres(t *testing.T) {
-	u := os.Getenv("CANDOR_TEST_POSTGRES_URL")
-	if u == "" {
-		t.Skip("CANDOR_TEST_POSTGRES_URL unset (scripts/test.sh sets it)")
-	}
+	u := targettest.PostgresURL(t)
 	if testing.Short() {
 		t.Skip("a 30 s plan")
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -322,4 +323,26 @@ func testFingerprint(t *testing.T, tgt target.Target) {
 			t.Errorf("setting with an empty name: %v", fp.Settings)
 		}
 	}
+}
+
+// PostgresURL returns the PostgreSQL the integration tests use
+// (CANDOR_TEST_POSTGRES_URL, set by scripts/test.sh), or skips the test
+// saying how to start one.
+func PostgresURL(t testing.TB) string {
+	return envURL(t, "CANDOR_TEST_POSTGRES_URL", "scripts/pg-sandbox.sh")
+}
+
+// MySQLURL returns the MySQL-wire server the integration tests use
+// (CANDOR_TEST_MYSQL_URL, set by scripts/test.sh), or skips the test.
+func MySQLURL(t testing.TB) string {
+	return envURL(t, "CANDOR_TEST_MYSQL_URL", "scripts/mariadb-sandbox.sh")
+}
+
+func envURL(t testing.TB, name, script string) string {
+	t.Helper()
+	u := os.Getenv(name)
+	if u == "" {
+		t.Skipf("%s is not set (scripts/test.sh sets it; or start a server with `U=$(%s start /tmp/db)` and export %s=$U)", name, script, name)
+	}
+	return u
 }

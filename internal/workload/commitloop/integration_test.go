@@ -2,7 +2,6 @@ package commitloop
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -23,10 +22,7 @@ import (
 // MySQL/MariaDB in mysql_integration_test.go.
 
 func TestIntegrationPostgres(t *testing.T) {
-	u := os.Getenv("CANDOR_TEST_POSTGRES_URL")
-	if u == "" {
-		t.Skip("CANDOR_TEST_POSTGRES_URL is not set: skipping (start a server with `U=$(scripts/pg-sandbox.sh start /tmp/kvpg)`)")
-	}
+	u := targettest.PostgresURL(t)
 	tgt := integration(t, u)
 	// The published in-server loop: one DO block per job, a COMMIT per row.
 	t.Run("in-server", func(t *testing.T) {

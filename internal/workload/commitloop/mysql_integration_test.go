@@ -1,7 +1,7 @@
 package commitloop
 
 import (
-	"os"
+	"github.com/candor-bench/candor/internal/target/targettest"
 	"testing"
 
 	_ "github.com/candor-bench/candor/internal/target/mysql"
@@ -12,9 +12,6 @@ import (
 // lives in a file of its own because it is the only one that needs the mysql
 // driver.
 func TestIntegrationMySQL(t *testing.T) {
-	u := os.Getenv("CANDOR_TEST_MYSQL_URL")
-	if u == "" {
-		t.Skip("CANDOR_TEST_MYSQL_URL is not set: skipping (start a server with `U=$(scripts/mariadb-sandbox.sh start /tmp/kvmaria)`)")
-	}
+	u := targettest.MySQLURL(t)
 	integration(t, u)
 }

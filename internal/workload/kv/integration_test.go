@@ -3,7 +3,6 @@ package kv
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -26,10 +25,7 @@ import (
 // mysql_integration_test.go.
 
 func TestIntegrationPostgres(t *testing.T) {
-	u := os.Getenv("CANDOR_TEST_POSTGRES_URL")
-	if u == "" {
-		t.Skip("CANDOR_TEST_POSTGRES_URL is not set: skipping (start a server with `U=$(scripts/pg-sandbox.sh start /tmp/kvpg)`)")
-	}
+	u := targettest.PostgresURL(t)
 	integration(t, u)
 }
 

@@ -3,9 +3,9 @@ package sysbench
 import (
 	"context"
 	"fmt"
+	"github.com/candor-bench/candor/internal/target/targettest"
 	"math/rand/v2"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -50,10 +50,7 @@ func TestPostgresIntegration(t *testing.T) {
 // search path, so the sbtest tables cannot meet another test's; the schema
 // is dropped when the test ends. It skips the test without a server.
 func pgSchemaURL(t *testing.T) string {
-	u := os.Getenv("CANDOR_TEST_POSTGRES_URL")
-	if u == "" {
-		t.Skip("CANDOR_TEST_POSTGRES_URL unset: start a server with `U=$(scripts/pg-sandbox.sh start /tmp/sbpg)`")
-	}
+	u := targettest.PostgresURL(t)
 	schema := fmt.Sprintf("candor_sb_%08x", rand.Uint32())
 	admin := open(t, u)
 	c := connect(t, admin)
@@ -104,10 +101,7 @@ func TestPostgresLayout(t *testing.T) {
 }
 
 func TestMySQLIntegration(t *testing.T) {
-	u := os.Getenv("CANDOR_TEST_MYSQL_URL")
-	if u == "" {
-		t.Skip("CANDOR_TEST_MYSQL_URL unset: start a server with `U=$(scripts/mariadb-sandbox.sh start /tmp/sbmaria)`")
-	}
+	u := targettest.MySQLURL(t)
 	if _, err := url.Parse(u); err != nil {
 		t.Fatal(err)
 	}
