@@ -138,9 +138,7 @@ func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 	fillOps(phase, coll.Total(), end.Sub(start))
 	phase.Rows = rows.Load()
 	phase.Throughput = float64(phase.Rows) / secondsOf(end.Sub(start))
-	if phase.Rows > 0 {
-		phase.Client.CPUNsPerOp = mon.cpuSeconds * 1e9 / float64(phase.Rows)
-	}
+	phase.Client.CPUNsPerOp = mon.cpuNsPer(phase.Rows)
 	switch {
 	case failErr != nil:
 		phase.Status = result.StatusFailed

@@ -29,7 +29,6 @@ type monitor struct {
 	lastRecon  int64
 	// load progress
 	loadTotal  int64
-	cpuSeconds float64
 }
 
 func newMonitor(r *Runner, name string, start time.Time, coll *measure.Collector) *monitor {
@@ -183,6 +182,15 @@ func (m *monitor) status(iv result.Interval, rows int64) {
 	fmt.Fprintln(w, b.String())
 }
 
+// cpuNsPer is the client CPU the phase used per unit of work (operation or
+// row), from the first and last usage samples.
+func (m *monitor) cpuNsPer(n int64) float64 {
+	if n <= 0 {
+		return 0
+	}
+	return (m.last.ProcCPU - m.first.ProcCPU) * 1e9 / float64(n)
+}
+
 func hasOps(iv result.Interval) bool {
 	for _, o := range iv.Ops {
 		if o.Count > 0 || o.Errors > 0 {
@@ -220,7 +228,6 @@ func (m *monitor) phase(end time.Time) *result.Phase {
 		p.Client.Saturated = true
 		p.Client.SaturatedCause = fmt.Sprintf("the host was %.0f%% busy and the client used %.0f%% of it", 100*d.HostBusy, 100*d.ClientShare)
 	}
-	m.cpuSeconds = m.last.ProcCPU - m.first.ProcCPU
 	return p
 }
 

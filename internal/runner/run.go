@@ -113,9 +113,7 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	phase.Reconnects = reconnects.Load()
 	fillWorkers(phase, coll, counters)
 	fillOps(phase, coll.Total(), measured)
-	if phase.Operations > 0 {
-		phase.Client.CPUNsPerOp = mon.cpuSeconds * 1e9 / float64(phase.Operations)
-	}
+	phase.Client.CPUNsPerOp = mon.cpuNsPer(phase.Operations)
 	if open {
 		achieved := float64(phase.Operations) / secondsOf(measured) // failed ones were offered too
 		phase.Rate = &result.RateResult{
