@@ -28,7 +28,7 @@ type monitor struct {
 	reconnects *atomic.Int64
 	lastRecon  int64
 	// load progress
-	loadTotal  int64
+	loadTotal int64
 }
 
 func newMonitor(r *Runner, name string, start time.Time, coll *measure.Collector) *monitor {
