@@ -3,6 +3,8 @@
 // the dialect for SQL; they never branch on a product name.
 package dialect
 
+import "strings"
+
 // Placeholder styles for bind parameters.
 const (
 	Dollar   = "dollar"   // $1, $2 (PostgreSQL wire)
@@ -43,4 +45,32 @@ func itoa(n int) string {
 		n /= 10
 	}
 	return string(b[i:])
+}
+
+// InsertRows returns INSERT INTO table (cols) VALUES (...), (...) for n rows,
+// with this dialect's bind parameters numbered across the rows. n < 1 is a
+// programming error and panics.
+func (d Dialect) InsertRows(table string, cols []string, n int) string {
+	if n < 1 {
+		panic("dialect: InsertRows needs n >= 1, got " + itoa(n))
+	}
+	var b strings.Builder
+	b.Grow(32 + len(table) + n*len(cols)*6)
+	b.WriteString("INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES ")
+	p := 1
+	for r := 0; r < n; r++ {
+		if r > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for c := range cols {
+			if c > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(d.Param(p))
+			p++
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
 }

@@ -43,7 +43,7 @@ func KVBasic(d Dialect, table string, keySize int) KVBasicStatements {
 			KVPayloadColumn + " " + kvBinaryType(d) + ")",
 		Read:          "SELECT " + KVPayloadColumn + " FROM " + table + " WHERE " + KVKeyColumn + " = " + d.Param(1),
 		Write:         "UPDATE " + table + " SET " + KVPayloadColumn + " = " + d.Param(1) + " WHERE " + KVKeyColumn + " = " + d.Param(2),
-		InsertRows:    func(n int) string { return kvInsertRows(d, table, cols, n) },
+		InsertRows:    func(n int) string { return d.InsertRows(table, cols, n) },
 		Columns:       cols,
 		MaxInsertRows: kvMaxRows(d, len(cols)),
 	}
@@ -107,7 +107,7 @@ func KVInts(d Dialect, table string, keySize, columns int) KVIntsStatements {
 		CreateTable:   create.String(),
 		Read:          read,
 		Write:         write,
-		InsertRows:    func(n int) string { return kvInsertRows(d, table, cols, n) },
+		InsertRows:    func(n int) string { return d.InsertRows(table, cols, n) },
 		Columns:       cols,
 		MaxInsertRows: kvMaxRows(d, len(cols)),
 		Begin:         begin,
@@ -143,30 +143,4 @@ func kvMaxRows(d Dialect, perRow int) int {
 		return 0
 	}
 	return d.MaxBindParams / perRow
-}
-
-// kvInsertRows writes INSERT INTO <t> (cols) VALUES (?, ...), ... for n rows.
-func kvInsertRows(d Dialect, table string, cols []string, n int) string {
-	if n < 1 {
-		panic("dialect: KV InsertRows needs n >= 1, got " + itoa(n))
-	}
-	var b strings.Builder
-	b.Grow(32 + len(table) + n*len(cols)*6)
-	b.WriteString("INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES ")
-	p := 1
-	for r := 0; r < n; r++ {
-		if r > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteByte('(')
-		for c := range cols {
-			if c > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(d.Param(p))
-			p++
-		}
-		b.WriteByte(')')
-	}
-	return b.String()
 }

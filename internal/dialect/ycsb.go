@@ -65,31 +65,7 @@ func YCSB(d Dialect, table string, fieldcount int) YCSBStatements {
 	}
 	create.WriteString(")")
 
-	insertHead := "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES "
-	insertRows := func(n int) string {
-		if n < 1 {
-			panic("dialect: YCSB InsertRows needs n >= 1, got " + itoa(n))
-		}
-		var b strings.Builder
-		b.Grow(len(insertHead) + n*len(cols)*5)
-		b.WriteString(insertHead)
-		p := 1
-		for r := 0; r < n; r++ {
-			if r > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteByte('(')
-			for c := range cols {
-				if c > 0 {
-					b.WriteString(", ")
-				}
-				b.WriteString(d.Param(p))
-				p++
-			}
-			b.WriteByte(')')
-		}
-		return b.String()
-	}
+	insertRows := func(n int) string { return d.InsertRows(table, cols, n) }
 
 	buildUpdate := func(fields []int) string {
 		if len(fields) == 0 {
