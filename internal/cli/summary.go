@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"strings"
 
+	"github.com/candor-bench/candor/internal/report"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/runner"
 	"github.com/candor-bench/candor/internal/target"
@@ -88,7 +88,7 @@ func writeText(w io.Writer, res *result.Result, p *result.Phase) {
 		if len(o.Errors) == 0 && o.Retries == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "%s: attempts %d, retries %d, aborts %d, errors by class: %s\n", o.Name, o.Attempts, o.Retries, o.Aborts, classes(o.Errors))
+		fmt.Fprintf(w, "%s: attempts %d, retries %d, aborts %d, errors by class: %s\n", o.Name, o.Attempts, o.Retries, o.Aborts, report.ClassList(o.Errors))
 	}
 	if p.Rate != nil {
 		flag := ""
@@ -120,21 +120,6 @@ func trunc(s string, n int) string {
 	return s
 }
 
-func classes(m map[string]int64) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var parts []string
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
-	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, ", ")
-}
 
 // writeYCSB prints YCSB 0.17.0's text exporter lines ([OVERALL], [READ], ...)
 // so existing parsers keep working. Latencies in µs; 95th and 99th

@@ -314,14 +314,16 @@ func errorTable(v *Variant) *table {
 					continue
 				}
 				t.Rows = append(t.Rows, []string{c.Series.Label, fmt.Sprint(c.Threads), c.Kind, o.Name,
-					fmt.Sprint(o.Attempts), fmt.Sprint(o.Retries), fmt.Sprint(o.Aborts), classList(o.Errors)})
+					fmt.Sprint(o.Attempts), fmt.Sprint(o.Retries), fmt.Sprint(o.Aborts), ClassList(o.Errors)})
 			}
 		}
 	}
 	return t
 }
 
-func classList(m map[string]int64) string {
+// ClassList formats errors by class as "connection 2, retryable 5", sorted
+// by class; "none" when there are none.
+func ClassList(m map[string]int64) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
