@@ -120,7 +120,6 @@ func trunc(s string, n int) string {
 	return s
 }
 
-
 // writeYCSB prints YCSB 0.17.0's text exporter lines ([OVERALL], [READ], ...)
 // so existing parsers keep working. Latencies in µs; 95th and 99th
 // percentiles as 0.17.0 reports by default; failed operations under
