@@ -34,3 +34,19 @@ func Redact(raw string) string {
 	}
 	return u.String()
 }
+
+// PasswordOf extracts the user-info password of a URL textually, for
+// scrubbing it from messages about a URL that may not parse; "" when there
+// is none.
+func PasswordOf(raw string) string {
+	_, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return ""
+	}
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return ""
+	}
+	_, pw, _ := strings.Cut(rest[:at], ":")
+	return pw
+}

@@ -112,7 +112,7 @@ func parseConfig(rawURL string, opts target.Options) (*gomysql.Config, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		if passwordOf(rawURL) != "" {
+		if target.PasswordOf(rawURL) != "" {
 			return nil, bad("not a valid URL (check the port, and percent-encode any @ : / ? # %% in the password)")
 		}
 		return nil, bad("%v", err)
@@ -188,22 +188,6 @@ func parseConfig(rawURL string, opts target.Options) (*gomysql.Config, error) {
 	cfg.MultiStatements = true
 	cfg.Logger = &gomysql.NopLogger{}
 	return cfg, nil
-}
-
-// passwordOf extracts the user-info password of a URL textually, for
-// scrubbing it from messages about a URL that does not parse; "" when there
-// is none.
-func passwordOf(raw string) string {
-	_, rest, ok := strings.Cut(raw, "://")
-	if !ok {
-		return ""
-	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return ""
-	}
-	_, pw, _ := strings.Cut(rest[:at], ":")
-	return pw
 }
 
 // isolationSQL turns a target.Options.Isolation value into SQL words:

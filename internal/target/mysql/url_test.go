@@ -114,7 +114,7 @@ func FuzzParseConfig(f *testing.F) {
 			// also some other part of the URL, or too short to tell).
 			red := target.Redact(s)
 			rest := strings.Replace(err.Error(), red, "", 1)
-			if pw := passwordOf(s); len(pw) >= 4 && !strings.Contains(red, pw) && strings.Contains(rest, pw) {
+			if pw := target.PasswordOf(s); len(pw) >= 4 && !strings.Contains(red, pw) && strings.Contains(rest, pw) {
 				t.Errorf("parseConfig(%q) leaks the password: %v", s, err)
 			}
 			return
@@ -134,8 +134,8 @@ func TestPasswordOf(t *testing.T) {
 		"host=x":                   "",
 	}
 	for in, want := range cases {
-		if got := passwordOf(in); got != want {
-			t.Errorf("passwordOf(%q) = %q, want %q", in, got, want)
+		if got := target.PasswordOf(in); got != want {
+			t.Errorf("target.PasswordOf(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

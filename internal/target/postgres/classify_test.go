@@ -99,8 +99,8 @@ func TestPasswordOf(t *testing.T) {
 		"host=x":                      "",
 	}
 	for in, want := range cases {
-		if got := passwordOf(in); got != want {
-			t.Errorf("passwordOf(%q) = %q, want %q", in, got, want)
+		if got := target.PasswordOf(in); got != want {
+			t.Errorf("target.PasswordOf(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

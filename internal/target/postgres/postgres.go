@@ -100,7 +100,7 @@ func parseConfig(rawURL string, opts target.Options) (*pgx.ConnConfig, error) {
 		pw := ""
 		var pce *pgconn.ParseConfigError
 		if errors.As(err, &pce) {
-			pw = passwordOf(pce.ConnString)
+			pw = target.PasswordOf(pce.ConnString)
 		}
 		return nil, fmt.Errorf("%w %q: %w; expected postgres://user[:password]@host[:port]/database[?sslmode=...]",
 			target.ErrBadURL, target.Redact(rawURL), target.RedactError(err, pw))
@@ -111,24 +111,6 @@ func parseConfig(rawURL string, opts target.Options) (*pgx.ConnConfig, error) {
 	}
 	cfg.ConnectTimeout = timeout
 	return cfg, nil
-}
-
-// passwordOf extracts the user-info password of a URL textually, for
-// scrubbing it from messages; it returns "" when there is none.
-func passwordOf(raw string) string {
-	_, rest, ok := strings.Cut(raw, "://")
-	if !ok {
-		return ""
-	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return ""
-	}
-	_, pw, ok := strings.Cut(rest[:at], ":")
-	if !ok {
-		return ""
-	}
-	return pw
 }
 
 // Driver implements target.Target.
