@@ -366,12 +366,17 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 	pct := reportPercentile(wl)
 	switch {
 	case f.format == "sysbench" && phase == phaseRun:
-		// sysbench prints its header and interval lines on stdout.
-		sysbenchHeader(env.Stdout, cfg.Threads, cfg.ReportInterval.Seconds(), cfg.Seed)
-		r.Status = env.Stdout
+		// sysbench prints its header and interval lines on stdout, and the
+		// interval lines only when --report-interval is given (its default
+		// is 0); candor still records intervals every second.
+		every := 0.0
+		if fs.Changed("report-interval") {
+			every = cfg.ReportInterval.Seconds()
+		}
+		sysbenchHeader(env.Stdout, cfg.Threads, every, cfg.Seed)
 		r.StatusLine = func(iv result.Interval, threads int) string { return sysbenchIntervalLine(iv, threads, pct) }
-		if f.quiet {
-			r.Status = nil
+		if every > 0 && !f.quiet {
+			r.Status = env.Stdout
 		}
 	case !f.quiet:
 		r.Status = env.Stderr

@@ -98,3 +98,17 @@ func TestWorkloadOptionsDoNotClashWithRunnerFlags(t *testing.T) {
 		}
 	}
 }
+
+// As sysbench, --format sysbench prints interval lines only when
+// --report-interval is given.
+func TestSysbenchFormatIntervalLinesOnlyWhenAsked(t *testing.T) {
+	dir := t.TempDir()
+	_, quiet, _ := runCLI(t, dir, nil, "run", "ycsb/c", "--target", "null://?latency=1ms", "--time", "1200ms", "--format", "sysbench", "-o", "a.json")
+	if strings.Contains(quiet, "thds:") || strings.Contains(quiet, "Report intermediate results") {
+		t.Errorf("interval lines without --report-interval:\n%s", quiet)
+	}
+	_, asked, _ := runCLI(t, dir, nil, "run", "ycsb/c", "--target", "null://?latency=1ms", "--time", "1200ms", "--format", "sysbench", "--report-interval", "500ms", "-o", "b.json")
+	if !strings.Contains(asked, "thds: 1 tps:") || !strings.Contains(asked, "Report intermediate results every 0.5 second(s)") {
+		t.Errorf("no interval lines with --report-interval 500ms:\n%s", asked)
+	}
+}
