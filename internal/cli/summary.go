@@ -10,7 +10,6 @@ import (
 	"github.com/candor-bench/candor/internal/report"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/runner"
-	"github.com/candor-bench/candor/internal/target"
 )
 
 func printSummary(env *Env, format string, res *result.Result, pct float64) error {
@@ -104,7 +103,7 @@ func writeText(w io.Writer, res *result.Result, p *result.Phase) {
 	c := p.Client
 	fmt.Fprintf(w, "client: %.2f cores, max RSS %.1f MB, %s CPU per %s, host %.0f%% busy",
 		c.AvgCores, float64(c.MaxRSS)/1e6, runner.FormatNs(int64(c.CPUNsPerOp)), map[bool]string{true: "row", false: "operation"}[p.Name == "load"], 100*c.HostBusy)
-	if caps, ok := res.Target.Capabilities.(target.Capabilities); ok && caps.Embedded {
+	if caps := res.Target.Capabilities; caps != nil && caps.Embedded {
 		fmt.Fprint(w, "\n(embedded database: candor's CPU includes the database's work)")
 	}
 	if c.Saturated {

@@ -101,7 +101,17 @@ type Fingerprint struct {
 	VersionString string            `json:"version_string,omitempty"`
 	URL           string            `json:"url"`
 	Settings      map[string]string `json:"settings"`
-	Capabilities  any               `json:"capabilities,omitempty"`
+	Capabilities  *Capabilities     `json:"capabilities,omitempty"`
+}
+
+// Capabilities is what the driver declared about the target (a copy of
+// target.Capabilities, which this package does not import).
+type Capabilities struct {
+	Transactions   bool `json:"transactions"`
+	CopyFrom       bool `json:"copy_from"`
+	MultiRowInsert bool `json:"multi_row_insert"`
+	MaxBindParams  int  `json:"max_bind_params"`
+	Embedded       bool `json:"embedded"`
 }
 
 // Workload records what ran, with every option resolved.
