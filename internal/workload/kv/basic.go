@@ -204,7 +204,7 @@ func affectedOne(n int64, err error) error {
 
 // NewLoader returns a loader whose payloads come from r.
 func (w *Basic) NewLoader(id int, r *rand.Rand) workload.Loader {
-	return &basicLoader{w: w, r: r}
+	return &basicLoader{w: w, r: r, out: workload.RowWriter{Table: w.opts.Table, Columns: w.stmts.Columns, Insert: w.stmts.InsertRows}}
 }
 
 // basicLoader writes load batches; it is used by one goroutine.
@@ -215,8 +215,7 @@ type basicLoader struct {
 	data []byte // payloads of the batch, back to back
 	args []any
 	rows [][]any
-	sqlN int
-	sql  string
+	out  workload.RowWriter
 }
 
 // LoadBatch inserts pairs [from, to): with COPY when c is a target.Copier,
@@ -230,14 +229,13 @@ func (l *basicLoader) LoadBatch(ctx context.Context, c target.Conn, from, to int
 	if w.maxBatch > 0 {
 		step = int64(w.maxBatch)
 	}
-	cp, copying := c.(target.Copier)
-	if !copying && w.insertRows > 0 {
+	if _, copying := c.(target.Copier); !copying && w.insertRows > 0 {
 		step = min(step, int64(w.insertRows))
 	}
 	for lo := from; lo < to; lo += step {
 		hi := min(lo+step, to)
 		l.build(lo, hi)
-		if err := insert(ctx, c, cp, w.opts.Table, w.stmts.Columns, l.rows, l.args, &l.sqlN, &l.sql, w.stmts.InsertRows, lo, hi); err != nil {
+		if err := l.out.Write(ctx, c, l.rows, l.args); err != nil {
 			return err
 		}
 	}
@@ -262,30 +260,6 @@ func (l *basicLoader) build(from, to int64) {
 	for i := 0; i < n; i++ {
 		l.rows = append(l.rows, l.args[2*i:2*i+2:2*i+2])
 	}
-}
-
-// insert writes rows [lo, hi), already built as rows (for COPY) and args
-// (flat, for INSERT), and checks the row count. sqlN and sql cache the last
-// INSERT text by row count.
-func insert(ctx context.Context, c target.Conn, cp target.Copier, table string, cols []string, rows [][]any, args []any,
-	sqlN *int, sql *string, insertRows func(int) string, lo, hi int64) error {
-	var n int64
-	var err error
-	if cp != nil {
-		n, err = cp.CopyFrom(ctx, table, cols, rows)
-	} else {
-		if len(rows) != *sqlN {
-			*sqlN, *sql = len(rows), insertRows(len(rows))
-		}
-		n, err = c.Exec(ctx, *sql, args...)
-	}
-	if err != nil {
-		return err
-	}
-	if n != hi-lo {
-		return fmt.Errorf("load of records %d..%d wrote %d rows: %w", lo, hi-1, n, target.ErrUnexpectedRows)
-	}
-	return nil
 }
 
 // DataSignature names the options that decide the loaded data.

@@ -365,7 +365,7 @@ func add(s workload.Span, counter int, n int64) {
 
 // NewLoader returns a loader whose integers come from r.
 func (w *Ints) NewLoader(id int, r *rand.Rand) workload.Loader {
-	return &intsLoader{w: w, r: r}
+	return &intsLoader{w: w, r: r, out: workload.RowWriter{Table: w.opts.Table, Columns: w.stmts.Columns, Insert: w.stmts.InsertRows}}
 }
 
 // intsLoader writes load batches; it is used by one goroutine.
@@ -375,8 +375,7 @@ type intsLoader struct {
 	key  []byte
 	args []any
 	rows [][]any
-	sqlN int
-	sql  string
+	out  workload.RowWriter
 }
 
 // LoadBatch inserts rows [from, to) with random 32-bit integers: with COPY
@@ -391,14 +390,13 @@ func (l *intsLoader) LoadBatch(ctx context.Context, c target.Conn, from, to int6
 	if w.maxBatch > 0 {
 		step = int64(w.maxBatch)
 	}
-	cp, copying := c.(target.Copier)
-	if !copying && w.insertRows > 0 {
+	if _, copying := c.(target.Copier); !copying && w.insertRows > 0 {
 		step = min(step, int64(w.insertRows))
 	}
 	for lo := from; lo < to; lo += step {
 		hi := min(lo+step, to)
 		l.build(lo, hi)
-		if err := insert(ctx, c, cp, w.opts.Table, w.stmts.Columns, l.rows, l.args, &l.sqlN, &l.sql, w.stmts.InsertRows, lo, hi); err != nil {
+		if err := l.out.Write(ctx, c, l.rows, l.args); err != nil {
 			return err
 		}
 	}

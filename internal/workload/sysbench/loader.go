@@ -30,9 +30,20 @@ type loader struct {
 	args []any
 	rows [][]any
 	vals []byte
-	sqlN int
-	sqlT int
-	sql  string
+	out  []*workload.RowWriter // per table, made on first use
+}
+
+// writer returns table's row writer (tables count from 1).
+func (l *loader) writer(table int) *workload.RowWriter {
+	for len(l.out) < table {
+		l.out = append(l.out, nil)
+	}
+	if l.out[table-1] == nil {
+		st := &l.w.stmts
+		l.out[table-1] = &workload.RowWriter{Table: st.Tables[table-1].Name, Columns: st.LoadColumns,
+			Insert: func(n int) string { return st.LoadInsert(table, n) }}
+	}
+	return l.out[table-1]
 }
 
 // LoadBatch inserts records [from, to): record n is row id n%table-size+1 of
@@ -74,35 +85,16 @@ func (l *loader) LoadBatch(ctx context.Context, c target.Conn, from, to int64) e
 // load writes records [from, to) of one table.
 func (l *loader) load(ctx context.Context, c target.Conn, r *rand.Rand, table int, from, to int64) error {
 	w := l.w
-	st := &w.stmts
-	name := st.Tables[table-1].Name
-	if cp, ok := c.(target.Copier); ok {
-		l.build(r, from, to)
-		n, err := cp.CopyFrom(ctx, name, st.LoadColumns, l.rows)
-		if err != nil {
-			return err
-		}
-		if n != to-from {
-			return fmt.Errorf("COPY into %s wrote %d rows, expected %d: %w", name, n, to-from, target.ErrUnexpectedRows)
-		}
-		return nil
+	step := to - from // COPY takes the whole batch
+	if _, copying := c.(target.Copier); !copying && w.loadRows > 0 {
+		step = int64(w.loadRows)
 	}
-	step := int64(w.loadRows)
-	if step <= 0 {
-		step = to - from
-	}
+	out := l.writer(table)
 	for lo := from; lo < to; lo += step {
 		hi := min(lo+step, to)
 		l.build(r, lo, hi)
-		if rows := int(hi - lo); rows != l.sqlN || table != l.sqlT {
-			l.sqlN, l.sqlT, l.sql = rows, table, st.LoadInsert(table, rows)
-		}
-		n, err := c.Exec(ctx, l.sql, l.args...)
-		if err != nil {
-			return err
-		}
-		if n != hi-lo {
-			return fmt.Errorf("INSERT of rows %d..%d into %s affected %d rows: %w", lo%w.opts.TableSize+1, (hi-1)%w.opts.TableSize+1, name, n, target.ErrUnexpectedRows)
+		if err := out.Write(ctx, c, l.rows, l.args); err != nil {
+			return fmt.Errorf("rows %d..%d: %w", lo%w.opts.TableSize+1, (hi-1)%w.opts.TableSize+1, err)
 		}
 	}
 	return nil

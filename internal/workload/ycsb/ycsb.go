@@ -572,7 +572,8 @@ func (wk *worker) Done(err error) {
 // NewLoader returns a loader for one load worker; its values come from r.
 func (w *Workload) NewLoader(id int, r *rand.Rand) workload.Loader {
 	w.generators()
-	return &loader{w: w, r: r, lenGen: newLengthGen(&w.opts)}
+	return &loader{w: w, r: r, lenGen: newLengthGen(&w.opts),
+		out: workload.RowWriter{Table: w.opts.Table, Columns: w.stmts.Columns, Insert: w.stmts.InsertRows}}
 }
 
 // loader writes load-phase batches; it is used by one goroutine.
@@ -585,8 +586,7 @@ type loader struct {
 	offs   []int
 	args   []any
 	rows   [][]any
-	sqlN   int
-	sql    string
+	out    workload.RowWriter
 }
 
 // LoadBatch inserts records [from, to): with COPY when c is a target.Copier,
@@ -602,34 +602,15 @@ func (l *loader) LoadBatch(ctx context.Context, c target.Conn, from, to int64) e
 	if from >= to {
 		return nil
 	}
-	if cp, ok := c.(target.Copier); ok {
-		l.build(from, to)
-		n, err := cp.CopyFrom(ctx, w.opts.Table, w.stmts.Columns, l.rows)
-		if err != nil {
-			return err
-		}
-		if n != to-from {
-			return fmt.Errorf("COPY wrote %d rows, expected %d: %w", n, to-from, target.ErrUnexpectedRows)
-		}
-		return nil
-	}
-	step := int64(w.insertRows)
-	if step <= 0 {
-		step = to - from
+	step := to - from // COPY takes the whole batch
+	if _, copying := c.(target.Copier); !copying && w.insertRows > 0 {
+		step = int64(w.insertRows)
 	}
 	for lo := from; lo < to; lo += step {
 		hi := min(lo+step, to)
 		l.build(lo, hi)
-		rows := int(hi - lo)
-		if rows != l.sqlN {
-			l.sqlN, l.sql = rows, w.stmts.InsertRows(rows)
-		}
-		n, err := c.Exec(ctx, l.sql, l.args...)
-		if err != nil {
-			return err
-		}
-		if n != hi-lo {
-			return fmt.Errorf("INSERT of records %d..%d affected %d rows: %w", lo, hi-1, n, target.ErrUnexpectedRows)
+		if err := l.out.Write(ctx, c, l.rows, l.args); err != nil {
+			return fmt.Errorf("records %d..%d: %w", lo, hi-1, err)
 		}
 	}
 	return nil
