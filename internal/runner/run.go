@@ -95,6 +95,7 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	done := make(chan struct{})
 	var finished time.Time
 	go func() { wg.Wait(); finished = time.Now(); close(done) }()
+	go interruptStragglers(runCtx, done, sessions)
 
 	mon := newMonitor(r, "run", start, coll)
 	mon.warmEnd = warmEnd
@@ -155,6 +156,7 @@ func (wr *worker) loop(ctx context.Context) {
 	open := wr.sched != nil
 	wr.span = spanRecorder{r: wr.r, rec: wr.rec, open: open}
 	retries := wr.r.Config.Retries
+	quiet := context.Context(quietCtx{ctx})
 	var done int64
 	for wr.quota == unlimited || done < wr.quota {
 		// Times are offsets from the phase start: time.Since reads only the
@@ -186,7 +188,11 @@ func (wr *worker) loop(ctx context.Context) {
 				}
 			}
 			o.Attempts++
-			err = wr.w.Exec(ctx, wr.sess.conn, &wr.span)
+			ectx := ctx
+			if wr.sess.interruptible() {
+				ectx = quiet
+			}
+			err = wr.w.Exec(ectx, wr.sess.conn, &wr.span)
 			if err == nil || ctx.Err() != nil {
 				break
 			}

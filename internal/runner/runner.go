@@ -110,12 +110,17 @@ func (r *Runner) classify(err error) target.ErrorClass {
 	return target.ClassOther
 }
 
-// session is one worker's connection, reopened after a connection loss.
+// session is one worker's connection, reopened after a connection loss. Only
+// the worker's goroutine reads conn without the lock; every change to conn
+// holds mu, so interrupt may run from another goroutine.
 type session struct {
 	t          target.Target
 	worker     int
 	conn       target.Conn
 	reconnects *atomic.Int64
+
+	mu     sync.Mutex
+	closed bool
 }
 
 // connect opens the worker's session (on its own endpoint of a multi-node
@@ -127,18 +132,26 @@ func (s *session) connect(ctx context.Context) (target.Conn, error) {
 	return s.t.Connect(ctx)
 }
 
+func (s *session) setConn(c target.Conn) {
+	s.mu.Lock()
+	s.conn = c
+	s.mu.Unlock()
+}
+
 // reconnect closes the current connection and opens a new one, backing off
 // from 50 ms to 2 s between attempts until it succeeds or ctx ends.
 func (s *session) reconnect(ctx context.Context) error {
+	s.mu.Lock()
 	if s.conn != nil {
 		s.conn.Close()
 		s.conn = nil
 	}
+	s.mu.Unlock()
 	backoff := 50 * time.Millisecond
 	for {
 		c, err := s.connect(ctx)
 		if err == nil {
-			s.conn = c
+			s.setConn(c)
 			s.reconnects.Add(1)
 			return nil
 		}
@@ -151,10 +164,66 @@ func (s *session) reconnect(ctx context.Context) error {
 	}
 }
 
+// interruptible reports whether statements on the session may run under a
+// context without a Done channel (see target.Interrupter).
+func (s *session) interruptible() bool {
+	_, ok := s.conn.(target.Interrupter)
+	return ok
+}
+
+// interrupt aborts the statement in flight, if the connection can. It may be
+// called from any goroutine.
+func (s *session) interrupt() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i, ok := s.conn.(target.Interrupter); ok && !s.closed {
+		i.Interrupt()
+	}
+}
+
 func (s *session) close() {
-	if s.conn != nil {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn != nil && !s.closed {
 		s.conn.Close()
 	}
+	s.closed = true
+}
+
+// quietCtx is the context statements run under on interruptible
+// connections: Done is nil, so drivers register no per-statement
+// cancellation watcher, while Err still reports the end of the phase to a
+// workload between its statements. A statement still running when the phase
+// ends is stopped by interruptStragglers instead.
+type quietCtx struct{ context.Context }
+
+func (quietCtx) Done() <-chan struct{} { return nil }
+
+// stragglerGrace is how long statements may go on after the phase ended
+// before their connections are interrupted: long enough for a statement in
+// flight to finish normally, short enough to keep Ctrl-C prompt.
+const stragglerGrace = 200 * time.Millisecond
+
+// interruptStragglers waits for ctx to end; if the workers are not done
+// stragglerGrace later, it interrupts every session. It returns when done is
+// closed.
+func interruptStragglers(ctx context.Context, done <-chan struct{}, sessions []*session) {
+	select {
+	case <-done:
+		return
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(stragglerGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+		return
+	case <-t.C:
+	}
+	for _, s := range sessions {
+		s.interrupt()
+	}
+	<-done
 }
 
 // sleepCtx sleeps d or until ctx ends; it reports whether d elapsed.

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"math/rand"
 	"strings"
 	"testing"
@@ -311,6 +312,60 @@ func TestInterruptEndsQuicklyWithPartialResult(t *testing.T) {
 	if len(p.Intervals) < 4 || op(t, p, "OP").Count == 0 {
 		t.Fatalf("partial result lost: %d intervals, ops %+v", len(p.Intervals), p.Ops)
 	}
+}
+
+// Statements on an interruptible connection run without a cancellable
+// context; ones stuck when the phase ends are interrupted, so the phase still
+// ends promptly, and nothing cut short is counted.
+func TestStuckStatementsAreInterrupted(t *testing.T) {
+	for _, end := range []string{"duration", "cancel"} {
+		t.Run(end, func(t *testing.T) {
+			// Every statement hangs for an hour unless interrupted.
+			cfg := Config{Duration: time.Minute}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if end == "duration" {
+				cfg.Duration = 300 * time.Millisecond
+			} else {
+				time.AfterFunc(300*time.Millisecond, cancel)
+			}
+			r := newRunner(fake.New(fake.Config{Latency: time.Hour}), cfg)
+			r.Workload = &quietCheckWorkload{}
+			t0 := time.Now()
+			p, err := r.Run(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := time.Since(t0); d > 2*time.Second {
+				t.Fatalf("run with stuck statements took %v to end, want < 2 s", d)
+			}
+			// A worker handed a cancellable context fails at once instead of
+			// hanging, which shows up as operations with errors.
+			for _, o := range p.Ops {
+				if o.Count != 0 || len(o.Errors) != 0 {
+					t.Fatalf("want no operation counted (all were cut short): %s: %d counted, errors %v", o.Name, o.Count, o.Errors)
+				}
+			}
+		})
+	}
+}
+
+// quietCheckWorkload's workers fail when a statement on an interruptible
+// connection is given a cancellable context.
+type quietCheckWorkload struct{ opWorkload }
+
+func (w *quietCheckWorkload) NewWorker(int, *rand.Rand) workload.Worker { return quietCheckWorker{} }
+
+type quietCheckWorker struct{}
+
+func (quietCheckWorker) Next() workload.OpID { return 0 }
+func (quietCheckWorker) Done(error)          {}
+func (quietCheckWorker) Exec(ctx context.Context, c target.Conn, s workload.Span) error {
+	if _, ok := c.(target.Interrupter); ok && ctx.Done() != nil {
+		return errors.New("a statement on an interruptible connection got a cancellable context")
+	}
+	_, err := c.Exec(ctx, "UPDATE")
+	return err
 }
 
 func TestWarmupExcludedFromTotals(t *testing.T) {

@@ -26,6 +26,11 @@ type Capabilities struct {
 	MultiRowInsert bool `json:"multi_row_insert"` // INSERT ... VALUES (...), (...)
 	MaxBindParams  int  `json:"max_bind_params"`  // bind parameters in one statement; 0 = no limit
 	Embedded       bool `json:"embedded"`         // runs inside the candor process (no server)
+	// TableLoad: a whole empty table loads fastest in one transaction with
+	// its secondary indexes already defined (MariaDB's bulk insert into an
+	// empty table sorts the rows and builds every index in one pass at
+	// commit); the Conn implements TableLoader.
+	TableLoad bool `json:"table_load,omitempty"`
 }
 
 // Conn is one dedicated session to the target. A Conn is used by one goroutine
@@ -41,6 +46,32 @@ type Conn interface {
 	Query(ctx context.Context, sql string, args []any, fn func(cols [][]byte) error) (int, error)
 	// Close ends the session. It is safe to call more than once.
 	Close() error
+}
+
+// Interrupter is implemented by connections that can abort a statement in
+// flight from another goroutine, without a cancellable context. The runner
+// runs statements on such connections under a context whose Done channel is
+// nil, so drivers register no cancellation watcher per statement (pgx and
+// database/sql start one for every call with a cancellable context, a
+// large share of a short query's client CPU), and calls Interrupt when the
+// phase ends or is interrupted while a statement is still running. Interrupt
+// may be called concurrently with a statement, and more than once; the
+// statement in flight then fails (its error classifies as connection or
+// timeout) and the connection is unusable afterwards. It must return
+// promptly.
+type Interrupter interface {
+	Interrupt()
+}
+
+// TableLoader is implemented by connections of targets with
+// Capabilities.TableLoad. LoadTable writes n rows into table, which must be
+// empty, in one transaction of its own on this session; row(i, dst) appends
+// row i's values (in columns order) to dst[:0] and returns it. progress, when
+// not nil, is called from time to time with the rows sent so far. It returns
+// the rows the server reports loaded; on an error nothing is loaded.
+type TableLoader interface {
+	LoadTable(ctx context.Context, table string, columns []string, n int64,
+		row func(i int64, dst []any) []any, progress func(sent int64)) (int64, error)
 }
 
 // Copier is implemented by connections with a bulk-load protocol (COPY on

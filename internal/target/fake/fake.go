@@ -117,7 +117,7 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 	if time.Now().Before(down) {
 		return nil, &Error{Class: target.ClassConnection}
 	}
-	c := &Conn{t: t, gen: t.gen.Load()}
+	c := &Conn{t: t, gen: t.gen.Load(), intr: make(chan struct{})}
 	t.mu.Lock()
 	t.conns = append(t.conns, c)
 	t.mu.Unlock()
@@ -141,20 +141,34 @@ func (t *Target) Classify(err error) target.ErrorClass {
 	return ""
 }
 
-// Conn is one fake session.
+// Conn is one fake session. It implements target.Interrupter: Interrupt
+// ends a statement's wait at once and fails it and every later statement
+// with a connection error.
 type Conn struct {
-	t      *Target
-	gen    int64
-	closed bool
+	t        *Target
+	gen      int64
+	closed   bool
+	intr     chan struct{} // closed by Interrupt
+	intrOnce sync.Once
 	// n counts this connection's statements; a shared counter would make the
 	// no-op target measure cache-line contention between workers.
 	n atomic.Int64
 }
 
+var _ target.Interrupter = (*Conn)(nil)
+
+// Interrupt implements target.Interrupter.
+func (c *Conn) Interrupt() { c.intrOnce.Do(func() { close(c.intr) }) }
+
 func (c *Conn) do(ctx context.Context) error {
 	t := c.t
 	if c.closed || c.gen != t.gen.Load() {
 		return &Error{Class: target.ClassConnection}
+	}
+	select {
+	case <-c.intr:
+		return &Error{Class: target.ClassConnection}
+	default:
 	}
 	var n int64
 	if t.cfg.FailEvery > 0 {
@@ -176,6 +190,9 @@ func (c *Conn) do(ctx context.Context) error {
 		case <-ctx.Done():
 			tm.Stop()
 			return ctx.Err()
+		case <-c.intr:
+			tm.Stop()
+			return &Error{Class: target.ClassConnection}
 		}
 	}
 	if t.cfg.FailEvery > 0 && n%t.cfg.FailEvery == 0 {

@@ -16,7 +16,6 @@ import (
 
 	"github.com/candor-bench/candor/internal/dialect"
 	"github.com/candor-bench/candor/internal/target"
-	"github.com/candor-bench/candor/internal/target/sqlconn"
 	"github.com/candor-bench/candor/internal/target/targettest"
 )
 
@@ -377,7 +376,7 @@ func TestRedaction(t *testing.T) {
 // working.
 func TestStatementCacheBound(t *testing.T) {
 	tgt := openTarget(t, testURL(t), target.Options{})
-	c := targettest.Connect(t, tgt).(*sqlconn.Conn)
+	c := targettest.Connect(t, tgt).(*Conn).Conn
 	for i := 0; i < maxCachedStmts+10; i++ {
 		q := fmt.Sprintf("SELECT ? + %d", i)
 		if got := targettest.Rows(t, c, q, 1); got[0][0] != fmt.Sprint(i+1) {

@@ -58,6 +58,7 @@ import (
 
 	"github.com/candor-bench/candor/internal/dialect"
 	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/target/blockconn"
 	"github.com/candor-bench/candor/internal/target/sqlconn"
 )
 
@@ -183,6 +184,14 @@ func parseConfig(rawURL string, opts target.Options) (*gomysql.Config, error) {
 		timeout = target.DefaultConnectTimeout
 	}
 	cfg.Timeout = timeout
+	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 5 * time.Minute}
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := blockconn.Dial(ctx, dialer, network, addr)
+		if d, ok := ctx.Value(dialedKey{}).(*dialed); ok && err == nil {
+			d.conn = c
+		}
+		return c, err
+	}
 	cfg.ClientFoundRows = true
 	cfg.InterpolateParams = false
 	cfg.MultiStatements = true
@@ -273,7 +282,7 @@ func Open(ctx context.Context, rawURL string, opts target.Options) (target.Targe
 	// fresh one, as the target.Target contract says.
 	db.SetMaxIdleConns(0)
 	t := &Target{db: db, redacted: redacted, password: cfg.Passwd, timeout: cfg.Timeout, dialect: dialect.MySQL}
-	c, err := t.conn(ctx)
+	c, err := t.conn(ctx, nil)
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -287,8 +296,15 @@ func Open(ctx context.Context, rawURL string, opts target.Options) (target.Targe
 	return t, nil
 }
 
-// conn opens one new session, bounded by the connect timeout.
-func (t *Target) conn(ctx context.Context) (*sql.Conn, error) {
+// dialed receives the network connection of a session being opened: the
+// dial function finds it in the context of Target.conn.
+type dialed struct{ conn net.Conn }
+
+type dialedKey struct{}
+
+// conn opens one new session, bounded by the connect timeout. d, when not
+// nil, receives the session's network connection.
+func (t *Target) conn(ctx context.Context, d *dialed) (*sql.Conn, error) {
 	t.mu.Lock()
 	closed := t.closed
 	t.mu.Unlock()
@@ -297,6 +313,9 @@ func (t *Target) conn(ctx context.Context) (*sql.Conn, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
+	if d != nil {
+		ctx = context.WithValue(ctx, dialedKey{}, d)
+	}
 	c, err := t.db.Conn(ctx)
 	if err == nil {
 		return c, nil
@@ -333,11 +352,34 @@ func (t *Target) Capabilities() target.Capabilities {
 // Connect implements target.Target: the Conn owns one dedicated session
 // until closed. Errors wrap target.ErrUnreachable.
 func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
-	c, err := t.conn(ctx)
+	var d dialed
+	c, err := t.conn(ctx, &d)
 	if err != nil {
 		return nil, err
 	}
-	return sqlconn.New(c, sqlconn.Options{MaxStmts: maxCachedStmts, ConnDoneIsClosed: true}), nil
+	sc := sqlconn.New(c, sqlconn.Options{MaxStmts: maxCachedStmts, ConnDoneIsClosed: true})
+	if d.conn == nil {
+		// Not dialed through this call (database/sql keeps no idle
+		// sessions here, so this does not happen): a session that cannot be
+		// interrupted, whose statements run under cancellable contexts.
+		return sc, nil
+	}
+	return &Conn{Conn: sc, net: d.conn}, nil
+}
+
+// Conn is one MySQL session (see the note at the end of this file).
+type Conn struct {
+	*sqlconn.Conn
+	net net.Conn
+}
+
+var _ target.Interrupter = (*Conn)(nil)
+
+// Interrupt implements target.Interrupter: the socket's deadline is set to
+// now, so the read or write in flight fails at once; the driver then marks
+// the session bad.
+func (c *Conn) Interrupt() {
+	_ = c.net.SetDeadline(time.Now())
 }
 
 // Close implements target.Target. Sessions already handed out stay usable

@@ -25,6 +25,7 @@ import (
 
 	"github.com/candor-bench/candor/internal/dialect"
 	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/target/blockconn"
 )
 
 // Name is the driver's registry name.
@@ -110,6 +111,10 @@ func parseConfig(rawURL string, opts target.Options) (*pgx.ConnConfig, error) {
 		timeout = target.DefaultConnectTimeout
 	}
 	cfg.ConnectTimeout = timeout
+	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 5 * time.Minute}
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return blockconn.Dial(ctx, dialer, network, addr)
+	}
 	return cfg, nil
 }
 
@@ -196,9 +201,17 @@ type Conn struct {
 }
 
 var (
-	_ target.Conn   = (*Conn)(nil)
-	_ target.Copier = (*Conn)(nil)
+	_ target.Conn        = (*Conn)(nil)
+	_ target.Copier      = (*Conn)(nil)
+	_ target.Interrupter = (*Conn)(nil)
 )
+
+// Interrupt implements target.Interrupter: it sets the socket's deadline to
+// now, so the read or write in flight fails at once and pgx closes the
+// session.
+func (c *Conn) Interrupt() {
+	_ = c.pc.PgConn().Conn().SetDeadline(time.Now())
+}
 
 // Exec implements target.Conn; it returns the rows affected per the
 // command tag.

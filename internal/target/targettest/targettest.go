@@ -85,6 +85,7 @@ func Run(t *testing.T, tgt target.Target) {
 	t.Run("Ownership", func(t *testing.T) { testOwnership(t, tgt) })
 	t.Run("CloseTwice", func(t *testing.T) { testCloseTwice(t, tgt) })
 	t.Run("Fingerprint", func(t *testing.T) { testFingerprint(t, tgt) })
+	t.Run("Interrupt", func(t *testing.T) { testInterrupt(t, tgt) })
 }
 
 // ycsbTable creates a YCSB-shaped table with two fields, owned by candor.
@@ -306,6 +307,41 @@ func testCloseTwice(t *testing.T, tgt target.Target) {
 	}
 	if err := c.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
+	}
+}
+
+// sleepSQL is a statement that runs for a minute, per driver.
+var sleepSQL = map[string]string{"postgres": "SELECT pg_sleep(60)", "mysql": "SELECT SLEEP(60)"}
+
+// testInterrupt: a connection that is a target.Interrupter ends a running
+// statement at once when interrupted from another goroutine; the error is a
+// connection or timeout error and the connection still closes promptly.
+func testInterrupt(t *testing.T, tgt target.Target) {
+	c := Connect(t, tgt)
+	in, ok := c.(target.Interrupter)
+	if !ok {
+		t.Skipf("%s connections cannot be interrupted (statements run under cancellable contexts)", tgt.Driver())
+	}
+	q, ok := sleepSQL[tgt.Driver()]
+	if !ok {
+		t.Fatalf("no sleep statement for driver %s", tgt.Driver())
+	}
+	time.AfterFunc(200*time.Millisecond, in.Interrupt)
+	t0 := time.Now()
+	_, err := c.Query(context.Background(), q, nil, func([][]byte) error { return nil })
+	if err == nil {
+		t.Fatal("an interrupted statement succeeded")
+	}
+	if d := time.Since(t0); d > 5*time.Second {
+		t.Fatalf("interrupted statement returned after %v", d)
+	}
+	if cls := tgt.Classify(err); cls != target.ClassConnection && cls != target.ClassTimeout {
+		t.Errorf("interrupted statement's error %v classifies as %q, want connection or timeout", err, cls)
+	}
+	t0 = time.Now()
+	c.Close()
+	if d := time.Since(t0); d > 5*time.Second {
+		t.Errorf("closing an interrupted connection took %v", d)
 	}
 }
 

@@ -1,0 +1,257 @@
+//go:build linux
+
+// Package blockconn is a net.Conn over a TCP socket in blocking mode, for
+// the drivers' benchmark sessions.
+//
+// A request–response client spends much of its CPU, per statement, outside
+// the statement: with Go's network poller a read that finds no reply yet
+// parks the goroutine, the scheduler looks for other work, epoll reports the
+// reply and a thread is woken to run the goroutine again. A blocking read
+// instead sleeps in the kernel until the reply is there, as libpq and
+// libmysqlclient (and so sysbench and pgbench) do: one system call, no
+// scheduler round. A benchmark session has a goroutine of its own that does
+// nothing else while it waits, so nothing is lost by blocking its thread.
+//
+// Deadlines are kept with a timer, not with the poller: when one passes, the
+// socket is shut down, so a read or write in flight returns at once with
+// os.ErrDeadlineExceeded, and so does every later call. A connection is not
+// usable after its deadline passed (pgx and go-sql-driver close a connection
+// after a timeout anyway). Read and write deadlines are one deadline.
+package blockconn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Dial connects with d (honouring ctx, the dialer's timeout and keep-alive
+// settings) and returns the connection in blocking mode. Anything but a TCP
+// connection is returned as dialed.
+func Dial(ctx context.Context, d *net.Dialer, network, addr string) (net.Conn, error) {
+	c, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	tc, ok := c.(*net.TCPConn)
+	if !ok {
+		return c, nil
+	}
+	bc, err := fromTCP(tc)
+	if err != nil {
+		tc.Close()
+		return nil, err
+	}
+	return bc, nil
+}
+
+// fromTCP moves tc's socket to a blocking descriptor of its own and closes
+// tc.
+func fromTCP(tc *net.TCPConn) (*Conn, error) {
+	raw, err := tc.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	fd := -1
+	var derr error
+	cerr := raw.Control(func(f uintptr) {
+		syscall.ForkLock.RLock()
+		defer syscall.ForkLock.RUnlock()
+		if fd, derr = syscall.Dup(int(f)); derr == nil {
+			syscall.CloseOnExec(fd)
+		}
+	})
+	if err := errors.Join(cerr, derr); err != nil {
+		return nil, fmt.Errorf("blockconn: duplicating the socket: %w", err)
+	}
+	c := &Conn{fd: fd, laddr: tc.LocalAddr(), raddr: tc.RemoteAddr()}
+	// Closing tc removes its descriptor from the poller; the socket stays
+	// open through fd. O_NONBLOCK belongs to the socket, so it is cleared
+	// only once the poller no longer watches it.
+	tc.Close()
+	if err := syscall.SetNonblock(fd, false); err != nil {
+		syscall.Close(fd)
+		return nil, fmt.Errorf("blockconn: %w", err)
+	}
+	return c, nil
+}
+
+// Conn is a TCP connection in blocking mode. Read and Write may run
+// concurrently with each other and with Close and the deadline setters.
+type Conn struct {
+	fd           int
+	laddr, raddr net.Addr
+
+	// inUse is held shared by every system call on fd and exclusively by
+	// Close when it releases fd, so a descriptor number is never used after
+	// it was released (and perhaps reused).
+	inUse   sync.RWMutex
+	closed  atomic.Bool
+	expired atomic.Bool
+
+	mu    sync.Mutex // guards timer and gen
+	timer *time.Timer
+	gen   int64 // counts deadline changes
+}
+
+var _ net.Conn = (*Conn)(nil)
+
+func (c *Conn) opError(op string, err error) error {
+	return &net.OpError{Op: op, Net: "tcp", Source: c.laddr, Addr: c.raddr, Err: err}
+}
+
+// check returns the error of a connection that is closed or past its
+// deadline, else nil.
+func (c *Conn) check(op string) error {
+	switch {
+	case c.closed.Load():
+		return c.opError(op, net.ErrClosed)
+	case c.expired.Load():
+		return c.opError(op, os.ErrDeadlineExceeded)
+	}
+	return nil
+}
+
+// Read implements net.Conn: it blocks until data, end of stream, an error or
+// the deadline.
+func (c *Conn) Read(b []byte) (int, error) {
+	c.inUse.RLock()
+	defer c.inUse.RUnlock()
+	if err := c.check("read"); err != nil {
+		return 0, err
+	}
+	if len(b) == 0 {
+		return 0, nil
+	}
+	for {
+		n, err := syscall.Read(c.fd, b)
+		if err == syscall.EINTR {
+			continue
+		}
+		if cerr := c.check("read"); cerr != nil {
+			return 0, cerr
+		}
+		if err != nil {
+			return 0, c.opError("read", os.NewSyscallError("read", err))
+		}
+		if n == 0 {
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+// Write implements net.Conn: it returns when all of b is written, on an
+// error or at the deadline.
+func (c *Conn) Write(b []byte) (int, error) {
+	c.inUse.RLock()
+	defer c.inUse.RUnlock()
+	written := 0
+	for written < len(b) {
+		if err := c.check("write"); err != nil {
+			return written, err
+		}
+		n, err := syscall.Write(c.fd, b[written:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			if cerr := c.check("write"); cerr != nil {
+				return written, cerr
+			}
+			return written, c.opError("write", os.NewSyscallError("write", err))
+		}
+		written += n
+	}
+	return written, nil
+}
+
+// Close implements net.Conn. It wakes any Read or Write in flight (they
+// return net.ErrClosed) and releases the socket. It is safe to call more
+// than once.
+func (c *Conn) Close() error {
+	if c.closed.Swap(true) {
+		return nil
+	}
+	c.mu.Lock()
+	c.stopTimer()
+	c.mu.Unlock()
+	// Shutdown ends a blocked read or write now; the descriptor is released
+	// once they have returned.
+	_ = syscall.Shutdown(c.fd, syscall.SHUT_RDWR)
+	c.inUse.Lock()
+	defer c.inUse.Unlock()
+	if err := syscall.Close(c.fd); err != nil {
+		return c.opError("close", os.NewSyscallError("close", err))
+	}
+	return nil
+}
+
+// stopTimer cancels the pending deadline, if any. c.mu must be held.
+func (c *Conn) stopTimer() {
+	c.gen++ // a timer already firing sees a newer generation and does nothing
+	if c.timer != nil {
+		c.timer.Stop()
+		c.timer = nil
+	}
+}
+
+// expire ends the connection at its deadline, unless the deadline of
+// generation gen was replaced meanwhile (gen < 0: unconditionally).
+func (c *Conn) expire(gen int64) {
+	c.mu.Lock()
+	current := gen < 0 || gen == c.gen
+	c.mu.Unlock()
+	if !current {
+		return
+	}
+	c.inUse.RLock()
+	defer c.inUse.RUnlock()
+	if c.closed.Load() || c.expired.Swap(true) {
+		return
+	}
+	_ = syscall.Shutdown(c.fd, syscall.SHUT_RDWR)
+}
+
+// SetDeadline implements net.Conn: a zero t clears the deadline; a t that has
+// passed ends the connection now (see the package doc).
+func (c *Conn) SetDeadline(t time.Time) error {
+	if c.closed.Load() {
+		return c.opError("set deadline", net.ErrClosed)
+	}
+	c.mu.Lock()
+	c.stopTimer()
+	if t.IsZero() {
+		c.mu.Unlock()
+		return nil
+	}
+	d := time.Until(t)
+	if d > 0 {
+		gen := c.gen
+		c.timer = time.AfterFunc(d, func() { c.expire(gen) })
+		c.mu.Unlock()
+		return nil
+	}
+	c.mu.Unlock()
+	c.expire(-1)
+	return nil
+}
+
+// SetReadDeadline implements net.Conn; it sets the one deadline.
+func (c *Conn) SetReadDeadline(t time.Time) error { return c.SetDeadline(t) }
+
+// SetWriteDeadline implements net.Conn; it sets the one deadline.
+func (c *Conn) SetWriteDeadline(t time.Time) error { return c.SetDeadline(t) }
+
+// LocalAddr implements net.Conn.
+func (c *Conn) LocalAddr() net.Addr { return c.laddr }
+
+// RemoteAddr implements net.Conn.
+func (c *Conn) RemoteAddr() net.Addr { return c.raddr }

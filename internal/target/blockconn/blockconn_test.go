@@ -1,0 +1,223 @@
+//go:build linux
+
+package blockconn
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"testing"
+	"time"
+)
+
+// pair returns a blocking client connection and the server's end of it.
+func pair(t *testing.T) (*Conn, net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			close(accepted)
+			return
+		}
+		accepted <- c
+	}()
+	c, err := Dial(context.Background(), &net.Dialer{Timeout: 5 * time.Second}, "tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, ok := <-accepted
+	if !ok {
+		t.Fatal("accept failed")
+	}
+	bc, ok := c.(*Conn)
+	if !ok {
+		t.Fatalf("Dial returned %T, want *Conn", c)
+	}
+	t.Cleanup(func() { bc.Close(); srv.Close() })
+	return bc, srv
+}
+
+// readResult runs one Read in the background.
+func readResult(c net.Conn) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Read(make([]byte, 16))
+		done <- err
+	}()
+	return done
+}
+
+func wait(t *testing.T, done <-chan error, within time.Duration) error {
+	t.Helper()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(within):
+		t.Fatalf("a blocked Read did not return within %v", within)
+		return nil
+	}
+}
+
+func TestRoundTripAndEOF(t *testing.T) {
+	c, srv := pair(t)
+	if _, err := c.Write([]byte("ping")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4)
+	if _, err := io.ReadFull(srv, buf); err != nil || string(buf) != "ping" {
+		t.Fatalf("server read %q, %v", buf, err)
+	}
+	big := make([]byte, 8<<20) // more than the socket buffers: Write must loop
+	go func() { _, _ = srv.Write(big) }()
+	if _, err := io.ReadFull(c, make([]byte, len(big))); err != nil {
+		t.Fatalf("reading 8 MiB: %v", err)
+	}
+	srv.Close()
+	if _, err := c.Read(buf); err != io.EOF {
+		t.Fatalf("read after the peer closed: %v, want io.EOF", err)
+	}
+	if c.LocalAddr() == nil || c.RemoteAddr().String() != srv.LocalAddr().String() {
+		t.Fatalf("addresses: local %v remote %v, server %v", c.LocalAddr(), c.RemoteAddr(), srv.LocalAddr())
+	}
+}
+
+func TestPastDeadlineEndsABlockedRead(t *testing.T) {
+	c, _ := pair(t)
+	done := readResult(c)
+	time.Sleep(50 * time.Millisecond) // let it block
+	if err := c.SetDeadline(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	err := wait(t, done, 2*time.Second)
+	var ne net.Error
+	if !errors.Is(err, os.ErrDeadlineExceeded) || !errors.As(err, &ne) || !ne.Timeout() {
+		t.Fatalf("read error %v, want a timeout (os.ErrDeadlineExceeded)", err)
+	}
+	if _, err := c.Write([]byte("x")); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("write after the deadline: %v, want os.ErrDeadlineExceeded", err)
+	}
+}
+
+func TestFutureDeadlineFiresAndCanBeCleared(t *testing.T) {
+	c, srv := pair(t)
+	// Cleared before it passes: a later reply still arrives.
+	if err := c.SetReadDeadline(time.Now().Add(50 * time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetDeadline(time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	done := readResult(c)
+	time.Sleep(150 * time.Millisecond)
+	if _, err := srv.Write([]byte("late")); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(t, done, 2*time.Second); err != nil {
+		t.Fatalf("read with a cleared deadline: %v", err)
+	}
+	// Replaced by a later one: only the later one counts.
+	c.SetWriteDeadline(time.Now().Add(30 * time.Millisecond))
+	c.SetDeadline(time.Now().Add(300 * time.Millisecond))
+	t0 := time.Now()
+	err := wait(t, readResult(c), 3*time.Second)
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read past the deadline: %v, want os.ErrDeadlineExceeded", err)
+	}
+	if d := time.Since(t0); d < 200*time.Millisecond {
+		t.Fatalf("read timed out after %v: the replaced 30 ms deadline fired", d)
+	}
+}
+
+func TestCloseEndsABlockedRead(t *testing.T) {
+	c, _ := pair(t)
+	done := readResult(c)
+	time.Sleep(50 * time.Millisecond)
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(t, done, 2*time.Second); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("read during Close: %v, want net.ErrClosed", err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if _, err := c.Write([]byte("x")); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("write after Close: %v, want net.ErrClosed", err)
+	}
+	if err := c.SetDeadline(time.Now()); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("SetDeadline after Close: %v, want net.ErrClosed", err)
+	}
+}
+
+func TestDialErrorsAndOtherNetworks(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	if _, err := Dial(context.Background(), &net.Dialer{}, "tcp", addr); err == nil {
+		t.Fatal("dialing a closed port succeeded")
+	}
+	sock := t.TempDir() + "/s"
+	ul, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ul.Close()
+	go func() {
+		if c, err := ul.Accept(); err == nil {
+			c.Close()
+		}
+	}()
+	c, err := Dial(context.Background(), &net.Dialer{}, "unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, ok := c.(*net.UnixConn); !ok {
+		t.Fatalf("a unix socket came back as %T, want it as dialed", c)
+	}
+}
+
+// Read, Write, deadlines and Close from several goroutines at once (run
+// with -race).
+func TestConcurrentUse(t *testing.T) {
+	c, srv := pair(t)
+	go func() { _, _ = io.Copy(srv, srv) }() // echo
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				c.SetDeadline(time.Now().Add(time.Hour))
+				c.SetDeadline(time.Time{})
+			}
+		}
+	}()
+	buf := make([]byte, 5)
+	for i := 0; i < 200; i++ {
+		if _, err := c.Write([]byte("hello")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(c, buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	done := readResult(c)
+	c.Close()
+	if err := wait(t, done, 2*time.Second); err == nil {
+		t.Fatal("read after Close succeeded")
+	}
+}
