@@ -64,6 +64,10 @@ func TestSysbenchSuiteOnRealTargets(t *testing.T) {
 				if test == "bulk_insert" {
 					args = append([]string{"run", "sysbench/" + test, "--threads", "2", "--time", "1s", "-q", "-o", out}, opts...) // its own schema
 				}
+				if test == "oltp_point_select" {
+					// sysbench's --events in place of --time: exactly that many.
+					args = append([]string{"run", "sysbench/" + test, "--threads", "2", "--events", "300", "-q", "-o", out, "--load", "never"}, opts...)
+				}
 				code, stdout, stderr := runCLI(t, dir, nil, args...)
 				if code != 0 {
 					t.Fatalf("%s: exit %d\n%s%s", test, code, stdout, stderr)
@@ -76,6 +80,9 @@ func TestSysbenchSuiteOnRealTargets(t *testing.T) {
 				ev := float64(p.Ops[0].Count)
 				if ev == 0 {
 					t.Fatalf("%s: no events", test)
+				}
+				if test == "oltp_point_select" && ev != 300 {
+					t.Errorf("%s --events 300: %v events", test, ev)
 				}
 				got := [3]float64{float64(p.Counters["reads"]) / ev, float64(p.Counters["writes"]) / ev, float64(p.Counters["other"]) / ev}
 				for i, w := range want {

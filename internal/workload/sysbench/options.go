@@ -337,6 +337,10 @@ func resolve(test string, settings []setting) (Options, []string, error) {
 	var errs []error
 	given := map[string]bool{}
 	for _, s := range settings {
+		if s.name == "operationcount" {
+			// Added by the CLI for --events: the runner counts events.
+			continue
+		}
 		opt, ok := optionIndex[s.name]
 		if !ok {
 			if flag, isFlag := candorFlags[s.name]; isFlag {
