@@ -35,6 +35,7 @@ func TestDependencyDirection(t *testing.T) {
 		{"internal/target/sqlite", []string{"internal/runner", "internal/cli", "internal/report", "internal/workload", "internal/measure"}},
 		{"internal/target/mysql", []string{"internal/runner", "internal/cli", "internal/report", "internal/workload", "internal/measure"}},
 		{"internal/target/fake", []string{"internal/runner", "internal/cli", "internal/workload"}},
+		{"internal/target/drvconn", []string{"internal/runner", "internal/cli", "internal/report", "internal/workload", "internal/measure", "internal/target/"}},
 		// dialect is pure SQL text
 		{"internal/dialect", []string{"internal/target", "internal/runner", "internal/workload", "internal/cli"}},
 		// workloads use target interfaces, dialect and keydist, never the runner or CLI

@@ -105,7 +105,7 @@ func ParseTiDBVersion(s string) string {
 // up like a worker's, so transaction_isolation shows target.Options.Isolation
 // in effect.
 func (t *Target) Fingerprint(ctx context.Context) (target.Fingerprint, error) {
-	c, err := t.conn(ctx, nil)
+	c, err := t.conn(ctx)
 	if err != nil {
 		return target.Fingerprint{}, err
 	}

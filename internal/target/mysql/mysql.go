@@ -1,7 +1,8 @@
 // Package mysql is candor's driver for the MySQL wire protocol (MySQL,
-// MariaDB, TiDB), built on github.com/go-sql-driver/mysql through
-// database/sql: every Connect takes one dedicated *sql.Conn, which one worker
-// owns, and Close really ends that session (no idle connections are kept).
+// MariaDB, TiDB), built on github.com/go-sql-driver/mysql: every Connect opens
+// one session straight from the driver's connector (no database/sql pool in
+// the statement path, see internal/target/drvconn), which one worker owns,
+// and Close really ends that session.
 //
 // URL form:
 //
@@ -59,7 +60,7 @@ import (
 	"github.com/candor-bench/candor/internal/dialect"
 	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/target/blockconn"
-	"github.com/candor-bench/candor/internal/target/sqlconn"
+	"github.com/candor-bench/candor/internal/target/drvconn"
 )
 
 // Name is the driver's registry name.
@@ -205,8 +206,8 @@ func isolationSQL(level string) string {
 	return strings.ToUpper(strings.ReplaceAll(level, "-", " "))
 }
 
-// sessionConnector runs setup statements on every new session before
-// database/sql hands it out, whatever the pool does.
+// sessionConnector runs setup statements on every new session, whether
+// Target.Connect or database/sql (Open, Fingerprint) asks for it.
 type sessionConnector struct {
 	driver.Connector
 	setup []string
@@ -240,7 +241,8 @@ func (c *sessionConnector) Connect(ctx context.Context) (driver.Conn, error) {
 
 // Target is an opened MySQL-wire endpoint. It is safe for concurrent use.
 type Target struct {
-	db       *sql.DB
+	sc       *sessionConnector // opens worker sessions
+	db       *sql.DB           // Open's probe and Fingerprint; not in the statement path
 	redacted string
 	password string
 	timeout  time.Duration
@@ -281,8 +283,8 @@ func Open(ctx context.Context, rawURL string, opts target.Options) (target.Targe
 	// No idle sessions: Conn.Close ends the session, and every Connect opens a
 	// fresh one, as the target.Target contract says.
 	db.SetMaxIdleConns(0)
-	t := &Target{db: db, redacted: redacted, password: cfg.Passwd, timeout: cfg.Timeout, dialect: dialect.MySQL}
-	c, err := t.conn(ctx, nil)
+	t := &Target{sc: sc, db: db, redacted: redacted, password: cfg.Passwd, timeout: cfg.Timeout, dialect: dialect.MySQL}
+	c, err := t.conn(ctx)
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -297,34 +299,56 @@ func Open(ctx context.Context, rawURL string, opts target.Options) (target.Targe
 }
 
 // dialed receives the network connection of a session being opened: the
-// dial function finds it in the context of Target.conn.
+// dial function finds it in the context of Target.session.
 type dialed struct{ conn net.Conn }
 
 type dialedKey struct{}
 
-// conn opens one new session, bounded by the connect timeout. d, when not
-// nil, receives the session's network connection.
-func (t *Target) conn(ctx context.Context, d *dialed) (*sql.Conn, error) {
-	t.mu.Lock()
-	closed := t.closed
-	t.mu.Unlock()
-	if closed {
+// conn opens one new database/sql session (for Open and Fingerprint),
+// bounded by the connect timeout.
+func (t *Target) conn(ctx context.Context) (*sql.Conn, error) {
+	if t.isClosed() {
 		return nil, ErrClosed
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
-	if d != nil {
-		ctx = context.WithValue(ctx, dialedKey{}, d)
-	}
 	c, err := t.db.Conn(ctx)
-	if err == nil {
-		return c, nil
+	if err != nil {
+		return nil, t.connectError(err)
 	}
+	return c, nil
+}
+
+// session opens one new driver session, set up by the sessionConnector and
+// bounded by the connect timeout; d receives its network connection.
+func (t *Target) session(ctx context.Context, d *dialed) (driver.Conn, error) {
+	if t.isClosed() {
+		return nil, ErrClosed
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.timeout)
+	defer cancel()
+	dc, err := t.sc.Connect(context.WithValue(ctx, dialedKey{}, d))
+	if err != nil {
+		return nil, t.connectError(err)
+	}
+	return dc, nil
+}
+
+func (t *Target) isClosed() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.closed
+}
+
+// connectError wraps a failure to open a session: a failed setup statement
+// as such (the server was reached), anything else as target.ErrUnreachable.
+// The password never appears.
+func (t *Target) connectError(err error) error {
 	var se *errSetup
 	if errors.As(err, &se) {
-		return nil, fmt.Errorf("setting up a session on %s: %w", t.redacted, target.RedactError(se.err, t.password))
+		return fmt.Errorf("setting up a session on %s: %w", t.redacted, target.RedactError(se.err, t.password))
 	}
-	return nil, fmt.Errorf("%w: could not connect to %s: %w; check that the server is running and that host, port, database, user and password are right",
+	return fmt.Errorf("%w: could not connect to %s: %w; check that the server is running and that host, port, database, user and password are right",
 		target.ErrUnreachable, t.redacted, target.RedactError(err, t.password))
 }
 
@@ -353,23 +377,23 @@ func (t *Target) Capabilities() target.Capabilities {
 // until closed. Errors wrap target.ErrUnreachable.
 func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 	var d dialed
-	c, err := t.conn(ctx, &d)
+	dc, err := t.session(ctx, &d)
 	if err != nil {
 		return nil, err
 	}
-	sc := sqlconn.New(c, sqlconn.Options{MaxStmts: maxCachedStmts, ConnDoneIsClosed: true})
+	c := drvconn.New(dc, drvconn.Options{MaxStmts: maxCachedStmts})
 	if d.conn == nil {
-		// Not dialed through this call (database/sql keeps no idle
-		// sessions here, so this does not happen): a session that cannot be
+		// Not dialed through the DialFunc (the driver always dials through
+		// it, so this does not happen): a session that cannot be
 		// interrupted, whose statements run under cancellable contexts.
-		return sc, nil
+		return c, nil
 	}
-	return &Conn{Conn: sc, net: d.conn}, nil
+	return &Conn{Conn: c, net: d.conn}, nil
 }
 
 // Conn is one MySQL session (see the note at the end of this file).
 type Conn struct {
-	*sqlconn.Conn
+	*drvconn.Conn
 	net net.Conn
 }
 
@@ -391,13 +415,16 @@ func (t *Target) Close() error {
 	return t.db.Close()
 }
 
-// A MySQL session (internal/target/sqlconn): statements with arguments are
+// A MySQL session (internal/target/drvconn): statements with arguments are
 // prepared on the server once per session and cached by SQL text (at most
 // maxCachedStmts; the cache is emptied when full); statements without
 // arguments are sent as plain text, so several ;-separated statements may go
 // at once. A client deadline or cancellation aborts a statement by closing
 // the session: the operation fails with the context's error and the session
 // is unusable afterwards (its errors classify as connection). Values are
-// text: strings and binary columns as stored, numbers in decimal, temporal
-// types as MySQL prints them. UPDATE counts are the rows matched
-// (clientFoundRows).
+// text: strings, binary columns and DECIMAL as stored, integers in decimal
+// (without ZEROFILL padding), FLOAT and DOUBLE in Go's shortest form of their
+// size (1.5, 1e+20), temporal types as MySQL prints them. A FLOAT read by a
+// plain statement has only the 6 digits the server sends as text (3.14159);
+// read by a prepared one, all its digits (3.1415927). UPDATE counts are the
+// rows matched (clientFoundRows).

@@ -1,5 +1,6 @@
 // Package sqlite is candor's embedded driver: SQLite through modernc.org/sqlite
-// (pure Go) and database/sql.
+// (pure Go), used at the database/sql/driver level (see
+// internal/target/drvconn).
 //
 // URL form: sqlite://PATH[?PARAMS]. Everything between "sqlite://" and "?" is
 // the file path, percent-decoded:
@@ -25,7 +26,7 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
@@ -35,12 +36,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	sqlitedrv "modernc.org/sqlite"
 
 	"github.com/candor-bench/candor/internal/dialect"
 	"github.com/candor-bench/candor/internal/target"
-	"github.com/candor-bench/candor/internal/target/sqlconn"
+	"github.com/candor-bench/candor/internal/target/drvconn"
 )
 
 // Name is the driver's registry name.
@@ -173,13 +175,17 @@ func (c Config) dsn() string {
 
 // Target is an opened SQLite database file. It is safe for concurrent use.
 type Target struct {
-	cfg      Config
-	redacted string
-	opts     target.Options
-	db       *sql.DB
+	cfg       Config
+	redacted  string
+	opts      target.Options
+	connector driver.Connector // modernc.org/sqlite's, for cfg.dsn()
+	closed    atomic.Bool
 }
 
 var _ target.Target = (*Target)(nil)
+
+// ErrClosed is returned by Connect and Fingerprint after Close.
+var ErrClosed = errors.New("sqlite target is closed")
 
 // Open parses rawURL, checks that the file's directory exists (a missing
 // directory is an error wrapping target.ErrBadURL, naming it) and opens one
@@ -210,27 +216,30 @@ func Open(ctx context.Context, rawURL string, opts target.Options) (target.Targe
 	case !st.IsDir():
 		return nil, fmt.Errorf("%w %q: %q is not a directory", target.ErrBadURL, redacted, dir)
 	}
-	db, err := sql.Open("sqlite", cfg.dsn())
+	connector, err := sqlitedrv.NewConnector(cfg.dsn())
 	if err != nil {
 		return nil, fmt.Errorf("%w: opening %s: %w", target.ErrUnreachable, redacted, err)
 	}
-	t := &Target{cfg: cfg, redacted: redacted, opts: opts, db: db}
+	t := &Target{cfg: cfg, redacted: redacted, opts: opts, connector: connector}
 	c, err := t.conn(ctx)
 	if err != nil {
-		db.Close()
 		return nil, err
 	}
 	c.Close()
 	return t, nil
 }
 
-func (t *Target) conn(ctx context.Context) (*sql.Conn, error) {
+// conn opens one new SQLite handle (the driver runs the DSN's pragmas on
+// it) and pings it, bounded by the connect timeout.
+func (t *Target) conn(ctx context.Context) (driver.Conn, error) {
+	if t.closed.Load() {
+		return nil, ErrClosed
+	}
 	ctx, cancel := context.WithTimeout(ctx, t.opts.ConnectTimeout)
 	defer cancel()
-	c, err := t.db.Conn(ctx)
-	if err == nil {
-		err = c.PingContext(ctx)
-		if err != nil {
+	c, err := t.connector.Connect(ctx)
+	if p, ok := c.(driver.Pinger); ok && err == nil {
+		if err = p.Ping(ctx); err != nil {
 			c.Close()
 		}
 	}
@@ -262,25 +271,34 @@ func (t *Target) Capabilities() target.Capabilities {
 	}
 }
 
-// Connect implements target.Target: the Conn owns one dedicated database/sql
-// connection (its own SQLite handle) until closed.
+// Connect implements target.Target: the Conn owns one SQLite handle of its
+// own until closed.
 func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 	c, err := t.conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return sqlconn.New(c, sqlconn.Options{MaxStmts: maxCachedStmts, PrepareQueries: true}), nil
+	return drvconn.New(c, drvconn.Options{MaxStmts: maxCachedStmts, PrepareQueries: true}), nil
 }
 
-// Close implements target.Target: it closes the database handle. Close every
-// Conn first; operations on a Conn after Close may fail.
-func (t *Target) Close() error { return t.db.Close() }
+// Close implements target.Target: later Connect and Fingerprint calls fail
+// with ErrClosed. Connections already handed out stay usable until their
+// owners close them.
+func (t *Target) Close() error {
+	t.closed.Store(true)
+	return nil
+}
 
-// An SQLite session (internal/target/sqlconn): every statement with
-// arguments, and every query, is prepared once per session and cached by SQL
-// text; statements without arguments run directly, so several ;-separated
-// statements may be sent at once. Values are SQLite's text rendering of each
-// column (integers as decimal text).
+// An SQLite session (internal/target/drvconn): every statement, with or
+// without arguments, is prepared once per session and cached by SQL text; a
+// text holding several ;-separated statements runs them in turn. A
+// cancellable context interrupts an Exec, or a query's first step, while it
+// runs (the driver's progress handler), and ends a query between rows; the
+// session stays usable. Values are text:
+// integers in decimal, reals in Go's shortest form (1.5, 1e+20), text and
+// blobs as stored, and values of columns declared DATE, DATETIME or
+// TIMESTAMP that parse as times in RFC 3339 with nanoseconds (the driver
+// turns them into time.Time).
 
 // SQLite primary result codes (the low byte of an extended code).
 const (
@@ -313,7 +331,7 @@ func Classify(err error) target.ErrorClass {
 		}
 		return target.ClassOther
 	}
-	if errors.Is(err, sql.ErrConnDone) {
+	if errors.Is(err, driver.ErrBadConn) { // drvconn.ErrConnDone wraps it
 		return target.ClassConnection
 	}
 	return target.ClassOther
@@ -324,14 +342,22 @@ func Classify(err error) target.ErrorClass {
 // (as a name), busy_timeout (milliseconds) and transaction_isolation (always
 // serializable).
 func (t *Target) Fingerprint(ctx context.Context) (target.Fingerprint, error) {
-	c, err := t.conn(ctx)
+	dc, err := t.conn(ctx)
 	if err != nil {
 		return target.Fingerprint{}, err
 	}
+	c := drvconn.New(dc, drvconn.Options{MaxStmts: maxCachedStmts, PrepareQueries: true})
 	defer c.Close()
 	one := func(q string) (string, error) {
 		var v string
-		if err := c.QueryRowContext(ctx, q).Scan(&v); err != nil {
+		n, err := c.Query(ctx, q, nil, func(cols [][]byte) error {
+			v = string(cols[0])
+			return nil
+		})
+		if err == nil && n != 1 {
+			err = fmt.Errorf("%d rows, want 1", n)
+		}
+		if err != nil {
 			return "", fmt.Errorf("reading %q from %s: %w", q, t.redacted, err)
 		}
 		return v, nil

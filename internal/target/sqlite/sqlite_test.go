@@ -12,7 +12,7 @@ import (
 
 	"github.com/candor-bench/candor/internal/dialect"
 	"github.com/candor-bench/candor/internal/target"
-	"github.com/candor-bench/candor/internal/target/sqlconn"
+	"github.com/candor-bench/candor/internal/target/drvconn"
 	"github.com/candor-bench/candor/internal/target/targettest"
 )
 
@@ -232,7 +232,7 @@ func TestClosedConnIsConnectionClass(t *testing.T) {
 // working.
 func TestStatementCacheBound(t *testing.T) {
 	tgt := openTarget(t, tempURL(t, ""))
-	c := targettest.Connect(t, tgt).(*sqlconn.Conn)
+	c := targettest.Connect(t, tgt).(*drvconn.Conn)
 	for i := 0; i < maxCachedStmts+10; i++ {
 		q := fmt.Sprintf("SELECT ? + %d", i)
 		if got := targettest.Rows(t, c, q, 1); got[0][0] != fmt.Sprint(i+1) {
