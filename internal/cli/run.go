@@ -126,7 +126,7 @@ func newRunCmd(env *Env, phase string) *cobra.Command {
 	fl.Var(&f.connectTimeout, "connect-timeout", "give up connecting after this long")
 	fl.StringVar(&f.isolation, "isolation", "", "transaction isolation of every session: read-uncommitted, read-committed, repeatable-read or serializable (default: the server's)")
 	fl.BoolVar(&f.allowForeign, "allow-foreign-tables", false, "use (and with --load=always drop) tables candor did not create")
-	fl.IntVar(&f.batch, "batch-size", runner.DefaultLoadBatch, "rows per load batch (COPY on PostgreSQL, multi-row INSERT elsewhere)")
+	fl.IntVar(&f.batch, "batch-size", runner.DefaultLoadBatch, "rows per load batch (COPY on PostgreSQL, multi-row INSERT elsewhere; sysbench on MariaDB: a whole table unless given)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no status lines or progress bar")
 	if phase == phaseRun {
 		// Set by `candor plan run` to name the plan and cell in the result.
@@ -270,6 +270,9 @@ func runConfig(fs *pflag.FlagSet, phase string, f *runFlags, lim workload.Limits
 	}
 	if fs.Changed("batch-size") && f.batch <= 0 {
 		return cfg, usagef("--batch-size must be at least 1 (got %d)", f.batch)
+	}
+	if !fs.Changed("batch-size") {
+		cfg.LoadBatch = 0 // the runner's default or the workload's preference
 	}
 	if f.format != "text" && f.format != "ycsb" && f.format != "json" && f.format != "sysbench" {
 		return cfg, usagef("--format %q is not valid; use text, ycsb, sysbench or json", f.format)
@@ -584,12 +587,13 @@ func newResult(env *Env, wl workload.Workload, cfg runner.Config, fp target.Fing
 		Provenance: collectProvenance(),
 		Target: result.Fingerprint{Driver: fp.Driver, Product: fp.Product, Version: fp.Version, VersionString: fp.VersionString,
 			URL: fp.URL, Settings: fp.Settings, Capabilities: &result.Capabilities{Transactions: caps.Transactions,
-				CopyFrom: caps.CopyFrom, MultiRowInsert: caps.MultiRowInsert, MaxBindParams: caps.MaxBindParams, Embedded: caps.Embedded}},
+				CopyFrom: caps.CopyFrom, MultiRowInsert: caps.MultiRowInsert, MaxBindParams: caps.MaxBindParams, Embedded: caps.Embedded,
+				TableLoad: caps.TableLoad}},
 		Workload: result.Workload{Name: wl.Name(), Reference: wl.Reference(), Seed: cfg.Seed, Options: wl.Options(),
 			Ignored: wl.Ignored(), Ops: wl.Ops()},
 		Run: result.RunConfig{Threads: cfg.Threads, DurationSec: cfg.Duration.Seconds(), Operations: cfg.Operations,
 			WarmupSec: cfg.Warmup.Seconds(), Rate: cfg.Rate, Arrival: arrivalIf(cfg), Retries: cfg.Retries,
-			ReportInterval: cfg.ReportInterval.Seconds(), LoadBatch: cfg.LoadBatch, LatencyMeasure: runner.LatencyMeasure(cfg.Rate)},
+			ReportInterval: cfg.ReportInterval.Seconds(), LoadBatch: int(runner.LoadBatch(cfg, wl)), LatencyMeasure: runner.LatencyMeasure(cfg.Rate)},
 	}
 }
 

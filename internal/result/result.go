@@ -112,6 +112,7 @@ type Capabilities struct {
 	MultiRowInsert bool `json:"multi_row_insert"`
 	MaxBindParams  int  `json:"max_bind_params"`
 	Embedded       bool `json:"embedded"`
+	TableLoad      bool `json:"table_load,omitempty"` // whole empty tables loaded in one transaction
 }
 
 // Workload records what ran, with every option resolved.

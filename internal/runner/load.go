@@ -10,6 +10,7 @@ import (
 	"github.com/candor-bench/candor/internal/measure"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/workload"
 )
 
 // LoadOp is the operation name of one load batch in results.
@@ -18,6 +19,23 @@ const LoadOp = "INSERT-BATCH"
 // DefaultLoadBatch is the rows per batch when none is set: large enough that
 // per-statement overhead vanishes, small enough that a progress bar moves.
 const DefaultLoadBatch = 1000
+
+// LoadBatch is the records per load batch: cfg.LoadBatch when set, else
+// the workload's preference (workload.BatchSizer), else DefaultLoadBatch;
+// at most the workload's MaxLoadBatch. The workload must be bound.
+func LoadBatch(cfg Config, w workload.Workload) int64 {
+	batch := int64(cfg.LoadBatch)
+	if bs, ok := w.(workload.BatchSizer); ok && batch <= 0 {
+		batch = bs.LoadBatchSize()
+	}
+	if batch <= 0 {
+		batch = DefaultLoadBatch
+	}
+	if lim, ok := w.(interface{ MaxLoadBatch() int }); ok && lim.MaxLoadBatch() > 0 && int64(lim.MaxLoadBatch()) < batch {
+		batch = int64(lim.MaxLoadBatch())
+	}
+	return batch
+}
 
 // Load inserts the workload's initial data: Threads workers take batches of
 // record numbers from a shared counter (one atomic add per batch) and insert
@@ -30,13 +48,7 @@ func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 		return nil, err
 	}
 	first, count := r.Workload.LoadRange()
-	batch := int64(cfg.LoadBatch)
-	if batch <= 0 {
-		batch = DefaultLoadBatch
-	}
-	if lim, ok := r.Workload.(interface{ MaxLoadBatch() int }); ok && lim.MaxLoadBatch() > 0 && int64(lim.MaxLoadBatch()) < batch {
-		batch = int64(lim.MaxLoadBatch())
-	}
+	batch := LoadBatch(cfg, r.Workload)
 	threads := cfg.Threads
 	if n := (count + batch - 1) / batch; n < int64(threads) {
 		threads = int(n)
@@ -71,6 +83,11 @@ func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 		loader := r.Workload.NewLoader(w, rng)
 		sess := sessions[w]
 		rec := coll.Recorder()
+		// written is what the loader reported of the current batch.
+		var written int64
+		if pl, ok := loader.(workload.ProgressLoader); ok {
+			pl.SetProgress(func(n int64) { rows.Add(n - written); written = n })
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -95,6 +112,8 @@ func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 					if err = loader.LoadBatch(lctx, sess.conn, from, to); err == nil || lctx.Err() != nil {
 						break
 					}
+					rows.Add(-written) // a failed batch wrote nothing
+					written = 0
 					cls := r.classify(err)
 					o.ErrClasses[classIndex(cls)]++
 					if cls == target.ClassConnection {
@@ -106,6 +125,7 @@ func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 					sleepCtx(lctx, cfg.RetryInterval)
 				}
 				if lctx.Err() != nil {
+					rows.Add(-written) // an interrupted batch is not counted
 					return
 				}
 				o.LatencyNs = time.Since(t0).Nanoseconds()
@@ -118,7 +138,8 @@ func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 					})
 					return
 				}
-				rows.Add(to - from)
+				rows.Add(to - from - written)
+				written = 0
 			}
 		}()
 	}

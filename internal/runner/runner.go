@@ -39,7 +39,7 @@ type Config struct {
 	// ReportInterval is the length of one interval record and status line.
 	ReportInterval time.Duration
 	Seed           int64 // base seed; worker w uses Seed+w+1
-	LoadBatch      int   // rows per load batch
+	LoadBatch      int   // rows per load batch; 0 for the default (see LoadBatch)
 	// RetryInterval is the pause before retrying a failed load batch.
 	RetryInterval time.Duration
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -406,6 +407,63 @@ func TestLoadCoversRangeOnce(t *testing.T) {
 	if p.Rows != 1005 || ft.Statements() != 11 || op(t, p, LoadOp).Count != 11 {
 		t.Fatalf("rows %d statements %d batches %d; want 1005, 11, 11", p.Rows, ft.Statements(), op(t, p, LoadOp).Count)
 	}
+}
+
+// A workload's preferred batch applies unless the user set one; progress a
+// loader reports during a batch moves the row count, and a failed attempt's
+// progress is taken back.
+func TestLoadBatchSizerAndProgress(t *testing.T) {
+	for _, userBatch := range []int{0, 100} {
+		ft := fake.New(fake.Config{})
+		w := &sizedWorkload{}
+		r := &Runner{Target: ft, Workload: w, Config: Config{Threads: 2, LoadBatch: userBatch, LoadRetries: 1, ReportInterval: 10 * time.Millisecond}}
+		p, err := r.Load(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantBatches := int64(3) // 1005 rows in batches of 400
+		if userBatch > 0 {
+			wantBatches = 11
+		}
+		if p.Rows != 1005 || op(t, p, LoadOp).Count != wantBatches {
+			t.Errorf("batch %d: rows %d batches %d; want 1005 rows in %d batches", userBatch, p.Rows, op(t, p, LoadOp).Count, wantBatches)
+		}
+		if w.failed.Load() == 0 {
+			t.Errorf("batch %d: the first attempt never failed: the test proves nothing about taking progress back", userBatch)
+		}
+	}
+}
+
+// sizedWorkload prefers batches of 400; its loaders report progress every
+// 50 records and fail every batch's first attempt after reporting half.
+type sizedWorkload struct {
+	opWorkload
+	failed atomic.Int64
+}
+
+func (w *sizedWorkload) LoadBatchSize() int64 { return 400 }
+func (w *sizedWorkload) NewLoader(int, *rand.Rand) workload.Loader {
+	return &progressLoader{w: w, tried: map[int64]bool{}}
+}
+
+type progressLoader struct {
+	w        *sizedWorkload
+	progress func(int64)
+	tried    map[int64]bool
+}
+
+func (l *progressLoader) SetProgress(f func(int64)) { l.progress = f }
+func (l *progressLoader) LoadBatch(ctx context.Context, c target.Conn, from, to int64) error {
+	for n := int64(50); n < to-from; n += 50 {
+		l.progress(n)
+		if !l.tried[from] && n >= (to-from)/2 {
+			l.tried[from] = true
+			l.w.failed.Add(1)
+			return errors.New("first attempt fails")
+		}
+	}
+	_, err := c.Exec(ctx, "INSERT")
+	return err
 }
 
 func TestLoadFailureStops(t *testing.T) {

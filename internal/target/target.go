@@ -68,7 +68,8 @@ type Interrupter interface {
 // empty, in one transaction of its own on this session; row(i, dst) appends
 // row i's values (in columns order) to dst[:0] and returns it. progress, when
 // not nil, is called from time to time with the rows sent so far. It returns
-// the rows the server reports loaded; on an error nothing is loaded.
+// n, or an error and then nothing is loaded (a row the server would skip,
+// such as a duplicate key, fails the whole load).
 type TableLoader interface {
 	LoadTable(ctx context.Context, table string, columns []string, n int64,
 		row func(i int64, dst []any) []any, progress func(sent int64)) (int64, error)

@@ -90,6 +90,22 @@ type Loader interface {
 	LoadBatch(ctx context.Context, c target.Conn, from, to int64) error
 }
 
+// ProgressLoader is implemented by loaders whose batches can be long (a
+// whole table in one statement). Before each batch the runner calls
+// SetProgress with a function the loader calls with the records of that
+// batch written so far, so the progress bar moves during the batch.
+type ProgressLoader interface {
+	SetProgress(func(written int64))
+}
+
+// BatchSizer is implemented by workloads that know a better load batch than
+// the runner's default (a whole table where the target loads a table
+// fastest in one go). LoadBatchSize returns 0 for no preference; a batch
+// size given by the user wins.
+type BatchSizer interface {
+	LoadBatchSize() int64
+}
+
 // Env is what a workload learns about the target before it builds
 // statements: its dialect and capabilities. No connection is open yet.
 type Env struct {

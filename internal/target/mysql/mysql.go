@@ -247,6 +247,9 @@ type Target struct {
 	password string
 	timeout  time.Duration
 	dialect  dialect.Dialect // TiDB's when the server says so, else MySQL's
+	// tableLoad: MariaDB with a usable bulk path for empty tables and
+	// local_infile on (tableload.go).
+	tableLoad bool
 
 	mu     sync.Mutex
 	closed bool
@@ -294,6 +297,12 @@ func Open(ctx context.Context, rawURL string, opts target.Options) (target.Targe
 	var v string
 	if c.QueryRowContext(ctx, "SELECT VERSION()").Scan(&v) == nil && strings.Contains(v, "TiDB") {
 		t.dialect = dialect.TiDB
+	}
+	// MariaDB's bulk path for empty tables (tableload.go), with LOAD DATA
+	// LOCAL allowed by the server.
+	var localInfile int
+	if tableLoadVersion(v) && c.QueryRowContext(ctx, "SELECT @@local_infile").Scan(&localInfile) == nil && localInfile == 1 {
+		t.tableLoad = true
 	}
 	return t, nil
 }
@@ -363,13 +372,15 @@ func (t *Target) RedactedURL() string { return t.redacted }
 func (t *Target) Dialect() dialect.Dialect { return t.dialect }
 
 // Capabilities implements target.Target: transactions, multi-row INSERT and
-// 65535 bind parameters per statement; no bulk-load protocol (LOAD DATA
-// LOCAL INFILE is off by default on servers).
+// 65535 bind parameters per statement; on MariaDB versions with a usable
+// bulk path for empty tables and local_infile on, whole-table loads
+// (TableLoad, tableload.go). There is no COPY-like protocol for batches.
 func (t *Target) Capabilities() target.Capabilities {
 	return target.Capabilities{
 		Transactions:   true,
 		MultiRowInsert: true,
 		MaxBindParams:  maxBindParams,
+		TableLoad:      t.tableLoad,
 	}
 }
 
@@ -397,7 +408,10 @@ type Conn struct {
 	net net.Conn
 }
 
-var _ target.Interrupter = (*Conn)(nil)
+var (
+	_ target.Interrupter = (*Conn)(nil)
+	_ target.TableLoader = (*Conn)(nil)
+)
 
 // Interrupt implements target.Interrupter: the socket's deadline is set to
 // now, so the read or write in flight fails at once; the driver then marks

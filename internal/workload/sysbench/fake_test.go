@@ -46,8 +46,9 @@ type copyCall struct {
 }
 
 var (
-	_ target.Conn   = (*fakeConn)(nil)
-	_ target.Copier = (*copyConn)(nil)
+	_ target.Conn        = (*fakeConn)(nil)
+	_ target.Copier      = (*copyConn)(nil)
+	_ target.TableLoader = (*tableLoadConn)(nil)
 )
 
 func (c *fakeConn) fail() error {
@@ -97,6 +98,33 @@ func (c *copyConn) CopyFrom(ctx context.Context, table string, columns []string,
 	return int64(len(rows)), nil
 }
 
+// tableLoadConn adds target.TableLoader to a fakeConn: each LoadTable is
+// recorded as a copyCall.
+type tableLoadConn struct {
+	*fakeConn
+	copies   []copyCall
+	progress []int64 // the last progress report of each LoadTable
+}
+
+func (c *tableLoadConn) LoadTable(ctx context.Context, table string, columns []string, n int64,
+	row func(i int64, dst []any) []any, progress func(int64)) (int64, error) {
+	cp := copyCall{table: table, columns: append([]string(nil), columns...)}
+	var dst []any
+	for i := int64(0); i < n; i++ {
+		dst = row(i, dst)
+		cp.rows = append(cp.rows, append([]any(nil), dst...))
+		if progress != nil && i%2 == 1 {
+			progress(i + 1)
+		}
+	}
+	c.copies = append(c.copies, cp)
+	if progress != nil {
+		progress(n)
+	}
+	c.progress = append(c.progress, n)
+	return n, nil
+}
+
 // counts is a Span that is also a workload.Counter, as the runner's is.
 type counts [3]int64
 
@@ -112,6 +140,9 @@ var (
 		Transactions: true, CopyFrom: true, MultiRowInsert: true, MaxBindParams: 65535}}
 	sqliteEnv = workload.Env{Dialect: dialect.SQLite, Capabilities: target.Capabilities{
 		Transactions: true, MultiRowInsert: true, MaxBindParams: 32766, Embedded: true}}
+	// mariadbEnv loads a whole table in one go (target.TableLoader).
+	mariadbEnv = workload.Env{Dialect: dialect.MySQL, Capabilities: target.Capabilities{
+		Transactions: true, MultiRowInsert: true, MaxBindParams: 65535, TableLoad: true}}
 )
 
 // bound builds test with props and binds it to env, failing the test on error.

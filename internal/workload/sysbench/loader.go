@@ -24,14 +24,18 @@ func (w *Workload) NewLoader(id int, r *rand.Rand) workload.Loader {
 
 // loader writes load batches; it is used by one goroutine.
 type loader struct {
-	w    *Workload
-	r    *rand.Rand
-	own  *rand.Rand // with --rand-seed
-	args []any
-	rows [][]any
-	vals []byte
-	out  []*workload.RowWriter // per table, made on first use
+	w        *Workload
+	r        *rand.Rand
+	own      *rand.Rand // with --rand-seed
+	args     []any
+	rows     [][]any
+	vals     []byte
+	out      []*workload.RowWriter // per table, made on first use
+	progress func(written int64)   // workload.ProgressLoader; nil until set
 }
+
+// SetProgress implements workload.ProgressLoader.
+func (l *loader) SetProgress(f func(written int64)) { l.progress = f }
 
 // writer returns table's row writer (tables count from 1).
 func (l *loader) writer(table int) *workload.RowWriter {
@@ -85,6 +89,9 @@ func (l *loader) LoadBatch(ctx context.Context, c target.Conn, from, to int64) e
 // load writes records [from, to) of one table.
 func (l *loader) load(ctx context.Context, c target.Conn, r *rand.Rand, table int, from, to int64) error {
 	w := l.w
+	if tl, ok := c.(target.TableLoader); ok && w.tableLoad && from%w.opts.TableSize == 0 && to-from == w.opts.TableSize {
+		return l.loadTable(ctx, tl, r, table, from, to)
+	}
 	step := to - from // COPY takes the whole batch
 	if _, copying := c.(target.Copier); !copying && w.loadRows > 0 {
 		step = int64(w.loadRows)
@@ -96,6 +103,33 @@ func (l *loader) load(ctx context.Context, c target.Conn, r *rand.Rand, table in
 		if err := out.Write(ctx, c, l.rows, l.args); err != nil {
 			return fmt.Errorf("rows %d..%d: %w", lo%w.opts.TableSize+1, (hi-1)%w.opts.TableSize+1, err)
 		}
+	}
+	return nil
+}
+
+// loadTable writes a whole table, records [from, to), in one go, drawing
+// each row as build does.
+func (l *loader) loadTable(ctx context.Context, tl target.TableLoader, r *rand.Rand, table int, from, to int64) error {
+	w := l.w
+	size := w.opts.TableSize
+	row := func(i int64, dst []any) []any {
+		l.vals = keydist.AppendSysbenchString(l.vals[:0], r, cTemplate)
+		l.vals = keydist.AppendSysbenchString(l.vals, r, padTemplate)
+		k := w.dist.Draw(r, 1, size)
+		s := string(l.vals)
+		dst = dst[:0]
+		if !w.opts.AutoInc {
+			dst = append(dst, (from+i)%size+1)
+		}
+		return append(dst, k, s[:len(cTemplate)], s[len(cTemplate):])
+	}
+	name := w.stmts.Tables[table-1].Name
+	n, err := tl.LoadTable(ctx, name, w.stmts.LoadColumns, to-from, row, l.progress)
+	if err == nil && n != to-from {
+		err = fmt.Errorf("the server reports %d rows loaded, want %d", n, to-from)
+	}
+	if err != nil {
+		return fmt.Errorf("loading %s: %w", name, err)
 	}
 	return nil
 }

@@ -51,6 +51,11 @@ func loadedRows(t *testing.T, w *Workload, conn target.Conn, ranges [][2]int64) 
 			out[cp.table] = append(out[cp.table], cp.rows...)
 		}
 		fc = c.fakeConn
+	case *tableLoadConn:
+		for _, cp := range c.copies {
+			out[cp.table] = append(out[cp.table], cp.rows...)
+		}
+		fc = c.fakeConn
 	case *fakeConn:
 		fc = c
 	}
@@ -112,6 +117,73 @@ func TestLoaderRows(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// On a target that loads a table in one go, the runner is asked for whole
+// tables, each goes in one LoadTable call with the same rows a batched load
+// draws, progress is reported, and the secondary index is created with the
+// empty table instead of after the load. Batches that are not whole tables
+// still go by INSERT.
+func TestLoaderWholeTables(t *testing.T) {
+	w := bound(t, mariadbEnv, OLTPReadWrite, "tables=3", "table-size=5", "auto-inc=off")
+	if w.LoadBatchSize() != 5 || w.MaxLoadBatch() != 0 {
+		t.Fatalf("LoadBatchSize %d MaxLoadBatch %d, want 5 and 0 (no cap)", w.LoadBatchSize(), w.MaxLoadBatch())
+	}
+	if b := bound(t, pgEnv, OLTPReadWrite); b.LoadBatchSize() != 0 {
+		t.Errorf("LoadBatchSize without TableLoad = %d, want 0 (no preference)", b.LoadBatchSize())
+	}
+	conn := &tableLoadConn{fakeConn: &fakeConn{}}
+	var reported int64
+	l := w.NewLoader(0, newRand(1))
+	l.(workload.ProgressLoader).SetProgress(func(n int64) { reported = n })
+	for from := int64(0); from < 15; from += 5 {
+		if err := l.LoadBatch(ctx, conn, from, from+5); err != nil {
+			t.Fatal(err)
+		}
+		if reported != 5 {
+			t.Errorf("progress after table %d: %d, want 5", from/5+1, reported)
+		}
+	}
+	if len(conn.copies) != 3 {
+		t.Fatalf("%d LoadTable calls, want 3", len(conn.copies))
+	}
+	for i, cp := range conn.copies {
+		if cp.table != fmt.Sprintf("sbtest%d", i+1) || len(cp.rows) != 5 || strings.Join(cp.columns, ",") != "id,k,c,pad" {
+			t.Errorf("LoadTable %d: %s %v with %d rows", i, cp.table, cp.columns, len(cp.rows))
+		}
+		for j, r := range cp.rows {
+			if r[0].(int64) != int64(j+1) || r[1].(int64) < 1 || r[1].(int64) > 5 || len(r[2].(string)) != 119 || len(r[3].(string)) != 59 {
+				t.Errorf("sbtest%d row %d: %v", i+1, j, r)
+			}
+		}
+	}
+	var created []string
+	for _, c := range conn.calls {
+		if strings.HasPrefix(c.sql, "CREATE INDEX") {
+			created = append(created, c.sql)
+		}
+	}
+	if len(created) != 3 {
+		t.Errorf("index statements before the load: %v, want one per table", created)
+	}
+	post := &fakeConn{}
+	if err := w.PostLoad(ctx, post); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range post.calls {
+		if strings.HasPrefix(c.sql, "CREATE INDEX") {
+			t.Errorf("PostLoad created an index again: %s", c.sql)
+		}
+	}
+	// A batch that is not a whole table falls back to INSERTs.
+	w2 := bound(t, mariadbEnv, OLTPReadWrite, "table-size=5", "auto-inc=off")
+	conn2 := &tableLoadConn{fakeConn: &fakeConn{}}
+	if err := w2.NewLoader(0, newRand(1)).LoadBatch(ctx, conn2, 0, 3); err != nil {
+		t.Fatal(err)
+	}
+	if rows := loadedRows(t, w2, conn2, nil); len(conn2.copies) != 0 || len(rows["sbtest1"]) != 3 {
+		t.Errorf("partial table: %d LoadTable calls, %d rows by INSERT; want 0 and 3", len(conn2.copies), len(rows["sbtest1"]))
 	}
 }
 

@@ -203,11 +203,12 @@ type Workload struct {
 	threads int                  // SetThreads
 
 	// Set by Bind.
-	bound    bool
-	env      workload.Env
-	stmts    dialect.SysbenchStatements
-	loadRows int // rows per load INSERT; 0 = no limit
-	maxBatch int
+	bound     bool
+	env       workload.Env
+	stmts     dialect.SysbenchStatements
+	loadRows  int // rows per load INSERT; 0 = no limit
+	maxBatch  int
+	tableLoad bool // each table loads in one go (target.TableLoader), its index defined first
 
 	// Shared by workers and loaders.
 	setupMu    sync.Mutex
@@ -354,7 +355,8 @@ func (w *Workload) Bind(env workload.Env) error {
 		w.loadRows = 0
 	}
 	w.maxBatch = w.loadRows
-	if env.Capabilities.CopyFrom {
+	w.tableLoad = env.Capabilities.TableLoad && w.test != BulkInsert
+	if env.Capabilities.CopyFrom || w.tableLoad {
 		w.maxBatch = 0
 	}
 	w.bound = true
@@ -399,6 +401,17 @@ func (w *Workload) Statements() dialect.SysbenchStatements { return w.stmts }
 // ranges, so it is an efficiency hint for the runner.
 func (w *Workload) MaxLoadBatch() int { return w.maxBatch }
 
+// LoadBatchSize implements workload.BatchSizer: a whole table on targets
+// that load a table fastest in one go (target.Capabilities.TableLoad), so
+// the load runs in parallel per table as sysbench's prepare does; else no
+// preference.
+func (w *Workload) LoadBatchSize() int64 {
+	if w.tableLoad {
+		return w.opts.TableSize
+	}
+	return 0
+}
+
 // Schema lists sbtest1..sbtestN with their CREATE TABLE in the bound dialect
 // (nil before Bind): --tables tables, or for bulk_insert one per thread with
 // bulk_insert.lua's columns. Statements that complete a table (a sequence
@@ -419,12 +432,20 @@ func (w *Workload) Schema() []workload.Table {
 	return out
 }
 
-// setupStatements are the statements that complete table n (1-based).
+// setupStatements are the statements that complete table n (1-based). On
+// targets that load a table in one go, the secondary index is one of them:
+// it is defined while the table is empty and the engine builds it from the
+// sorted rows at the load's commit, in place of sysbench's CREATE INDEX
+// after the load (the same index; one pass over the data fewer).
 func (w *Workload) setupStatements(n int) []string {
+	t := w.stmts.Tables[n-1]
 	if w.test == BulkInsert {
-		return w.stmts.Tables[n-1].BulkSetup
+		return t.BulkSetup
 	}
-	return w.stmts.Tables[n-1].Setup
+	if w.tableLoad && w.opts.CreateSecondary {
+		return append(append([]string(nil), t.Setup...), t.CreateIndex)
+	}
+	return t.Setup
 }
 
 // ensureSetup runs table n's setup statements on c once per Workload; other
@@ -446,7 +467,8 @@ func (w *Workload) ensureSetup(ctx context.Context, c target.Conn, n int) error 
 
 // PostLoad finishes the tables as sysbench's prepare does after inserting
 // the rows: any setup statement not yet run (a load of no rows), then with
-// --create-secondary CREATE INDEX k_N ON sbtestN(k) on every table.
+// --create-secondary CREATE INDEX k_N ON sbtestN(k) on every table (on
+// targets that load a table in one go, the index came with the setup).
 // bulk_insert creates no index.
 func (w *Workload) PostLoad(ctx context.Context, c target.Conn) error {
 	if !w.bound {
@@ -457,8 +479,8 @@ func (w *Workload) PostLoad(ctx context.Context, c target.Conn) error {
 			return err
 		}
 	}
-	if w.test == BulkInsert || !w.opts.CreateSecondary {
-		return nil
+	if w.test == BulkInsert || !w.opts.CreateSecondary || w.tableLoad {
+		return nil // no index, or created with the table's setup
 	}
 	for _, t := range w.stmts.Tables {
 		if _, err := c.Exec(ctx, t.CreateIndex); err != nil {
