@@ -38,6 +38,10 @@ func TestBadInputExitCodes(t *testing.T) {
 	}{
 		// unknown workload lists the valid ones
 		{"unknown workload", []string{"run", "tpcz"}, ExitUsage, []string{"unknown workload", "ycsb/a"}},
+		{"no workload", []string{"run"}, ExitUsage, []string{"name a workload", "candor run ycsb/a"}},
+		// an on/off option's value written with a space becomes an argument
+		{"on/off value after a space", []string{"prepare", "sysbench", "--auto-inc", "off", "--target", "null://"}, ExitUsage, []string{`unexpected argument "off"`, "--auto-inc=off"}},
+		{"two workloads", []string{"cleanup", "ycsb", "kv-basic"}, ExitUsage, []string{`unexpected argument "kv-basic"`}},
 		// unknown flag names the command's help
 		{"unknown option", []string{"run", "ycsb/a", "--thread", "4"}, ExitUsage, []string{"unknown flag", "--help"}},
 		// zero threads

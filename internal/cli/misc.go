@@ -86,7 +86,7 @@ func newCleanupCmd(env *Env) *cobra.Command {
 		Short: "Drop the tables a workload created (only tables candor created, unless --allow-foreign-tables)",
 		Example: `  candor cleanup ycsb
   candor cleanup ycsb -p table=usertable2 --target postgres://user@127.0.0.1:5432/db`,
-		Args: cobra.ExactArgs(1),
+		Args: oneWorkload,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			flagProps, err := workloadFlagProps(cmd.Flags(), args[0])
 			if err != nil {

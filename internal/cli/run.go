@@ -78,13 +78,26 @@ func (f *flexDuration) Set(s string) error {
 	return nil
 }
 
+// oneWorkload accepts exactly one argument, the workload. A second one is
+// usually the value of an on/off option written with a space (--auto-inc
+// off): such options take their value after '=', as in sysbench.
+func oneWorkload(cmd *cobra.Command, args []string) error {
+	switch {
+	case len(args) == 0:
+		return usagef("name a workload, e.g. candor %s ycsb/a (candor list workloads shows them all)", cmd.Name())
+	case len(args) > 1:
+		return usagef("unexpected argument %q after the workload %s; on/off options take their value after '=', as in sysbench (--auto-inc=off)", args[1], args[0])
+	}
+	return nil
+}
+
 func newRunCmd(env *Env, phase string) *cobra.Command {
 	f := &runFlags{}
 	f.reportInterval.d = time.Second
 	f.connectTimeout.d = target.DefaultConnectTimeout
 	cmd := &cobra.Command{
 		Use:  phase + " WORKLOAD",
-		Args: cobra.ExactArgs(1),
+		Args: oneWorkload,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return execute(env, cmd.Flags(), phase, args[0], f)
 		},

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/target"
 )
 
 // tidbURL returns the TiDB the opt-in tests run on, or skips the test. TiDB
@@ -169,4 +171,76 @@ func TestTiDBSysbench(t *testing.T) {
 			t.Errorf("after cleanup: %s is left", table)
 		}
 	}
+}
+
+// TestTiDBSysbenchSharding prepares sysbench tables with each table
+// distribution option on a real TiDB, checks that TiDB's SHOW CREATE TABLE
+// holds the clause, that every row arrived, and that oltp_point_select runs
+// on the table.
+func TestTiDBSysbenchSharding(t *testing.T) {
+	url := tidbURL(t)
+	const size = 4000
+	for _, c := range []struct {
+		opts    []string
+		want    []string // in SHOW CREATE TABLE
+		regions int      // at least this many regions (SHOW TABLE ... REGIONS)
+	}{
+		{[]string{"--sharding", "hash"}, []string{"AUTO_RANDOM"}, 1},
+		{[]string{"--sharding", "hash", "--auto-inc=off", "--presplit", "4"}, []string{"SHARD_ROW_ID_BITS=4", "PRE_SPLIT_REGIONS=2"}, 4},
+		{[]string{"--sharding", "range", "--auto-inc=off", "--split-at", "1000,2000,3000"}, []string{"PRIMARY KEY (`id`) /*T![clustered_index] CLUSTERED */"}, 4},
+	} {
+		t.Run(strings.Join(c.opts, " "), func(t *testing.T) {
+			dir := t.TempDir()
+			opts := append([]string{"--tables", "1", "--table-size", strconv.Itoa(size), "--target", url, "-q"}, c.opts...)
+			runCLI(t, dir, nil, "cleanup", "sysbench", "--tables", "1", "--target", url, "-q")
+			defer runCLI(t, dir, nil, "cleanup", "sysbench", "--tables", "1", "--target", url, "-q")
+			if code, _, stderr := runCLI(t, dir, nil, append([]string{"prepare", "sysbench"}, opts...)...); code != 0 {
+				t.Fatalf("prepare: exit %d\n%s", code, stderr)
+			}
+			if n := countRows(t, url, "sbtest1"); n != size {
+				t.Fatalf("sbtest1 has %d rows, want %d", n, size)
+			}
+			create := tidbShow(t, url, "SHOW CREATE TABLE sbtest1", 1)
+			for _, w := range c.want {
+				if !strings.Contains(create, w) {
+					t.Errorf("SHOW CREATE TABLE lacks %q:\n%s", w, create)
+				}
+			}
+			regions := strings.Count(tidbShow(t, url, "SHOW TABLE sbtest1 REGIONS", 0), "\n")
+			if regions < c.regions {
+				t.Errorf("sbtest1 has %d regions, want at least %d", regions, c.regions)
+			}
+			t.Logf("%v: %d regions; %s", c.opts, regions, create)
+			code, _, stderr := runCLI(t, dir, nil, append([]string{"run", "sysbench/oltp_point_select", "--threads", "2", "--time", "2", "--load", "never", "-o", "ps.json"}, opts...)...)
+			if code != 0 {
+				t.Fatalf("oltp_point_select: exit %d\n%s", code, stderr)
+			}
+		})
+	}
+}
+
+// tidbShow runs a SHOW statement and returns its rows, one line each, with
+// column col only (col < 0: all columns, tab-separated).
+func tidbShow(t *testing.T, url, q string, col int) string {
+	t.Helper()
+	var b strings.Builder
+	withConn(t, url, func(ctx context.Context, _ target.Target, c target.Conn) {
+		if _, err := c.Query(ctx, q, nil, func(cols [][]byte) error {
+			if col >= 0 && col < len(cols) {
+				b.Write(cols[col])
+			} else {
+				for i, v := range cols {
+					if i > 0 {
+						b.WriteByte('\t')
+					}
+					b.Write(v)
+				}
+			}
+			b.WriteByte('\n')
+			return nil
+		}); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	})
+	return b.String()
 }
