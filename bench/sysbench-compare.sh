@@ -9,20 +9,19 @@
 # DURATION seconds per run (30), TESTS ("oltp_point_select oltp_read_write"),
 # ROUNDS (1), PREPARE_THREADS (4), DBS ("postgres mariadb"), TOOLS ("candor
 # sysbench"; one of them alone measures that tool only, e.g. to try the
-# script out). Installs sysbench with apt-get when it is missing (as root).
+# script out), SETTLE_MAX (120: the longest wait after a prepare for the
+# machine to go idle before the runs, see settle). Installs sysbench with apt-get when it is missing (as root).
 #
 # Both tools name their table sbtest1, so they cannot hold their tables side
-# by side: for each database and round, one tool prepares its table (timed),
-# runs every test at every thread count on it and cleans up, then the other
-# tool does the same. Alternating per test instead would need a fresh prepare
-# before every run, and a fresh 1M-row table comes with background work
-# (PostgreSQL's autovacuum/analyze and checkpoint, InnoDB's page flushing and
-# purge) that would land in whichever run follows it. In blocks, both tools
-# see the same sequence: prepare, then each test at each thread count in the
-# same order. Order effects are handled by rounds: odd rounds start with
-# candor, even rounds with sysbench, and each round prepares a fresh table
-# (oltp_read_write updates, deletes and re-inserts rows). With ROUNDS=1
-# candor always goes first; use ROUNDS=2 or more to cancel order effects.
+# by side. Each round, per database, both tools prepare in turn (timed and
+# checked; the first tool's table is dropped again), and the table of the
+# second one is kept for the runs: every test at every thread count is then
+# run by both tools one after the other on that same table (candor with
+# --allow-foreign-tables when sysbench prepared it). Both tools thus see the
+# same data in the same state. Odd rounds start with candor and run on
+# sysbench's table, even rounds the other way round; with ROUNDS=1 candor
+# always goes first, use ROUNDS=2 or more to cancel order effects. After each
+# prepare the script waits for the machine to go idle (settle).
 #
 # Prepare is checked as well as timed: after each prepare the table must hold
 # TABLE_SIZE rows, and its column and index shape (from information_schema or
@@ -47,6 +46,7 @@ TESTS=${TESTS:-"oltp_point_select oltp_read_write"}
 ROUNDS=${ROUNDS:-1}
 PREPARE_THREADS=${PREPARE_THREADS:-4}
 DBS=${DBS:-"postgres mariadb"}
+SETTLE_MAX=${SETTLE_MAX:-120}
 TOOLS=${TOOLS:-"candor sysbench"}
 # A run that has not finished long after its DURATION is killed.
 RUN_LIMIT=$((DURATION * 3 + 300))
@@ -158,7 +158,7 @@ candor_prepare() { # out
 }
 candor_run() { # out test threads
 	timeout -k 10 "$RUN_LIMIT" bin/candor run "sysbench/$2" --tables 1 --table-size "$TABLE_SIZE" --threads "$3" --time "$DURATION" \
-		--target "$URL" -q --format sysbench -o "${1%.txt}.json" >"$1"
+		--target "$URL" -q --format sysbench --load never --allow-foreign-tables -o "${1%.txt}.json" >"$1"
 }
 candor_cleanup() {
 	bin/candor cleanup sysbench --tables 1 --target "$URL" -q
@@ -174,12 +174,41 @@ sysbench_cleanup() {
 	sysbench oltp_common "${SB[@]}" --tables=1 cleanup
 }
 
+# cleanup_table db tool round: the tool that prepared the table drops it.
+cleanup_table() {
+	"${2}_cleanup" >"$OUT/$1-$2-cleanup-$3.txt" 2>&1 ||
+		{ tail -n 20 "$OUT/$1-$2-cleanup-$3.txt" >&2; die "$1: $2 cleanup failed"; }
+}
+
 # Results, keyed "db test threads round tool".
 declare -A TPS CPU
 PREPARE_LINES=()
 
+# settle waits until the machine has been at least 90% idle for a second
+# (at most SETTLE_MAX seconds). A fresh 1M-row table comes with background
+# work (InnoDB flushing the pages a bulk load dirtied, PostgreSQL's
+# checkpoint and autovacuum); without the wait it lands in the first runs
+# after a prepare, and a faster prepare leaves more of it behind.
+settle() {
+	local t0 a b
+	t0=$(date +%s)
+	while :; do
+		a=$(awk '/^cpu / {print $2+$3+$4+$5+$6+$7+$8, $5+$6}' /proc/stat)
+		sleep 1
+		b=$(awk '/^cpu / {print $2+$3+$4+$5+$6+$7+$8, $5+$6}' /proc/stat)
+		if python3 -c "a=[float(x) for x in '$a'.split()]; b=[float(x) for x in '$b'.split()]; exit(0 if (b[1]-a[1]) >= 0.9*(b[0]-a[0]) else 1)"; then
+			break
+		fi
+		if [ $(($(date +%s) - t0)) -ge "$SETTLE_MAX" ]; then
+			log "the machine did not settle within ${SETTLE_MAX}s; going on"
+			break
+		fi
+	done
+	log "settled after $(($(date +%s) - t0))s"
+}
+
 # timed_prepare db tool round: prepares, checks the row count, records the
-# table's shape and the wall time.
+# table's shape and the wall time, then waits for the machine to settle.
 timed_prepare() {
 	local db=$1 tool=$2 round=$3 t0 t1 rows
 	log "$db: $tool prepare, $TABLE_SIZE rows"
@@ -204,6 +233,7 @@ timed_prepare() {
 	fi
 	[ "$rows" = "$TABLE_SIZE" ] || log "$db: $tool prepared $rows rows, want $TABLE_SIZE"
 	PREPARE_LINES+=("| $db | $tool | $round | $(calc "f'{$t1 - $t0:.1f}'") | $(calc "round($TABLE_SIZE / ($t1 - $t0))") | $rows | $shape |")
+	settle
 }
 
 # timed_run db tool test threads round: one run, its tps and CPU µs/txn.
@@ -254,16 +284,21 @@ for db in $DBS; do
 		if [ $((round % 2)) -eq 0 ]; then
 			order=$(echo "$TOOLS" | tr ' ' '\n' | tac | tr '\n' ' ')
 		fi
+		# Both prepare (timed); the last one's table stays for the runs.
+		owner=
 		for tool in $order; do
+			[ -n "$owner" ] && cleanup_table "$db" "$owner" "$round"
 			timed_prepare "$db" "$tool" "$round"
-			for test in $TESTS; do
-				for t in $THREADS; do
+			owner=$tool
+		done
+		for test in $TESTS; do
+			for t in $THREADS; do
+				for tool in $order; do
 					timed_run "$db" "$tool" "$test" "$t" "$round"
 				done
 			done
-			"${tool}_cleanup" >"$OUT/$db-$tool-cleanup-$round.txt" 2>&1 ||
-				{ tail -n 20 "$OUT/$db-$tool-cleanup-$round.txt" >&2; die "$db: $tool cleanup failed"; }
 		done
+		cleanup_table "$db" "$owner" "$round"
 	done
 	stop_all
 	STOPS=()
