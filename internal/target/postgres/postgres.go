@@ -190,14 +190,24 @@ func (t *Target) Close() error {
 	return nil
 }
 
-// Conn is one PostgreSQL session. Statements run with pgx's default
-// QueryExecModeCacheStatement: each distinct SQL text is prepared once per
-// session and reused (statements without arguments use the simple protocol,
-// so several ;-separated DDL statements may be sent at once). A Conn is used
-// by one goroutine at a time.
+// Conn is one PostgreSQL session. Each distinct SQL text with arguments is
+// prepared once per session and reused (fastpath.go; arguments of types it
+// does not render go through pgx's QueryExecModeCacheStatement, which
+// prepares too). Statements without arguments use the simple protocol, so
+// several ;-separated DDL statements may be sent at once. A Conn is used by
+// one goroutine at a time.
 type Conn struct {
 	pc     *pgx.Conn
 	closed bool
+
+	// The fast path (fastpath.go).
+	fast     map[string]*fastStmt
+	fastSeq  int
+	lastFast *fastStmt // the statement the fast path ran last (for tests)
+	params   [][]byte
+	buf      []byte
+	ends     []int
+	nulls    []bool
 }
 
 var (
@@ -216,6 +226,19 @@ func (c *Conn) Interrupt() {
 // Exec implements target.Conn; it returns the rows affected per the
 // command tag.
 func (c *Conn) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
+	if len(args) > 0 {
+		d, err := c.fastDesc(ctx, sql)
+		if err != nil {
+			return 0, err
+		}
+		if c.fastParams(d, args) {
+			_, tag, err := c.fastExec(ctx, d, nil)
+			if err != nil {
+				return 0, err
+			}
+			return tag.RowsAffected(), nil
+		}
+	}
 	tag, err := c.pc.Exec(ctx, sql, args...)
 	if err != nil {
 		return 0, err
@@ -224,10 +247,22 @@ func (c *Conn) Exec(ctx context.Context, sql string, args ...any) (int64, error)
 }
 
 // Query implements target.Conn. Values are passed as they came off the wire,
-// undecoded: text for text columns; pgx asks for binary format for some
-// other types (integers, for instance), so a caller that needs text from
-// those casts them in SQL.
+// undecoded: bytea columns as their raw bytes, text columns as text. For
+// statements with arguments of the types the fast path renders (integers,
+// strings, bytes, NULL) every other column is text too; otherwise pgx asks
+// for binary format for some types (integers, for instance), so a caller
+// that needs text whatever the arguments casts them in SQL.
 func (c *Conn) Query(ctx context.Context, sql string, args []any, fn func(cols [][]byte) error) (int, error) {
+	if len(args) > 0 {
+		d, err := c.fastDesc(ctx, sql)
+		if err != nil {
+			return 0, err
+		}
+		if c.fastParams(d, args) {
+			n, _, err := c.fastExec(ctx, d, fn)
+			return n, err
+		}
+	}
 	rows, err := c.pc.Query(ctx, sql, args...)
 	if err != nil {
 		return 0, err

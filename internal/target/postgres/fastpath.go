@@ -1,0 +1,140 @@
+package postgres
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// The fast path for statements with arguments.
+//
+// pgx's Conn.Query costs, per statement, a statement-cache lookup, a query
+// builder that finds an encode plan for every argument in its type map, and
+// a rows object. For the argument types workloads pass (integers, strings,
+// bytes, NULL) none of that is needed: the session prepares each statement
+// once with pgconn, sends the arguments in text format and asks for result
+// columns in text format, except bytea columns, which come in binary format
+// (their raw bytes, as pgx delivered them). That is about 2,000 fewer user
+// instructions per statement (perf stat on oltp_point_select: 9.3K -> 7.3K).
+// Statements with arguments of other types, or with bytes for a bytea
+// parameter (whose text format would need escaping), go through pgx as
+// before.
+
+// maxFastStmts bounds the statements one Conn prepares on the fast path;
+// when full they are all deallocated and the cache starts again.
+// Workloads use a few dozen distinct texts.
+const maxFastStmts = 256
+
+// fastStmt is a statement prepared on the fast path.
+type fastStmt struct {
+	*pgconn.StatementDescription
+	formats []int16 // result formats: binary for bytea columns; nil when all text
+}
+
+// fastDesc returns sql's prepared statement, preparing it on first use.
+func (c *Conn) fastDesc(ctx context.Context, sql string) (*fastStmt, error) {
+	if d, ok := c.fast[sql]; ok {
+		return d, nil
+	}
+	pg := c.pc.PgConn()
+	if len(c.fast) >= maxFastStmts {
+		for k, d := range c.fast {
+			if err := pg.Deallocate(ctx, d.Name); err != nil {
+				return nil, err
+			}
+			delete(c.fast, k)
+		}
+	}
+	if c.fast == nil {
+		c.fast = map[string]*fastStmt{}
+	}
+	c.fastSeq++
+	sd, err := pg.Prepare(ctx, "candor_"+strconv.Itoa(c.fastSeq), sql, nil)
+	if err != nil {
+		return nil, err
+	}
+	d := &fastStmt{StatementDescription: sd}
+	for i, f := range sd.Fields {
+		if f.DataTypeOID == pgtype.ByteaOID {
+			if d.formats == nil {
+				d.formats = make([]int16, len(sd.Fields))
+			}
+			d.formats[i] = pgtype.BinaryFormatCode
+		}
+	}
+	c.fast[sql] = d
+	return d, nil
+}
+
+// fastParams renders args in text format into c.params; it reports false
+// when an argument needs pgx's encoding.
+func (c *Conn) fastParams(d *fastStmt, args []any) bool {
+	if len(args) != len(d.ParamOIDs) {
+		return false // let pgx report the mismatch
+	}
+	c.buf = c.buf[:0]
+	ends := c.ends[:0]
+	nulls := c.nulls[:0]
+	for i, a := range args {
+		switch v := a.(type) {
+		case nil:
+		case int:
+			c.buf = strconv.AppendInt(c.buf, int64(v), 10)
+		case int64:
+			c.buf = strconv.AppendInt(c.buf, v, 10)
+		case int32:
+			c.buf = strconv.AppendInt(c.buf, int64(v), 10)
+		case int16:
+			c.buf = strconv.AppendInt(c.buf, int64(v), 10)
+		case string:
+			c.buf = append(c.buf, v...)
+		case []byte:
+			if d.ParamOIDs[i] == pgtype.ByteaOID || v == nil {
+				return false
+			}
+			c.buf = append(c.buf, v...)
+		default:
+			return false
+		}
+		ends = append(ends, len(c.buf))
+		nulls = append(nulls, a == nil)
+	}
+	c.ends, c.nulls = ends, nulls
+	c.params = c.params[:0]
+	start := 0
+	for i, end := range ends {
+		if nulls[i] {
+			c.params = append(c.params, nil)
+		} else {
+			// Full slice expressions: a parameter never aliases the next.
+			c.params = append(c.params, c.buf[start:end:end])
+		}
+		start = end
+	}
+	return true
+}
+
+// fastExec runs a prepared statement with c.params, calling fn for every
+// row (nil for statements without rows); it returns the rows read and the
+// command tag. An error from fn stops the reading and is returned.
+func (c *Conn) fastExec(ctx context.Context, d *fastStmt, fn func(cols [][]byte) error) (int, pgconn.CommandTag, error) {
+	c.lastFast = d
+	rr := c.pc.PgConn().ExecPrepared(ctx, d.Name, c.params, nil, d.formats)
+	n := 0
+	var ferr error
+	for rr.NextRow() {
+		n++
+		if fn != nil {
+			if ferr = fn(rr.Values()); ferr != nil {
+				break
+			}
+		}
+	}
+	tag, err := rr.Close()
+	if ferr != nil {
+		return n, tag, ferr
+	}
+	return n, tag, err
+}

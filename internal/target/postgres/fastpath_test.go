@@ -1,0 +1,102 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/candor-bench/candor/internal/target/targettest"
+)
+
+// The fast path renders integer, string, byte and NULL arguments itself and
+// returns text for every column but bytea; other arguments, and bytes for a
+// bytea parameter, go through pgx. Both give the same answers.
+func TestFastPath(t *testing.T) {
+	tgt := openTarget(t, testURL(t))
+	ctx := context.Background()
+	c := targettest.Connect(t, tgt).(*Conn)
+	one := func(q string, args ...any) []byte {
+		t.Helper()
+		var got []byte
+		n, err := c.Query(ctx, q, args, func(cols [][]byte) error {
+			got = append([]byte(nil), cols[0]...)
+			if cols[0] == nil {
+				got = nil
+			}
+			return nil
+		})
+		if err != nil || n != 1 {
+			t.Fatalf("%s %v: %d rows, %v", q, args, n, err)
+		}
+		return got
+	}
+	cases := []struct {
+		q    string
+		args []any
+		want string
+		fast bool
+	}{
+		{"SELECT 41 + $1::int", []any{1}, "42", true}, // int column as text
+		{"SELECT $1::bigint * 2", []any{int64(-4611686018427387904)}, "-9223372036854775808", true},
+		{"SELECT $1::text || '!'", []any{"tab\there"}, "tab\there!", true},
+		{"SELECT $1::varchar", []any{[]byte("bytes for text")}, "bytes for text", true},
+		{"SELECT octet_length($1::bytea)::text", []any{[]byte{0, 1, 2, '\\'}}, "4", false}, // bytea parameter: pgx
+		{"SELECT ($1::float8 / 2)::text", []any{3.0}, "1.5", false},                        // float argument: pgx
+		{"SELECT length($1::text)", []any{"é"}, "1", true},
+	}
+	for _, tc := range cases {
+		before := len(c.fast)
+		got := string(one(tc.q, tc.args...))
+		if got != tc.want {
+			t.Errorf("%s %v = %q, want %q", tc.q, tc.args, got, tc.want)
+		}
+		if fast := c.fastParamsOK(tc.q); fast != tc.fast {
+			t.Errorf("%s: fast path %v, want %v (cache %d -> %d)", tc.q, fast, tc.fast, before, len(c.fast))
+		}
+	}
+	// NULL in, NULL out; bytea out as raw bytes.
+	if got := one("SELECT $1::text", nil); got != nil {
+		t.Errorf("NULL argument came back as %q", got)
+	}
+	if got := one("SELECT decode('00ff5c', 'hex') || $1::bytea", "x"); string(got) != "\x00\xff\\x" {
+		t.Errorf("bytea column = %q, want its raw bytes", got)
+	}
+	// Exec reports rows affected on the fast path.
+	table := targettest.TableName("fastpath")
+	if _, err := c.Exec(ctx, "CREATE TABLE "+table+" (id int primary key, v text)"); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Exec(context.Background(), "DROP TABLE "+table)
+	if n, err := c.Exec(ctx, "INSERT INTO "+table+" SELECT g, 'x' FROM generate_series(1, $1::int) g", 5); err != nil || n != 5 {
+		t.Fatalf("insert: %d rows, %v", n, err)
+	}
+	if n, err := c.Exec(ctx, "UPDATE "+table+" SET v = $1 WHERE id <= $2", "y", 3); err != nil || n != 3 {
+		t.Fatalf("update: %d rows, %v", n, err)
+	}
+	// An error from fn stops the query; the session goes on.
+	stop := errors.New("stop")
+	n, err := c.Query(ctx, "SELECT id FROM "+table+" WHERE id > $1 ORDER BY id", []any{0}, func([][]byte) error { return stop })
+	if !errors.Is(err, stop) || n != 1 {
+		t.Fatalf("fn error: %d rows, %v", n, err)
+	}
+	if got := one("SELECT count(*)::text FROM "+table+" WHERE v = $1", "y"); string(got) != "3" {
+		t.Fatalf("after a stopped query: %q", got)
+	}
+	// More distinct statements than the cache holds: it is emptied, not grown.
+	for i := 0; i < maxFastStmts+10; i++ {
+		if got := one(fmt.Sprintf("SELECT $1::int + %d", i), 1); string(got) != fmt.Sprint(i+1) {
+			t.Fatalf("statement %d = %q", i, got)
+		}
+	}
+	if len(c.fast) > maxFastStmts {
+		t.Errorf("fast-path cache holds %d statements, bound %d", len(c.fast), maxFastStmts)
+	}
+}
+
+// fastParamsOK reports whether q is cached on the fast path with arguments
+// it renders, i.e. whether the last run of q took the fast path.
+func (c *Conn) fastParamsOK(q string) bool {
+	d, ok := c.fast[q]
+	return ok && c.lastFast == d
+}
