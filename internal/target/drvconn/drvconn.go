@@ -256,6 +256,10 @@ func (c *Conn) read(ctx context.Context, rows driver.Rows, fn func(cols [][]byte
 			}
 			return n, c.fail(err)
 		}
+		if fn == nil {
+			n++
+			continue
+		}
 		for i, v := range dest {
 			b, err := text(c.bufs[i][:0], v)
 			if err != nil {

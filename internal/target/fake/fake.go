@@ -215,6 +215,9 @@ func (c *Conn) Query(ctx context.Context, sql string, args []any, fn func(cols [
 		return 0, err
 	}
 	for i := 0; i < c.t.cfg.Rows; i++ {
+		if fn == nil {
+			continue
+		}
 		if err := fn(c.t.row); err != nil {
 			return i, err
 		}

@@ -270,6 +270,9 @@ func (c *Conn) Query(ctx context.Context, sql string, args []any, fn func(cols [
 	n := 0
 	for rows.Next() {
 		n++
+		if fn == nil {
+			continue
+		}
 		if err := fn(rows.RawValues()); err != nil {
 			rows.Close()
 			return n, err

@@ -148,6 +148,10 @@ func testRoundTrip(t *testing.T, tgt target.Target) {
 	if got := Rows(t, c, y.Read, "user1"); len(got) != 1 {
 		t.Errorf("Read after stopped query = %v", got)
 	}
+	// A nil fn counts the rows without rendering them.
+	if rows, err := c.Query(ctx, y.Scan, []any{"user1", 10}, nil); err != nil || rows != 3 {
+		t.Errorf("Query with nil fn: rows=%d err=%v, want 3", rows, err)
+	}
 	if n, err = c.Exec(ctx, y.Delete, "user3"); err != nil || n != 1 {
 		t.Errorf("Delete(user3): rows=%d err=%v, want 1", n, err)
 	}

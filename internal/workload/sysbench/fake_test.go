@@ -84,6 +84,9 @@ func (c *fakeConn) Query(ctx context.Context, sql string, args []any, fn func(co
 	if err := c.fail(); err != nil {
 		return 0, err
 	}
+	if fn == nil {
+		return 1, nil
+	}
 	return 1, fn([][]byte{[]byte("x")})
 }
 
