@@ -33,6 +33,30 @@ type fastStmt struct {
 	formats []int16 // result formats: binary for bytea columns; nil when all text
 }
 
+// fastPath returns sql's prepared statement with args rendered into
+// c.params, or nil (and no error) when the statement goes through pgx:
+// without arguments, or with an argument the fast path does not render. The
+// argument types are checked before anything is prepared, so a statement
+// pgx runs is not prepared twice (bytes for a bytea parameter are only seen
+// after preparing, and then it is).
+func (c *Conn) fastPath(ctx context.Context, sql string, args []any) (*fastStmt, error) {
+	if len(args) == 0 {
+		return nil, nil
+	}
+	for _, a := range args {
+		switch a.(type) {
+		case nil, int, int64, int32, int16, string, []byte:
+		default:
+			return nil, nil
+		}
+	}
+	d, err := c.fastDesc(ctx, sql)
+	if err != nil || !c.fastParams(d, args) {
+		return nil, err
+	}
+	return d, nil
+}
+
 // fastDesc returns sql's prepared statement, preparing it on first use.
 func (c *Conn) fastDesc(ctx context.Context, sql string) (*fastStmt, error) {
 	if d, ok := c.fast[sql]; ok {
@@ -120,7 +144,6 @@ func (c *Conn) fastParams(d *fastStmt, args []any) bool {
 // row (nil for statements without rows); it returns the rows read and the
 // command tag. An error from fn stops the reading and is returned.
 func (c *Conn) fastExec(ctx context.Context, d *fastStmt, fn func(cols [][]byte) error) (int, pgconn.CommandTag, error) {
-	c.lastFast = d
 	rr := c.pc.PgConn().ExecPrepared(ctx, d.Name, c.params, nil, d.formats)
 	n := 0
 	var ferr error

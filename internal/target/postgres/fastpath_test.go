@@ -51,7 +51,7 @@ func TestFastPath(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s %v = %q, want %q", tc.q, tc.args, got, tc.want)
 		}
-		if fast := c.fastParamsOK(tc.q); fast != tc.fast {
+		if fast := c.tookFastPath(tc.q, tc.args); fast != tc.fast {
 			t.Errorf("%s: fast path %v, want %v (cache %d -> %d)", tc.q, fast, tc.fast, before, len(c.fast))
 		}
 	}
@@ -94,9 +94,9 @@ func TestFastPath(t *testing.T) {
 	}
 }
 
-// fastParamsOK reports whether q is cached on the fast path with arguments
-// it renders, i.e. whether the last run of q took the fast path.
-func (c *Conn) fastParamsOK(q string) bool {
+// tookFastPath reports whether q with args ran on the fast path: q is
+// prepared there and args render.
+func (c *Conn) tookFastPath(q string, args []any) bool {
 	d, ok := c.fast[q]
-	return ok && c.lastFast == d
+	return ok && c.fastParams(d, args)
 }

@@ -201,13 +201,12 @@ type Conn struct {
 	closed bool
 
 	// The fast path (fastpath.go).
-	fast     map[string]*fastStmt
-	fastSeq  int
-	lastFast *fastStmt // the statement the fast path ran last (for tests)
-	params   [][]byte
-	buf      []byte
-	ends     []int
-	nulls    []bool
+	fast    map[string]*fastStmt
+	fastSeq int
+	params  [][]byte
+	buf     []byte
+	ends    []int
+	nulls   []bool
 }
 
 var (
@@ -226,18 +225,14 @@ func (c *Conn) Interrupt() {
 // Exec implements target.Conn; it returns the rows affected per the
 // command tag.
 func (c *Conn) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
-	if len(args) > 0 {
-		d, err := c.fastDesc(ctx, sql)
+	if d, err := c.fastPath(ctx, sql, args); err != nil {
+		return 0, err
+	} else if d != nil {
+		_, tag, err := c.fastExec(ctx, d, nil)
 		if err != nil {
 			return 0, err
 		}
-		if c.fastParams(d, args) {
-			_, tag, err := c.fastExec(ctx, d, nil)
-			if err != nil {
-				return 0, err
-			}
-			return tag.RowsAffected(), nil
-		}
+		return tag.RowsAffected(), nil
 	}
 	tag, err := c.pc.Exec(ctx, sql, args...)
 	if err != nil {
@@ -253,15 +248,11 @@ func (c *Conn) Exec(ctx context.Context, sql string, args ...any) (int64, error)
 // for binary format for some types (integers, for instance), so a caller
 // that needs text whatever the arguments casts them in SQL.
 func (c *Conn) Query(ctx context.Context, sql string, args []any, fn func(cols [][]byte) error) (int, error) {
-	if len(args) > 0 {
-		d, err := c.fastDesc(ctx, sql)
-		if err != nil {
-			return 0, err
-		}
-		if c.fastParams(d, args) {
-			n, _, err := c.fastExec(ctx, d, fn)
-			return n, err
-		}
+	if d, err := c.fastPath(ctx, sql, args); err != nil {
+		return 0, err
+	} else if d != nil {
+		n, _, err := c.fastExec(ctx, d, fn)
+		return n, err
 	}
 	rows, err := c.pc.Query(ctx, sql, args...)
 	if err != nil {
