@@ -174,7 +174,7 @@ func (c *Conn) exec(ctx context.Context, query string, args []any) (driver.Resul
 			return res, err
 		}
 	}
-	s, err := c.stmt(ctx, query)
+	s, nv, err := c.prepared(ctx, query, args)
 	if err != nil {
 		return nil, err
 	}
@@ -182,11 +182,20 @@ func (c *Conn) exec(ctx context.Context, query string, args []any) (driver.Resul
 	if !ok {
 		return nil, errors.New("drvconn: the driver's statements lack ExecContext")
 	}
+	return se.ExecContext(ctx, nv)
+}
+
+// prepared returns query's cached statement and args converted for it.
+func (c *Conn) prepared(ctx context.Context, query string, args []any) (driver.Stmt, []driver.NamedValue, error) {
+	s, err := c.stmt(ctx, query)
+	if err != nil {
+		return nil, nil, err
+	}
 	nv, err := c.namedValues(s, args)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return se.ExecContext(ctx, nv)
+	return s, nv, nil
 }
 
 func (c *Conn) query(ctx context.Context, query string, args []any) (driver.Rows, error) {
@@ -196,17 +205,13 @@ func (c *Conn) query(ctx context.Context, query string, args []any) (driver.Rows
 			return rows, err
 		}
 	}
-	s, err := c.stmt(ctx, query)
+	s, nv, err := c.prepared(ctx, query, args)
 	if err != nil {
 		return nil, err
 	}
 	sq, ok := s.(driver.StmtQueryContext)
 	if !ok {
 		return nil, errors.New("drvconn: the driver's statements lack QueryContext")
-	}
-	nv, err := c.namedValues(s, args)
-	if err != nil {
-		return nil, err
 	}
 	return sq.QueryContext(ctx, nv)
 }
