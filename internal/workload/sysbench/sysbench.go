@@ -37,9 +37,13 @@
 //   - Random values come from each worker's math/rand source seeded from the
 //     run seed (or --rand-seed when not 0), not xoroshiro128+ seeded from
 //     libc random(): same distributions, different values.
-//   - Loading uses COPY on PostgreSQL (sysbench: multi-row INSERT text) and
+//   - Loading uses COPY on PostgreSQL (sysbench: multi-row INSERT text),
+//     one LOAD DATA LOCAL transaction per table on targets with
+//     Capabilities.TableLoad (MariaDB's bulk path for empty tables), and
 //     bind parameters in multi-row INSERTs elsewhere; rows and their values
-//     are drawn as sysbench's prepare draws them (c, pad, then k).
+//     are drawn as sysbench's prepare draws them (c, pad, then k). The
+//     events option is accepted as operationcount, which the CLI passes to
+//     every workload; the runner counts the events.
 //     Statements are sent as prepared statements as sysbench's default
 //     --db-ps-mode=auto does; oltp_insert and bulk_insert send plain text, as
 //     sysbench's con:query does.
@@ -52,7 +56,11 @@
 //     flushes them in thread_done, after its timed events).
 //   - Tables are completed before loading by the dialect's setup statements
 //     (a sequence cache, pre-splits) and the secondary index is created after
-//     loading (PostLoad), like sysbench's prepare.
+//     loading (PostLoad), like sysbench's prepare, except with TableLoad:
+//     there k_N is defined on the empty table and InnoDB builds it from the
+//     sorted rows at the load's commit (the same index; the table's
+//     AUTO_INCREMENT counter ends above the row count, as the bulk path
+//     reserves ids in blocks).
 //   - Not offered: --reconnect and --create_table_options (1.0.20 script
 //     options), --pgsql-variant=redshift, and the general options candor has
 //     as its own flags (--threads, --time, --events, --rate, ...).
