@@ -42,8 +42,10 @@ type Conn interface {
 	// Query runs a statement and calls fn once per row with the raw column
 	// values in select-list order (nil for SQL NULL). The slices are valid only
 	// during the call. It returns the number of rows read. An error from fn
-	// stops the query and is returned. A nil fn reads and counts the rows
-	// without rendering their values.
+	// stops the query and is returned. A nil fn discards the rows: the
+	// statement runs to its end and its rows are received, but they are
+	// neither decoded nor counted, and Query returns 0 (sysbench's reads,
+	// whose values nobody looks at).
 	Query(ctx context.Context, sql string, args []any, fn func(cols [][]byte) error) (int, error)
 	// Close ends the session. It is safe to call more than once.
 	Close() error

@@ -37,6 +37,12 @@ type Options struct {
 	// otherwise they are sent as plain text through the connection, so several
 	// ;-separated statements may go at once (MySQL).
 	PrepareQueries bool
+	// CloseDrains says the driver's Rows.Close reads the rest of a result
+	// off the wire without decoding it (go-sql-driver), so Query with a nil
+	// fn closes the rows at once instead of stepping through them. Without
+	// it a nil fn still steps through every row: SQLite's Close would
+	// abandon the statement before it ran to its end.
+	CloseDrains bool
 }
 
 // Conn is one session. It is used by one goroutine at a time; Close may be
@@ -235,8 +241,15 @@ func (c *Conn) Query(ctx context.Context, query string, args []any, fn func(cols
 	return n, err
 }
 
-// read calls fn for every row of rows; it does not close rows.
+// read calls fn for every row of rows and returns the rows it read; with a
+// nil fn it discards the rows and returns 0 (see target.Conn). It does not
+// close rows.
 func (c *Conn) read(ctx context.Context, rows driver.Rows, fn func(cols [][]byte) error) (int, error) {
+	if fn == nil && c.opts.CloseDrains {
+		// go-sql-driver boxes every column of every row into a
+		// driver.Value (an allocation each); its Close skips the packets.
+		return 0, nil
+	}
 	ncol := len(rows.Columns())
 	if len(c.bufs) < ncol {
 		c.dest = make([]driver.Value, ncol)
@@ -262,7 +275,6 @@ func (c *Conn) read(ctx context.Context, rows driver.Rows, fn func(cols [][]byte
 			return n, c.fail(err)
 		}
 		if fn == nil {
-			n++
 			continue
 		}
 		for i, v := range dest {

@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -374,6 +375,8 @@ type fakeConn struct {
 	closes   int
 	checked  []driver.NamedValue // the arguments the last statement received
 	convert  bool                // implement NamedValueChecker on the connection
+	nexts    int                 // Rows.Next calls, EOF included
+	rowsDone int                 // Rows.Close calls
 }
 
 func (f *fakeConn) Prepare(q string) (driver.Stmt, error) { return &fakeStmt{c: f, q: q}, nil }
@@ -402,6 +405,28 @@ func (s *fakeStmt) Query([]driver.Value) (driver.Rows, error) {
 	return nil, errors.New("deprecated Query called")
 }
 
+// QueryContext returns three rows of one column.
+func (s *fakeStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	return &fakeRows{c: s.c, left: 3}, nil
+}
+
+type fakeRows struct {
+	c    *fakeConn
+	left int
+}
+
+func (r *fakeRows) Columns() []string { return []string{"x"} }
+func (r *fakeRows) Close() error      { r.c.rowsDone++; return nil }
+func (r *fakeRows) Next(dest []driver.Value) error {
+	r.c.nexts++
+	if r.left == 0 {
+		return io.EOF
+	}
+	r.left--
+	dest[0] = []byte("v")
+	return nil
+}
+
 func (s *fakeStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
 	s.c.execs++
 	s.c.checked = args
@@ -428,6 +453,31 @@ func (s *fakeStmt) CheckNamedValue(nv *driver.NamedValue) error {
 		return nil
 	}
 	return fmt.Errorf("fake refuses %T", nv.Value)
+}
+
+// A nil fn discards the rows and returns 0: with CloseDrains the rows are
+// closed unread (the driver's Close drains them), without it they are
+// stepped through to the end first. A fn sees every row either way.
+func TestNilFnDiscards(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		drains    bool
+		fn        func([][]byte) error
+		wantN     int
+		wantNexts int
+	}{
+		{drains: true, fn: nil, wantN: 0, wantNexts: 0},
+		{drains: false, fn: nil, wantN: 0, wantNexts: 4},
+		{drains: true, fn: func([][]byte) error { return nil }, wantN: 3, wantNexts: 4},
+	} {
+		f := &fakeConn{}
+		c := New(f, Options{MaxStmts: 8, CloseDrains: tc.drains})
+		n, err := c.Query(ctx, "SELECT ?", []any{"a"}, tc.fn)
+		if err != nil || n != tc.wantN || f.nexts != tc.wantNexts || f.rowsDone != 1 {
+			t.Errorf("CloseDrains=%v, nil fn=%v: n=%d err=%v, %d Next and %d Close calls; want %d, nil, %d and 1",
+				tc.drains, tc.fn == nil, n, err, f.nexts, f.rowsDone, tc.wantN, tc.wantNexts)
+		}
+	}
 }
 
 // A statement that fails with driver.ErrBadConn breaks the Conn: later

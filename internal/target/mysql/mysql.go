@@ -392,7 +392,7 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := drvconn.New(dc, drvconn.Options{MaxStmts: maxCachedStmts})
+	c := drvconn.New(dc, drvconn.Options{MaxStmts: maxCachedStmts, CloseDrains: true})
 	if d.conn == nil {
 		// Not dialed through the DialFunc (the driver always dials through
 		// it, so this does not happen): a session that cannot be

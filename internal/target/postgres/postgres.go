@@ -252,18 +252,22 @@ func (c *Conn) Query(ctx context.Context, sql string, args []any, fn func(cols [
 		return 0, err
 	} else if d != nil {
 		n, _, err := c.fastExec(ctx, d, fn)
+		if fn == nil {
+			n = 0 // discarded rows are not counted (target.Conn)
+		}
 		return n, err
 	}
 	rows, err := c.pc.Query(ctx, sql, args...)
 	if err != nil {
 		return 0, err
 	}
+	if fn == nil {
+		rows.Close() // reads the rest of the result, undecoded
+		return 0, rows.Err()
+	}
 	n := 0
 	for rows.Next() {
 		n++
-		if fn == nil {
-			continue
-		}
 		if err := fn(rows.RawValues()); err != nil {
 			rows.Close()
 			return n, err
