@@ -10,6 +10,12 @@ import (
 	"time"
 )
 
+// Cores is the number of cores the client may use: GOMAXPROCS as the
+// process started, which by default respects the CPU affinity mask and a
+// cgroup CPU limit. The runner may raise GOMAXPROCS during a phase
+// (runner/procs.go); the cores do not change with it.
+var Cores = runtime.GOMAXPROCS(0)
+
 // clockTicks is USER_HZ, 100 on every Linux architecture Go supports.
 const clockTicks = 100
 
@@ -79,7 +85,8 @@ func SampleUsage() Usage {
 type UsageDelta struct {
 	// ClientCores is CPU seconds used per wall second (2.0 = two cores busy).
 	ClientCores float64
-	// ClientShare is ClientCores over the cores available to the process.
+	// ClientShare is ClientCores over the cores available to the process
+	// (Cores).
 	ClientShare float64
 	// HostBusy is the fraction of the whole host's CPU that was busy.
 	HostBusy float64
@@ -94,7 +101,7 @@ func Delta(a, b Usage) UsageDelta {
 		return d
 	}
 	d.ClientCores = (b.ProcCPU - a.ProcCPU) / wall
-	d.ClientShare = d.ClientCores / float64(runtime.GOMAXPROCS(0))
+	d.ClientShare = d.ClientCores / float64(Cores)
 	if tot := b.HostTotal - a.HostTotal; tot > 0 {
 		d.HostBusy = float64(b.HostBusy-a.HostBusy) / float64(tot)
 	}

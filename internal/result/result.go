@@ -236,6 +236,9 @@ type ClientUsage struct {
 	HostBusy       float64       `json:"host_busy"`
 	Saturated      bool          `json:"saturated"`
 	SaturatedCause string        `json:"saturated_cause,omitempty"`
+	// GoMaxProcs is the Go scheduler's GOMAXPROCS during a run phase (raised
+	// to threads+1 for drivers with blocking sessions; 0 in older results).
+	GoMaxProcs int `json:"gomaxprocs,omitempty"`
 }
 
 // UsageSample is one client resource sample at the end of an interval.

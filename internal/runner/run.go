@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/candor-bench/candor/internal/measure"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/target/blockconn"
 	"github.com/candor-bench/candor/internal/workload"
 )
 
@@ -59,6 +61,10 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 			s.close()
 		}
 	}()
+	if r.Target.Capabilities().BlockingSessions {
+		defer blockconn.Reserve(cfg.Threads)()
+	}
+	procs := runtime.GOMAXPROCS(0)
 
 	open := cfg.Rate > 0
 	start := time.Now()
@@ -115,6 +121,7 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	fillWorkers(phase, coll, counters)
 	fillOps(phase, coll.Total(), measured)
 	phase.Client.CPUNsPerOp = mon.cpuNsPer(phase.Operations)
+	phase.Client.GoMaxProcs = procs
 	if open {
 		achieved := float64(phase.Operations) / secondsOf(measured) // failed ones were offered too
 		phase.Rate = &result.RateResult{

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math/rand"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -518,4 +520,30 @@ type multiForTest struct {
 
 func (m *multiForTest) ConnectWorker(ctx context.Context, w int) (target.Conn, error) {
 	return m.nodes[w%len(m.nodes)].Connect(ctx)
+}
+
+func TestBlockingSessionsGetAProcessorEach(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	threads := before + 3
+	run := func(cfg fake.Config) int {
+		t.Helper()
+		p, err := newRunner(fake.New(cfg), Config{Threads: threads, Operations: 200}).Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := runtime.GOMAXPROCS(0); got != before {
+			t.Fatalf("GOMAXPROCS is %d after the phase, want it restored to %d", got, before)
+		}
+		return p.Client.GoMaxProcs
+	}
+	if got := run(fake.Config{Blocking: true}); got != threads+1 {
+		t.Errorf("blocking sessions, %d threads: phase ran with GOMAXPROCS %d, want %d", threads, got, threads+1)
+	}
+	if got := run(fake.Config{}); got != before {
+		t.Errorf("non-blocking sessions: phase ran with GOMAXPROCS %d, want it left at %d", got, before)
+	}
+	t.Setenv("GOMAXPROCS", strconv.Itoa(before))
+	if got := run(fake.Config{Blocking: true}); got != before {
+		t.Errorf("GOMAXPROCS set in the environment: phase ran with %d, want it left at %d", got, before)
+	}
 }

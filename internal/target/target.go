@@ -31,6 +31,10 @@ type Capabilities struct {
 	// empty table sorts the rows and builds every index in one pass at
 	// commit); the Conn implements TableLoader.
 	TableLoad bool `json:"table_load,omitempty"`
+	// BlockingSessions: a session waits for its server in a blocking system
+	// call that holds its thread (package blockconn), not in Go's network
+	// poller; the runner then gives every worker a scheduler P of its own.
+	BlockingSessions bool `json:"blocking_sessions,omitempty"`
 }
 
 // Conn is one dedicated session to the target. A Conn is used by one goroutine

@@ -32,6 +32,10 @@ import (
 	"time"
 )
 
+// Enabled reports whether Dial returns blocking sockets (TCP connections on
+// Linux).
+const Enabled = true
+
 // Dial connects with d (honouring ctx, the dialer's timeout and keep-alive
 // settings) and returns the connection in blocking mode. Anything but a TCP
 // connection is returned as dialed.
@@ -99,6 +103,8 @@ type Conn struct {
 	mu    sync.Mutex // guards timer and gen
 	timer *time.Timer
 	gen   int64 // counts deadline changes
+
+	yielded atomic.Int64 // when Write last yielded, from epoch (sched.go)
 }
 
 var _ net.Conn = (*Conn)(nil)
@@ -149,8 +155,9 @@ func (c *Conn) Read(b []byte) (int, error) {
 }
 
 // Write implements net.Conn: it returns when all of b is written, on an
-// error or at the deadline.
+// error or at the deadline. It may first yield its P (see Reserve).
 func (c *Conn) Write(b []byte) (int, error) {
+	c.maybeYield()
 	c.inUse.RLock()
 	defer c.inUse.RUnlock()
 	written := 0

@@ -7,6 +7,13 @@ import (
 	"net"
 )
 
+// Enabled reports whether Dial returns blocking sockets: false here.
+const Enabled = false
+
+// Reserve does nothing here: there are no blocking sessions (see
+// sched.go).
+func Reserve(sessions int) (end func()) { return func() {} }
+
 // Dial connects with d. Blocking sockets are used on Linux only; elsewhere
 // the connection is returned as dialed (see the package doc in
 // blockconn.go).

@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -219,5 +221,58 @@ func TestConcurrentUse(t *testing.T) {
 	c.Close()
 	if err := wait(t, done, 2*time.Second); err == nil {
 		t.Fatal("read after Close succeeded")
+	}
+}
+
+func TestReserveRaisesProcsAndSessionsYieldOnlyUnderIt(t *testing.T) {
+	c, srv := pair(t)
+	go io.Copy(io.Discard, srv)
+	write := func() {
+		t.Helper()
+		if _, err := c.Write([]byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write()
+	if c.yielded.Load() != 0 {
+		t.Fatal("a Write yielded with no Reserve in force")
+	}
+
+	before := runtime.GOMAXPROCS(0)
+	end := Reserve(before + 2)
+	if got := runtime.GOMAXPROCS(0); got != before+3 {
+		t.Errorf("GOMAXPROCS under Reserve(%d) is %d, want %d", before+2, got, before+3)
+	}
+	Reserve(before + 5)() // a second Reserve, and its end, change nothing
+	if runtime.GOMAXPROCS(0) != before+3 {
+		t.Error("a second Reserve while one is in force changed GOMAXPROCS")
+	}
+	write()
+	first := c.yielded.Load()
+	if first == 0 {
+		t.Fatal("a Write under Reserve did not yield")
+	}
+	write()
+	if c.yielded.Load() != first {
+		t.Errorf("a Write yielded again within %v of the last yield", yieldAfter)
+	}
+	end()
+	if got := runtime.GOMAXPROCS(0); got != before {
+		t.Errorf("GOMAXPROCS after Reserve ended is %d, want %d", got, before)
+	}
+	time.Sleep(yieldAfter + time.Millisecond)
+	write()
+	if c.yielded.Load() != first {
+		t.Error("a Write yielded after Reserve ended")
+	}
+
+	t.Setenv("GOMAXPROCS", strconv.Itoa(before))
+	defer Reserve(before + 2)()
+	if got := runtime.GOMAXPROCS(0); got != before {
+		t.Errorf("with GOMAXPROCS in the environment Reserve changed it to %d", got)
+	}
+	write()
+	if c.yielded.Load() != first {
+		t.Error("a Write yielded under a Reserve that the environment's GOMAXPROCS turned off")
 	}
 }

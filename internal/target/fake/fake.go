@@ -32,6 +32,9 @@ type Config struct {
 	FailClass target.ErrorClass
 	// Rows and Cols shape what Query returns; ValueLen is each value's length.
 	Rows, Cols, ValueLen int
+	// Blocking makes the target claim blocking sessions (its sessions do
+	// not block; the runner's handling of GOMAXPROCS is what it tests).
+	Blocking bool
 }
 
 // Target is the fake endpoint. It is safe for concurrent use.
@@ -106,7 +109,7 @@ func (t *Target) Dialect() dialect.Dialect {
 }
 func (t *Target) Capabilities() target.Capabilities {
 	// No multi-row INSERT: every statement reports one affected row.
-	return target.Capabilities{Transactions: true, Embedded: true}
+	return target.Capabilities{Transactions: true, Embedded: true, BlockingSessions: t.cfg.Blocking}
 }
 func (t *Target) Close() error { return nil }
 

@@ -374,13 +374,15 @@ func (t *Target) Dialect() dialect.Dialect { return t.dialect }
 // Capabilities implements target.Target: transactions, multi-row INSERT and
 // 65535 bind parameters per statement; on MariaDB versions with a usable
 // bulk path for empty tables and local_infile on, whole-table loads
-// (TableLoad, tableload.go). There is no COPY-like protocol for batches.
+// (TableLoad, tableload.go); blocking sessions on Linux. There is no
+// COPY-like protocol for batches.
 func (t *Target) Capabilities() target.Capabilities {
 	return target.Capabilities{
-		Transactions:   true,
-		MultiRowInsert: true,
-		MaxBindParams:  maxBindParams,
-		TableLoad:      t.tableLoad,
+		Transactions:     true,
+		MultiRowInsert:   true,
+		MaxBindParams:    maxBindParams,
+		TableLoad:        t.tableLoad,
+		BlockingSessions: blockconn.Enabled,
 	}
 }
 

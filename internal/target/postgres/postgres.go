@@ -134,13 +134,15 @@ func (t *Target) Dialect() dialect.Dialect {
 }
 
 // Capabilities implements target.Target: transactions, COPY FROM, multi-row
-// INSERT, and 65535 bind parameters per statement.
+// INSERT, 65535 bind parameters per statement, and blocking sessions (on
+// Linux).
 func (t *Target) Capabilities() target.Capabilities {
 	return target.Capabilities{
-		Transactions:   true,
-		CopyFrom:       true,
-		MultiRowInsert: true,
-		MaxBindParams:  maxBindParams,
+		Transactions:     true,
+		CopyFrom:         true,
+		MultiRowInsert:   true,
+		MaxBindParams:    maxBindParams,
+		BlockingSessions: blockconn.Enabled,
 	}
 }
 

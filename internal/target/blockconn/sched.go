@@ -1,0 +1,77 @@
+//go:build linux
+
+package blockconn
+
+import (
+	"os"
+	"runtime"
+	"sync/atomic"
+	"time"
+)
+
+// Blocking sessions and the Go scheduler.
+//
+// A session waiting in a blocking read sleeps in the kernel holding its
+// thread and its P (a Go scheduler slot; there are GOMAXPROCS of them, by
+// default one per core). The runtime's monitor thread, sysmon, takes the P
+// back from a thread in a system call when no other P is idle, or when the
+// P has run the same goroutine for 10 ms, and after taking one it looks again
+// every 20 µs. With more sessions than Ps that happens all the time: a
+// session whose reply has arrived waits for a P, sysmon wakes tens of
+// thousands of times a second and Ps are handed from thread to thread
+// through futex wake-ups. On two cores that cost up to half as much client
+// CPU again per oltp_read_write transaction as sysbench spends
+// (docs/BENCHMARKS.md §7).
+//
+// Reserve therefore gives each session a P of its own, plus one for
+// everything else (the monitor, timers), and makes sessions yield their P
+// every few milliseconds before a write, so that no P is ever seen running
+// one goroutine for 10 ms. Then sysmon takes no P and backs off to a wake-up
+// every 10 ms, and a session whose reply arrived goes on at once, as a
+// sysbench thread does. Yielding is only cheap with a P to spare: with fewer
+// Ps than sessions a yielding session queues behind the others and waits for
+// sysmon to free a P, so sessions yield only while Reserve is in force.
+
+// yieldAfter is how long a session may keep its P before it yields, well
+// under sysmon's 10 ms.
+const yieldAfter = 5 * time.Millisecond
+
+// yielding is non-zero while Reserve is in force.
+var yielding atomic.Int32
+
+// epoch is what session clocks count from: time.Since reads only the
+// monotonic clock.
+var epoch = time.Now()
+
+// Reserve raises GOMAXPROCS to sessions+1 for a phase with that many
+// blocking sessions, and makes them yield as described above, unless the
+// environment sets GOMAXPROCS. It returns the function that ends it. Phases
+// do not overlap; a Reserve while another is in force does nothing.
+func Reserve(sessions int) (end func()) {
+	if os.Getenv("GOMAXPROCS") != "" || !yielding.CompareAndSwap(0, 1) {
+		return func() {}
+	}
+	raised := false
+	if runtime.GOMAXPROCS(0) <= sessions {
+		runtime.GOMAXPROCS(sessions + 1)
+		raised = true
+	}
+	return func() {
+		if raised {
+			runtime.SetDefaultGOMAXPROCS()
+		}
+		yielding.Store(0)
+	}
+}
+
+// maybeYield yields c's P when Reserve is in force and c has not yielded
+// for yieldAfter.
+func (c *Conn) maybeYield() {
+	if yielding.Load() == 0 {
+		return
+	}
+	if now := int64(time.Since(epoch)); now-c.yielded.Load() > int64(yieldAfter) {
+		c.yielded.Store(now)
+		runtime.Gosched()
+	}
+}
