@@ -12,8 +12,8 @@ import (
 
 // Cores is the number of cores the client may use: GOMAXPROCS as the
 // process started, which by default respects the CPU affinity mask and a
-// cgroup CPU limit. The runner may raise GOMAXPROCS during a phase
-// (runner/procs.go); the cores do not change with it.
+// cgroup CPU limit. A run phase on blocking sessions raises GOMAXPROCS
+// (blockconn.Reserve); the cores do not change with it.
 var Cores = runtime.GOMAXPROCS(0)
 
 // clockTicks is USER_HZ, 100 on every Linux architecture Go supports.
