@@ -64,7 +64,6 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	if r.Target.Capabilities().BlockingSessions {
 		defer blockconn.Reserve(cfg.Threads)()
 	}
-	procs := runtime.GOMAXPROCS(0)
 
 	open := cfg.Rate > 0
 	start := time.Now()
@@ -121,7 +120,7 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	fillWorkers(phase, coll, counters)
 	fillOps(phase, coll.Total(), measured)
 	phase.Client.CPUNsPerOp = mon.cpuNsPer(phase.Operations)
-	phase.Client.GoMaxProcs = procs
+	phase.Client.GoMaxProcs = runtime.GOMAXPROCS(0) // still under Reserve: its end is deferred
 	if open {
 		achieved := float64(phase.Operations) / secondsOf(measured) // failed ones were offered too
 		phase.Rate = &result.RateResult{
