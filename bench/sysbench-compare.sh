@@ -10,7 +10,11 @@
 # ROUNDS (1), PREPARE_THREADS (4), DBS ("postgres mariadb"), TOOLS ("candor
 # sysbench"; one of them alone measures that tool only, e.g. to try the
 # script out), SETTLE_MAX (120: the longest wait after a prepare for the
-# machine to go idle before the runs, see settle). Installs sysbench with apt-get when it is missing (as root).
+# machine to go idle before the runs, see settle), CANDOR_BIN (bin/candor,
+# built by the script; another path measures that build, e.g. an older
+# commit's), PERF_STAT (0; 1 runs each tool under `perf stat` and adds a
+# table of the Go runtime's monitor wake-ups (nanosleep), futex calls and
+# context switches per transaction, from Debian's linux-perf). Installs sysbench with apt-get when it is missing (as root).
 #
 # Both tools name their table sbtest1, so they cannot hold their tables side
 # by side. Each round, per database, both tools prepare in turn (timed and
@@ -48,6 +52,10 @@ PREPARE_THREADS=${PREPARE_THREADS:-4}
 DBS=${DBS:-"postgres mariadb"}
 SETTLE_MAX=${SETTLE_MAX:-120}
 TOOLS=${TOOLS:-"candor sysbench"}
+CANDOR_BIN=${CANDOR_BIN:-bin/candor}
+PERF_STAT=${PERF_STAT:-0}
+# PERF is the command a run is wrapped in (set per run by timed_run).
+PERF=()
 # A run that has not finished long after its DURATION is killed.
 RUN_LIMIT=$((DURATION * 3 + 300))
 
@@ -153,22 +161,22 @@ trap stop_all EXIT
 
 # Each tool has prepare, run and cleanup; run writes the tool's report to $1.
 candor_prepare() { # out
-	bin/candor prepare sysbench --tables 1 --table-size "$TABLE_SIZE" --threads "$PREPARE_THREADS" --target "$URL" -q \
+	"$CANDOR_BIN" prepare sysbench --tables 1 --table-size "$TABLE_SIZE" --threads "$PREPARE_THREADS" --target "$URL" -q \
 		-o "${1%.txt}.json"
 }
 candor_run() { # out test threads
-	timeout -k 10 "$RUN_LIMIT" bin/candor run "sysbench/$2" --tables 1 --table-size "$TABLE_SIZE" --threads "$3" --time "$DURATION" \
+	timeout -k 10 "$RUN_LIMIT" "${PERF[@]}" "$CANDOR_BIN" run "sysbench/$2" --tables 1 --table-size "$TABLE_SIZE" --threads "$3" --time "$DURATION" \
 		--target "$URL" -q --format sysbench --load never --allow-foreign-tables -o "${1%.txt}.json" >"$1"
 }
 candor_cleanup() {
-	bin/candor cleanup sysbench --tables 1 --target "$URL" -q
+	"$CANDOR_BIN" cleanup sysbench --tables 1 --target "$URL" -q
 }
 
 sysbench_prepare() { # out (unused: sysbench writes no result file)
 	sysbench oltp_common "${SB[@]}" --tables=1 --table-size="$TABLE_SIZE" --threads="$PREPARE_THREADS" prepare
 }
 sysbench_run() { # out test threads
-	timeout -k 10 "$RUN_LIMIT" sysbench "$2" "${SB[@]}" --tables=1 --table-size="$TABLE_SIZE" --threads="$3" --time="$DURATION" run >"$1"
+	timeout -k 10 "$RUN_LIMIT" "${PERF[@]}" sysbench "$2" "${SB[@]}" --tables=1 --table-size="$TABLE_SIZE" --threads="$3" --time="$DURATION" run >"$1"
 }
 sysbench_cleanup() {
 	sysbench oltp_common "${SB[@]}" --tables=1 cleanup
@@ -181,7 +189,7 @@ cleanup_table() {
 }
 
 # Results, keyed "db test threads round tool".
-declare -A TPS CPU
+declare -A TPS CPU SCHED
 PREPARE_LINES=()
 
 # settle waits until the machine has been at least 90% idle for a second
@@ -242,6 +250,9 @@ timed_run() {
 	local key="$db $test $t $round $tool"
 	out="$OUT/$db-$tool-$test-$t-$round.txt"
 	log "$db: $tool $test, $t threads, ${DURATION}s (round $round)"
+	PERF=()
+	[ "$PERF_STAT" = 1 ] && PERF=(perf stat -x, -o "$out.perf"
+		-e syscalls:sys_enter_nanosleep,syscalls:sys_enter_futex,context-switches)
 	times >"$OUT/t0"
 	if ! "${tool}_run" "$out" "$test" "$t" 2>"$out.err"; then
 		times >"$OUT/t1"
@@ -263,16 +274,23 @@ timed_run() {
 	fi
 	TPS[$key]=$(calc "f'{$y:.0f}'")
 	CPU[$key]=$(calc "f'{($c1 - $c0) * 1e6 / $x:.1f}'")
+	if [ "$PERF_STAT" = 1 ]; then
+		SCHED[$key]=$(awk -F, -v x="$x" '/nanosleep/ { n = $1 } /futex/ { f = $1 } /context-switches/ { c = $1 }
+			END { printf "%.2f | %.2f | %.1f", n / x, f / x, c / x }' "$out.perf")
+	fi
 }
 
 # ---------------------------------------------------------------- main
 
 have_tool sysbench && install_sysbench
+if [ "$PERF_STAT" = 1 ]; then
+	perf stat -x, -o /dev/null -e syscalls:sys_enter_futex true 2>/dev/null ||
+		die "PERF_STAT=1: perf stat cannot count syscalls:sys_enter_futex here (install linux-perf; run as root)"
+fi
 if have_tool candor; then
-	make -s build
-	bin/candor list workloads 2>/dev/null | grep -q '^ *sysbench' ||
-		bin/candor list workloads 2>/dev/null | grep -q 'sysbench/' ||
-		die "bin/candor has no sysbench workload yet"
+	[ "$CANDOR_BIN" = bin/candor ] && make -s build
+	"$CANDOR_BIN" list workloads 2>/dev/null | grep -q 'sysbench/' ||
+		die "$CANDOR_BIN has no sysbench workload"
 fi
 OUT=$(mktemp -d /tmp/candor-sysbench-compare.XXXXXX)
 log "raw outputs in $OUT"
@@ -304,7 +322,7 @@ for db in $DBS; do
 	STOPS=()
 done
 
-echo "sysbench $(sysbench --version 2>/dev/null | awk '{print $2}') vs candor $(bin/candor version 2>/dev/null | awk 'NR == 1 {print $2}'); 1 table × $TABLE_SIZE rows, ${DURATION}s per run, $(nproc) cores, client and server on the same machine"
+echo "sysbench $(sysbench --version 2>/dev/null | awk '{print $2}') vs candor $("$CANDOR_BIN" version 2>/dev/null | awk 'NR == 1 {print $2}'); 1 table × $TABLE_SIZE rows, ${DURATION}s per run, $(nproc) cores, client and server on the same machine"
 echo
 echo "| db | tool | round | prepare s | rows/s | rows | table shape vs the other tool |"
 echo "|---|---|---|---|---|---|---|"
@@ -325,4 +343,20 @@ for db in $DBS; do
 		done
 	done
 done
+if [ "$PERF_STAT" = 1 ]; then
+	echo
+	echo "| db | test | threads | round | tool | nanosleep/txn | futex/txn | context switches/txn |"
+	echo "|---|---|---|---|---|---|---|---|"
+	for db in $DBS; do
+		for round in $(seq 1 "$ROUNDS"); do
+			for test in $TESTS; do
+				for t in $THREADS; do
+					for tool in $TOOLS; do
+						echo "| $db | $test | $t | $round | $tool | ${SCHED[$db $test $t $round $tool]:-- | - | -} |"
+					done
+				done
+			done
+		done
+	done
+fi
 log "raw outputs in $OUT"
