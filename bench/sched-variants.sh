@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # sched-variants.sh — ways for candor's blocking sessions to hand their Go
 # scheduler slot back (internal/target/blockconn/sched.go), each measured
-# beside sysbench 1.0.20 on one throwaway PostgreSQL.
+# beside sysbench 1.0.20 on one throwaway PostgreSQL or MariaDB.
 #
 #   bench/sched-variants.sh            # defaults below; prints a Markdown table
 #
 # It builds the committed HEAD with bench/patches/sched-variants.patch applied
 # (in a temporary git worktree; uncommitted changes are not measured), which
-# reads two variables in blockconn.Reserve: CANDOR_YIELD, the milliseconds a
-# session keeps its P before it yields (0: never), and CANDOR_SYNC=1, yield
+# reads three variables in blockconn.Reserve: CANDOR_YIELD, the milliseconds
+# a session keeps its P before it yields (0: never), CANDOR_SYNC=1, yield
 # once per slot of that length counted from a shared clock, so that the
-# sessions' yields fall together. Variants are named y<ms> (y5 is candor as
-# released) and sync<ms>.
+# sessions' yields fall together, and CANDOR_SPARE, Ps beyond one per
+# session (1). Variants are named [p<spare>]y<ms> and [p<spare>]sync<ms>: y5
+# is candor as released (GOMAXPROCS threads+1), p0y5 the same with
+# GOMAXPROCS threads.
 #
-# Environment: VARIANTS ("y5 sync5 y9 y0"), CONFIGS (test:threads pairs,
+# Environment: DB (postgres or mariadb), VARIANTS ("y5 p0y5 sync5 y0"), CONFIGS (test:threads pairs,
 # "oltp_point_select:4 oltp_point_select:16 oltp_read_write:4
 # oltp_read_write:16"), ROUNDS (4), DURATION seconds per run (8), TABLE_SIZE
 # (1000000). candor prepares one table once; every round runs, per config,
@@ -27,7 +29,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-VARIANTS=${VARIANTS:-"y5 sync5 y9 y0"}
+DB=${DB:-postgres}
+VARIANTS=${VARIANTS:-"y5 p0y5 sync5 y0"}
 CONFIGS=${CONFIGS:-"oltp_point_select:4 oltp_point_select:16 oltp_read_write:4 oltp_read_write:16"}
 ROUNDS=${ROUNDS:-4}
 DURATION=${DURATION:-8}
@@ -36,8 +39,13 @@ TABLE_SIZE=${TABLE_SIZE:-1000000}
 die() { echo "sched-variants: $*" >&2; exit 1; }
 log() { echo "sched-variants: $*" >&2; }
 
+case $DB in
+postgres) SANDBOX=scripts/pg-sandbox.sh ;;
+mariadb) SANDBOX=scripts/mariadb-sandbox.sh ;;
+*) die "DB=$DB: write postgres or mariadb" ;;
+esac
 for v in $VARIANTS; do
-	[[ $v =~ ^(y|sync)[0-9]+$ ]] || die "variant $v: write y<ms> or sync<ms>, e.g. y5 or sync5"
+	[[ $v =~ ^(p[0-9]+)?(y|sync)[0-9]+$ ]] || die "variant $v: write [p<spare>]y<ms> or [p<spare>]sync<ms>, e.g. y5, p0y5 or sync5"
 done
 if ! command -v sysbench >/dev/null 2>&1; then
 	[ "$(id -u)" -eq 0 ] || die "sysbench is missing and we are not root: install the sysbench package"
@@ -46,12 +54,12 @@ if ! command -v sysbench >/dev/null 2>&1; then
 fi
 
 WORK=$(mktemp -d /tmp/candor-sched-variants.XXXXXX)
-# The sandbox makes its own directory, which the postgres user must reach:
+# The sandbox makes its own directory, which the server's user must reach:
 # not under WORK (private to us).
-DB=$(mktemp -d /tmp/candor-sched-pg.XXXXXX)
-rmdir "$DB"
+DBDIR=$(mktemp -d "/tmp/candor-sched-$DB.XXXXXX")
+rmdir "$DBDIR"
 cleanup() {
-	scripts/pg-sandbox.sh stop "$DB" >/dev/null 2>&1 || true
+	"$SANDBOX" stop "$DBDIR" >/dev/null 2>&1 || true
 	git worktree remove --force "$WORK/src" >/dev/null 2>&1 || true
 	rm -rf "$WORK"
 }
@@ -62,9 +70,13 @@ git worktree add --detach -q "$WORK/src" HEAD
 git -C "$WORK/src" apply "$PWD/bench/patches/sched-variants.patch"
 (cd "$WORK/src" && go build -o "$WORK/candor" ./cmd/candor)
 
-URL=$(scripts/pg-sandbox.sh start "$DB")
+URL=$("$SANDBOX" start "$DBDIR")
 PORT=$(echo "$URL" | sed 's#.*@[^:/]*:\([0-9]*\)/.*#\1#')
-SB=(--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port="$PORT" --pgsql-user=postgres --pgsql-db=candor)
+if [ "$DB" = postgres ]; then
+	SB=(--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port="$PORT" --pgsql-user=postgres --pgsql-db=candor)
+else # the sandbox's URL: mysql://candor:candor@127.0.0.1:PORT/candor
+	SB=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$PORT" --mysql-user=candor --mysql-password=candor --mysql-db=candor)
+fi
 log "preparing 1 table of $TABLE_SIZE rows"
 "$WORK/candor" prepare sysbench --tables 1 --table-size "$TABLE_SIZE" --target "$URL" -q -o "$WORK/prepare.json" >/dev/null
 
@@ -81,9 +93,10 @@ run() {
 		(sysbench "$test" "${SB[@]}" --tables=1 --table-size="$TABLE_SIZE" --threads="$t" --time="$DURATION" run >"$out" 2>&1
 			times >"$WORK/times")
 	else
-		local ms=${name#sync} sync=0
-		[ "$ms" != "$name" ] && sync=1 || ms=${name#y}
-		(CANDOR_YIELD=$ms CANDOR_SYNC=$sync "$WORK/candor" run "sysbench/$test" --tables 1 --table-size "$TABLE_SIZE" \
+		local spare=1 v=$name sync=0
+		[[ $v =~ ^p([0-9]+)(.*)$ ]] && spare=${BASH_REMATCH[1]} v=${BASH_REMATCH[2]}
+		[[ $v == sync* ]] && sync=1
+		(CANDOR_YIELD=${v##*[a-z]} CANDOR_SYNC=$sync CANDOR_SPARE=$spare "$WORK/candor" run "sysbench/$test" --tables 1 --table-size "$TABLE_SIZE" \
 			--threads "$t" --time "$DURATION" --target "$URL" -q --format sysbench -o "$WORK/run.json" >"$out" 2>&1
 			times >"$WORK/times")
 	fi
