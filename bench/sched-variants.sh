@@ -15,10 +15,10 @@
 # is candor as released (GOMAXPROCS threads+1), p0y5 the same with
 # GOMAXPROCS threads.
 #
-# Environment: DB (postgres or mariadb), VARIANTS ("y5 p0y5 sync5 y0"), CONFIGS (test:threads pairs,
-# "oltp_point_select:4 oltp_point_select:16 oltp_read_write:4
-# oltp_read_write:16"), ROUNDS (4), DURATION seconds per run (8), TABLE_SIZE
-# (1000000). candor prepares one table once; every round runs, per config,
+# Environment: DB (postgres or mariadb; postgres), VARIANTS ("y5 p0y5 sync5
+# y0"), CONFIGS (test:threads pairs, "oltp_point_select:4
+# oltp_point_select:16 oltp_read_write:4 oltp_read_write:16"), ROUNDS (4),
+# DURATION seconds per run (8), TABLE_SIZE (1000000). candor prepares one table once; every round runs, per config,
 # sysbench and then each variant on it, the variants' order rotating by
 # round. Per run: the tool's own transactions per second, its client CPU per
 # transaction (user+system time of the finished process, from `times`) and
