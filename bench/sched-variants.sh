@@ -36,22 +36,14 @@ ROUNDS=${ROUNDS:-4}
 DURATION=${DURATION:-8}
 TABLE_SIZE=${TABLE_SIZE:-1000000}
 
-die() { echo "sched-variants: $*" >&2; exit 1; }
-log() { echo "sched-variants: $*" >&2; }
+BENCH_NAME=sched-variants
+. bench/lib.sh
 
-case $DB in
-postgres) SANDBOX=scripts/pg-sandbox.sh ;;
-mariadb) SANDBOX=scripts/mariadb-sandbox.sh ;;
-*) die "DB=$DB: write postgres or mariadb" ;;
-esac
+SANDBOX=$(sandbox_script "$DB")
 for v in $VARIANTS; do
 	[[ $v =~ ^(p[0-9]+)?(y|sync)[0-9]+$ ]] || die "variant $v: write [p<spare>]y<ms> or [p<spare>]sync<ms>, e.g. y5, p0y5 or sync5"
 done
-if ! command -v sysbench >/dev/null 2>&1; then
-	[ "$(id -u)" -eq 0 ] || die "sysbench is missing and we are not root: install the sysbench package"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q sysbench >&2 ||
-		{ apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q sysbench >&2; }
-fi
+install_sysbench
 
 WORK=$(mktemp -d /tmp/candor-sched-variants.XXXXXX)
 # The sandbox makes its own directory, which the server's user must reach:
@@ -71,15 +63,11 @@ git -C "$WORK/src" apply "$PWD/bench/patches/sched-variants.patch"
 (cd "$WORK/src" && go build -o "$WORK/candor" ./cmd/candor)
 
 URL=$("$SANDBOX" start "$DBDIR")
-PORT=$(echo "$URL" | sed 's#.*@[^:/]*:\([0-9]*\)/.*#\1#')
-if [ "$DB" = postgres ]; then
-	SB=(--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port="$PORT" --pgsql-user=postgres --pgsql-db=candor)
-else # the sandbox's URL: mysql://candor:candor@127.0.0.1:PORT/candor
-	SB=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$PORT" --mysql-user=candor --mysql-password=candor --mysql-db=candor)
-fi
+sysbench_conn "$DB" "$URL"
 log "preparing 1 table of $TABLE_SIZE rows"
 "$WORK/candor" prepare sysbench --tables 1 --table-size "$TABLE_SIZE" --target "$URL" -q -o "$WORK/prepare.json" >/dev/null
 
+HZ=$(getconf CLK_TCK)
 busy() { # prints the machine's busy and total jiffies
 	awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t }' /proc/stat
 }
@@ -101,12 +89,10 @@ run() {
 			times >"$WORK/times")
 	fi
 	read -r b1 _ < <(busy)
-	read -r x y < <(awk '/^ *transactions:/ { y = $3; sub(/^\(/, "", y); print $2, y; exit }' "$out") ||
+	read -r x y < <(transactions "$out") ||
 		{ tail -n 20 "$out" >&2; die "$name $test at $t threads: no transactions line"; }
-	cpu=$(sed -n 2p "$WORK/times" | awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); n += a[1] * 60 + a[2] } print n }')
-	local hz
-	hz=$(getconf CLK_TCK)
-	echo "$test:$t $ROUND $name $y $(python3 -c "print(round($cpu * 1e6 / $x, 1), round(($b1 - $b0) / $hz * 1e6 / $x, 1))")" >>"$WORK/runs"
+	cpu=$(cpu_seconds "$WORK/times")
+	echo "$test:$t $ROUND $name $y $(calc "round($cpu * 1e6 / $x, 1)") $(calc "round(($b1 - $b0) / $HZ * 1e6 / $x, 1)")" >>"$WORK/runs"
 	log "round $ROUND: $name $test $t threads: $y tps"
 }
 

@@ -59,51 +59,19 @@ PERF=()
 # A run that has not finished long after its DURATION is killed.
 RUN_LIMIT=$((DURATION * 3 + 300))
 
-log() { echo "bench: $*" >&2; }
-die() { echo "bench: $*" >&2; exit 1; }
+. bench/lib.sh
 
 have_tool() { case " $TOOLS " in *" $1 "*) return 0 ;; esac; return 1; }
-
-# cpu_seconds FILE prints the user+system seconds of the children in a saved
-# `times` output (its second line). `times` must run in the shell that ran
-# the children, so callers write it to a file: `times >F`.
-cpu_seconds() {
-	sed -n 2p "$1" | awk '{
-		n = 0
-		for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); n += a[1] * 60 + a[2] }
-		print n }'
-}
-
-# transactions FILE prints "X Y" from a sysbench-style report's
-# "transactions: X (Y per sec.)" line.
-transactions() {
-	awk '/^ *transactions:/ { x = $2; y = $3; sub(/^\(/, "", y); print x, y; exit }' "$1"
-}
-
-calc() { python3 -c "print($1)"; }
-
-install_sysbench() {
-	command -v sysbench >/dev/null 2>&1 && return
-	[ "$(id -u)" -eq 0 ] || die "sysbench is not installed and we are not root: install the sysbench package"
-	log "installing sysbench with apt-get"
-	export DEBIAN_FRONTEND=noninteractive
-	if ! apt-get install -y -q sysbench >&2; then
-		apt-get update -q >&2
-		apt-get install -y -q sysbench >&2
-	fi
-}
 
 # ---------------------------------------------------------------- databases
 
 # Each database defines: URL (candor's --target), SB (sysbench's connection
 # options) and SQL (a command printing the tab-separated rows of one query).
 setup_postgres() {
-	local port
-	port=$(echo "$URL" | sed 's#.*@[^:/]*:\([0-9]*\)/.*#\1#')
-	SB=(--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port="$port" --pgsql-user=postgres --pgsql-db=candor)
+	sysbench_conn postgres "$URL"
 	local psql=psql
 	command -v psql >/dev/null 2>&1 || psql=$(ls /usr/lib/postgresql/*/bin/psql | tail -n 1)
-	SQL=("$psql" -X -q -A -t -F $'\t' -h 127.0.0.1 -p "$port" -U postgres -d candor -v ON_ERROR_STOP=1 -c)
+	SQL=("$psql" -X -q -A -t -F $'\t' -h 127.0.0.1 -p "$DB_PORT" -U "$DB_USER" -d "$DB_NAME" -v ON_ERROR_STOP=1 -c)
 	SHAPE_SQL=("SELECT column_name, data_type, character_maximum_length, is_nullable, column_default
 		FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'sbtest1'
 		ORDER BY ordinal_position"
@@ -112,20 +80,10 @@ setup_postgres() {
 }
 
 setup_mariadb() {
-	# mysql://USER[:PASSWORD]@HOST:PORT/DB[?...]
-	local rest userinfo user pass="" port db
-	rest=${URL#mysql://}
-	userinfo=${rest%%@*}
-	user=${userinfo%%:*}
-	[ "$userinfo" != "$user" ] && pass=${userinfo#*:}
-	rest=${rest#*@}
-	port=$(echo "$rest" | sed 's#^[^:]*:\([0-9]*\)/.*#\1#')
-	db=${rest#*/}
-	db=${db%%\?*}
-	SB=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port" --mysql-user="$user" --mysql-password="$pass" --mysql-db="$db")
+	sysbench_conn mariadb "$URL"
 	local cli=mariadb
 	command -v mariadb >/dev/null 2>&1 || cli=mysql
-	SQL=("$cli" --no-defaults -h 127.0.0.1 -P "$port" -u "$user" --password="$pass" -D "$db" -N -B -e)
+	SQL=("$cli" --no-defaults -h 127.0.0.1 -P "$DB_PORT" -u "$DB_USER" --password="$DB_PASS" -D "$DB_NAME" -N -B -e)
 	SHAPE_SQL=("SELECT column_name, column_type, is_nullable, column_default, extra
 		FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'sbtest1'
 		ORDER BY ordinal_position"
@@ -137,11 +95,7 @@ setup_mariadb() {
 
 start_db() { # db -> URL, SB, SQL, SHAPE_SQL; the stop command joins STOPS
 	local db=$1 dir script
-	case $db in
-	postgres) script=scripts/pg-sandbox.sh ;;
-	mariadb) script=scripts/mariadb-sandbox.sh ;;
-	*) die "unknown database $db (postgres, mariadb)" ;;
-	esac
+	script=$(sandbox_script "$db")
 	[ -x "$script" ] || die "$script is missing"
 	dir=$(mktemp -d "/tmp/candor-bench-$db.XXXXXX")
 	rmdir "$dir"

@@ -26,7 +26,7 @@ CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/candor-bench
 GOYCSB=${GOYCSB:-$CACHE/go-ycsb}
 GOYCSB_VERSION=v1.0.1
 
-log() { echo "bench: $*" >&2; }
+. bench/lib.sh
 
 build_goycsb() {
 	[ -x "$GOYCSB" ] && return
@@ -41,16 +41,6 @@ EOF
 	printf '//go:build tools\n\npackage tools\n\nimport _ "github.com/pingcap/go-ycsb/cmd/go-ycsb"\n' >"$src/tools.go"
 	(cd "$src" && go get "github.com/pingcap/go-ycsb@$GOYCSB_VERSION" && go mod tidy -e >/dev/null 2>&1 &&
 		go build -o "$GOYCSB" github.com/pingcap/go-ycsb/cmd/go-ycsb)
-}
-
-# cpu_seconds FILE prints the user+system seconds of the children in a
-# saved `times` output (its second line). `times` must run in the shell that
-# ran the children, so callers write it to a file: `times >F`.
-cpu_seconds() {
-	sed -n 2p "$1" | awk '{
-		n = 0
-		for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); n += a[1] * 60 + a[2] }
-		print n }'
 }
 
 build_goycsb

@@ -1,0 +1,65 @@
+# lib.sh — helpers the bench/ scripts share; source it from the project root
+# (`. bench/lib.sh`). Messages are prefixed with BENCH_NAME ("bench").
+
+log() { echo "${BENCH_NAME:-bench}: $*" >&2; }
+die() { echo "${BENCH_NAME:-bench}: $*" >&2; exit 1; }
+
+calc() { python3 -c "print($1)"; }
+
+# cpu_seconds FILE prints the user+system seconds of the children in a saved
+# `times` output (its second line). `times` must run in the shell that ran
+# the children, so callers write it to a file: `times >F`.
+cpu_seconds() {
+	sed -n 2p "$1" | awk '{
+		n = 0
+		for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); n += a[1] * 60 + a[2] }
+		print n }'
+}
+
+# transactions FILE prints "X Y" from a sysbench-style report's
+# "transactions: X (Y per sec.)" line.
+transactions() {
+	awk '/^ *transactions:/ { x = $2; y = $3; sub(/^\(/, "", y); print x, y; exit }' "$1"
+}
+
+install_sysbench() {
+	command -v sysbench >/dev/null 2>&1 && return
+	[ "$(id -u)" -eq 0 ] || die "sysbench is not installed and we are not root: install the sysbench package"
+	log "installing sysbench with apt-get"
+	export DEBIAN_FRONTEND=noninteractive
+	if ! apt-get install -y -q sysbench >&2; then
+		apt-get update -q >&2
+		apt-get install -y -q sysbench >&2
+	fi
+}
+
+# sysbench_conn DB URL sets SB to sysbench's connection options for a
+# sandbox's URL (DB is postgres or mariadb), and DB_PORT, DB_USER, DB_PASS
+# and DB_NAME to its parts.
+sysbench_conn() {
+	local rest userinfo
+	rest=${2#*://}
+	userinfo=${rest%%@*}
+	DB_USER=${userinfo%%:*}
+	DB_PASS=""
+	[ "$userinfo" != "$DB_USER" ] && DB_PASS=${userinfo#*:}
+	rest=${rest#*@}
+	DB_PORT=$(echo "$rest" | sed 's#^[^:]*:\([0-9]*\)/.*#\1#')
+	DB_NAME=${rest#*/}
+	DB_NAME=${DB_NAME%%\?*}
+	case $1 in
+	postgres) SB=(--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port="$DB_PORT" --pgsql-user="$DB_USER" --pgsql-db="$DB_NAME") ;;
+	mariadb) SB=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$DB_PORT" --mysql-user="$DB_USER"
+		--mysql-password="$DB_PASS" --mysql-db="$DB_NAME") ;;
+	*) die "unknown database $1 (postgres, mariadb)" ;;
+	esac
+}
+
+# sandbox_script DB prints the script that starts and stops a throwaway DB.
+sandbox_script() {
+	case $1 in
+	postgres) echo scripts/pg-sandbox.sh ;;
+	mariadb) echo scripts/mariadb-sandbox.sh ;;
+	*) die "unknown database $1 (postgres, mariadb)" ;;
+	esac
+}
