@@ -282,35 +282,36 @@ echo "| db | tool | round | prepare s | rows/s | rows | table shape vs the other
 echo "|---|---|---|---|---|---|---|"
 printf '%s\n' "${PREPARE_LINES[@]}"
 echo
-echo "| db | test | threads | round | candor tps | sysbench tps | ratio | candor CPU µs/txn | sysbench CPU µs/txn |"
-echo "|---|---|---|---|---|---|---|---|---|"
-for db in $DBS; do
-	for round in $(seq 1 "$ROUNDS"); do
-		for test in $TESTS; do
-			for t in $THREADS; do
-				k="$db $test $t $round"
-				ct=${TPS[$k candor]:--} st=${TPS[$k sysbench]:--}
-				ratio=-
-				[[ $ct =~ ^[0-9]+$ && $st =~ ^[0-9]+$ && $st != 0 ]] && ratio=$(calc "f'{$ct / $st:.2f}'")
-				echo "| $db | $test | $t | $round | $ct | $st | $ratio | ${CPU[$k candor]:--} | ${CPU[$k sysbench]:--} |"
-			done
-		done
-	done
-done
-if [ "$PERF_STAT" = 1 ]; then
-	echo
-	echo "| db | test | threads | round | tool | nanosleep/txn | futex/txn | context switches/txn |"
-	echo "|---|---|---|---|---|---|---|---|"
+# run_keys prints "db test threads round" for every test run, in table order.
+run_keys() {
+	local db round test t
 	for db in $DBS; do
 		for round in $(seq 1 "$ROUNDS"); do
 			for test in $TESTS; do
 				for t in $THREADS; do
-					for tool in $TOOLS; do
-						echo "| $db | $test | $t | $round | $tool | ${SCHED[$db $test $t $round $tool]:-- | - | -} |"
-					done
+					echo "$db $test $t $round"
 				done
 			done
 		done
 	done
+}
+echo "| db | test | threads | round | candor tps | sysbench tps | ratio | candor CPU µs/txn | sysbench CPU µs/txn |"
+echo "|---|---|---|---|---|---|---|---|---|"
+while read -r db test t round; do
+	k="$db $test $t $round"
+	ct=${TPS[$k candor]:--} st=${TPS[$k sysbench]:--}
+	ratio=-
+	[[ $ct =~ ^[0-9]+$ && $st =~ ^[0-9]+$ && $st != 0 ]] && ratio=$(calc "f'{$ct / $st:.2f}'")
+	echo "| $db | $test | $t | $round | $ct | $st | $ratio | ${CPU[$k candor]:--} | ${CPU[$k sysbench]:--} |"
+done < <(run_keys)
+if [ "$PERF_STAT" = 1 ]; then
+	echo
+	echo "| db | test | threads | round | tool | nanosleep/txn | futex/txn | context switches/txn |"
+	echo "|---|---|---|---|---|---|---|---|"
+	while read -r db test t round; do
+		for tool in $TOOLS; do
+			echo "| $db | $test | $t | $round | $tool | ${SCHED[$db $test $t $round $tool]:-- | - | -} |"
+		done
+	done < <(run_keys)
 fi
 log "raw outputs in $OUT"
