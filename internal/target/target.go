@@ -33,7 +33,9 @@ type Capabilities struct {
 	TableLoad bool `json:"table_load,omitempty"`
 	// BlockingSessions: a session waits for its server in a blocking system
 	// call that holds its thread (package blockconn), not in Go's network
-	// poller; the runner then gives every worker a scheduler P of its own.
+	// poller; in a run phase the runner then gives every worker a scheduler
+	// P of its own (blockconn.Reserve). Load phases, whose sessions mostly
+	// send, leave GOMAXPROCS alone.
 	BlockingSessions bool `json:"blocking_sessions,omitempty"`
 }
 
