@@ -239,6 +239,11 @@ type ClientUsage struct {
 	// GoMaxProcs is the Go scheduler's GOMAXPROCS during a run phase (raised
 	// to threads+1 for drivers with blocking sessions; 0 in older results).
 	GoMaxProcs int `json:"gomaxprocs,omitempty"`
+	// SessionIO is how a run phase's sessions waited for their server:
+	// "blocking" (a blocking system call per session) or "poller" (Go's
+	// network poller); empty for targets without sessions over a socket
+	// and in older results.
+	SessionIO string `json:"session_io,omitempty"`
 }
 
 // UsageSample is one client resource sample at the end of an interval.

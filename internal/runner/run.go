@@ -51,6 +51,11 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 		return nil, errors.New("set --time or --operations (or operationcount in the workload): the run would never end")
 	}
 	ops := r.Workload.Ops()
+	io, err := cfg.ChooseSessionIO(r.Target.Capabilities())
+	if err != nil {
+		return nil, err
+	}
+	ctx = target.WithSessionIO(ctx, io) // for every (re)connection of the phase
 	var reconnects atomic.Int64
 	sessions, err := connectAll(ctx, r.Target, cfg.Threads, &reconnects)
 	if err != nil {
@@ -61,7 +66,7 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 			s.close()
 		}
 	}()
-	if r.Target.Capabilities().BlockingSessions {
+	if io == target.IOBlocking {
 		defer blockconn.Reserve(cfg.Threads)()
 	}
 
@@ -121,6 +126,7 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	fillOps(phase, coll.Total(), measured)
 	phase.Client.CPUNsPerOp = mon.cpuNsPer(phase.Operations)
 	phase.Client.GoMaxProcs = runtime.GOMAXPROCS(0) // still under Reserve: its end is deferred
+	phase.Client.SessionIO = string(io)
 	if open {
 		achieved := float64(phase.Operations) / secondsOf(measured) // failed ones were offered too
 		phase.Rate = &result.RateResult{

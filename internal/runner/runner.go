@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/candor-bench/candor/internal/measure"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/workload"
@@ -42,6 +43,32 @@ type Config struct {
 	LoadBatch      int   // rows per load batch; 0 for the default (see LoadBatch)
 	// RetryInterval is the pause before retrying a failed load batch.
 	RetryInterval time.Duration
+	// SessionIO is how a run phase's sessions wait for their server:
+	// SessionIOAuto ("" too) chooses by the target's capabilities, the
+	// sessions per core and Transactions (target.ChooseSessionIO);
+	// "blocking" or "poller" force it on targets that offer the choice.
+	SessionIO string
+	// Transactions says the workload's operations are multi-statement
+	// transactions (workload.Limits.Transactions).
+	Transactions bool
+}
+
+// SessionIOAuto is Config.SessionIO's default.
+const SessionIOAuto = "auto"
+
+// ChooseSessionIO returns the session I/O of a run phase on a target with caps
+// ("" for targets without the choice), or an error wrapping
+// target.ErrUnsupported when cfg forces one on such a target.
+func (c Config) ChooseSessionIO(caps target.Capabilities) (target.SessionIO, error) {
+	switch mode := target.SessionIO(c.SessionIO); mode {
+	case "", SessionIOAuto:
+		return target.ChooseSessionIO(caps, c.Threads, measure.Cores, c.Transactions), nil
+	default:
+		if !caps.BlockingSessions {
+			return "", fmt.Errorf("--session-io %s: %w: only PostgreSQL- and MySQL-wire sessions can choose how they wait; leave --session-io at auto", mode, target.ErrUnsupported)
+		}
+		return mode, nil
+	}
 }
 
 // Validate returns every problem with the configuration at once.
@@ -67,6 +94,11 @@ func (c Config) Validate() error {
 	}
 	if c.Retries < -1 {
 		errs = append(errs, fmt.Errorf("--retries must be 0 or more, or -1 for no limit (got %d)", c.Retries))
+	}
+	switch target.SessionIO(c.SessionIO) {
+	case "", SessionIOAuto, target.IOBlocking, target.IOPoller:
+	default:
+		errs = append(errs, fmt.Errorf("--session-io %q is not valid; use auto, blocking or poller", c.SessionIO))
 	}
 	if c.ReportInterval <= 0 {
 		errs = append(errs, fmt.Errorf("--report-interval must be positive (got %v)", c.ReportInterval))

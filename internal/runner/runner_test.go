@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/candor-bench/candor/internal/measure"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/target/fake"
@@ -545,5 +546,60 @@ func TestBlockingSessionsGetAProcessorEach(t *testing.T) {
 	t.Setenv("GOMAXPROCS", strconv.Itoa(before))
 	if got := run(fake.Config{Blocking: true}); got != before {
 		t.Errorf("GOMAXPROCS set in the environment: phase ran with %d, want it left at %d", got, before)
+	}
+}
+
+func TestSessionIOChoice(t *testing.T) {
+	cores := measure.Cores
+	cases := []struct {
+		name         string
+		target       fake.Config
+		threads      int
+		sessionIO    string
+		transactions bool
+		want         target.SessionIO
+	}{
+		{"few sessions per core block", fake.Config{Blocking: true, PollerFrom: 4}, 4*cores - 1, "", false, target.IOBlocking},
+		{"many sessions per core poll", fake.Config{Blocking: true, PollerFrom: 4}, 4 * cores, SessionIOAuto, false, target.IOPoller},
+		{"transactions need four times as many", fake.Config{Blocking: true, PollerFrom: 4}, 4 * cores, "", true, target.IOBlocking},
+		{"transactions poll from 16 per core", fake.Config{Blocking: true, PollerFrom: 4}, 16 * cores, "", true, target.IOPoller},
+		{"a driver that never polls", fake.Config{Blocking: true}, 64 * cores, "", false, target.IOBlocking},
+		{"forced poller", fake.Config{Blocking: true}, 1, "poller", false, target.IOPoller},
+		{"forced blocking", fake.Config{Blocking: true, PollerFrom: 1}, 8 * cores, "blocking", false, target.IOBlocking},
+		{"no sockets", fake.Config{}, 8 * cores, "", false, ""},
+	}
+	before := runtime.GOMAXPROCS(0)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ft := fake.New(c.target)
+			cfg := Config{Threads: c.threads, Operations: int64(10 * c.threads), SessionIO: c.sessionIO, Transactions: c.transactions}
+			p, err := newRunner(ft, cfg).Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := target.SessionIO(p.Client.SessionIO); got != c.want {
+				t.Errorf("session_io %q, want %q", got, c.want)
+			}
+			if got := ft.SessionIOs(); c.want != "" && (got[c.want] != c.threads || len(got) != 1) {
+				t.Errorf("connections by session I/O %v, want all %d %q", got, c.threads, c.want)
+			}
+			wantProcs := before
+			if c.want == target.IOBlocking {
+				wantProcs = max(before, c.threads+1)
+			}
+			if p.Client.GoMaxProcs != wantProcs {
+				t.Errorf("phase ran with GOMAXPROCS %d, want %d", p.Client.GoMaxProcs, wantProcs)
+			}
+		})
+	}
+}
+
+func TestSessionIORefusedWithoutSockets(t *testing.T) {
+	_, err := newRunner(fake.New(fake.Config{}), Config{Threads: 1, Operations: 1, SessionIO: "blocking"}).Run(context.Background())
+	if !errors.Is(err, target.ErrUnsupported) || !strings.Contains(err.Error(), "--session-io") {
+		t.Errorf("forced session I/O on a target without sockets: %v, want ErrUnsupported naming --session-io", err)
+	}
+	if err := (Config{Threads: 1, ReportInterval: time.Second, SessionIO: "fast"}).Validate(); err == nil || !strings.Contains(err.Error(), "auto, blocking or poller") {
+		t.Errorf("Validate accepted --session-io fast: %v", err)
 	}
 }

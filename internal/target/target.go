@@ -37,6 +37,69 @@ type Capabilities struct {
 	// P of its own (blockconn.Reserve). Load phases, whose sessions mostly
 	// send, leave GOMAXPROCS alone.
 	BlockingSessions bool `json:"blocking_sessions,omitempty"`
+	// PollerFrom: with BlockingSessions, the sessions per client core from
+	// which a run phase's sessions are better off waiting in Go's network
+	// poller, where one thread serves every session whose reply has come
+	// (see SessionIO); 0: never. A run whose operations are multi-statement
+	// transactions waits for four times as many (TransactionPollerFactor).
+	PollerFrom int `json:"poller_from,omitempty"`
+}
+
+// SessionIO is how a session waits for its server's reply.
+type SessionIO string
+
+const (
+	// IOBlocking: in a blocking system call that holds the session's
+	// thread, as libpq and libmysqlclient wait (package blockconn). Cheapest
+	// when few sessions share a core: the kernel wakes the one thread whose
+	// reply came, and the Go scheduler is not involved.
+	IOBlocking SessionIO = "blocking"
+	// IOPoller: in Go's network poller. Cheapest when many sessions share a
+	// core: a thread that finds its session's reply missing runs another
+	// session whose reply has come, without a thread switch.
+	IOPoller SessionIO = "poller"
+)
+
+// TransactionPollerFactor multiplies Capabilities.PollerFrom for a run whose
+// operations are multi-statement transactions: their sessions spend longer
+// waiting for locks and commits, so fewer have a reply to handle at any
+// moment, and a session delayed in the poller's queue holds its locks the
+// longer (docs/BENCHMARKS.md §7).
+const TransactionPollerFactor = 4
+
+// ChooseSessionIO returns the session I/O of a run phase on a target with
+// caps: IOBlocking, or IOPoller from caps.PollerFrom sessions per core
+// (times TransactionPollerFactor when transactions), or "" for a target
+// without that choice (embedded, or sessions always in the poller).
+func ChooseSessionIO(caps Capabilities, sessions, cores int, transactions bool) SessionIO {
+	if !caps.BlockingSessions {
+		return ""
+	}
+	from := caps.PollerFrom
+	if transactions {
+		from *= TransactionPollerFactor
+	}
+	if from > 0 && sessions >= from*max(cores, 1) {
+		return IOPoller
+	}
+	return IOBlocking
+}
+
+type sessionIOKey struct{}
+
+// WithSessionIO returns ctx carrying io for the sessions connected under it;
+// drivers with BlockingSessions read it when they dial (SessionIOFrom).
+func WithSessionIO(ctx context.Context, io SessionIO) context.Context {
+	return context.WithValue(ctx, sessionIOKey{}, io)
+}
+
+// SessionIOFrom returns the session I/O ctx carries, IOBlocking when none
+// (load phases and every other connection).
+func SessionIOFrom(ctx context.Context) SessionIO {
+	if io, ok := ctx.Value(sessionIOKey{}).(SessionIO); ok && io != "" {
+		return io
+	}
+	return IOBlocking
 }
 
 // Conn is one dedicated session to the target. A Conn is used by one goroutine

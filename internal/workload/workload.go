@@ -138,6 +138,10 @@ type Limits struct {
 	// RetryClasses are the error classes retried; nil means retryable and
 	// connection. sysbench also restarts on unique violations.
 	RetryClasses []target.ErrorClass
+	// Transactions says every operation is a multi-statement transaction
+	// (BEGIN ... COMMIT): it picks the run's session I/O
+	// (target.ChooseSessionIO).
+	Transactions bool
 }
 
 // Table is one table a workload creates.

@@ -35,6 +35,8 @@ type Config struct {
 	// Blocking makes the target claim blocking sessions (its sessions do
 	// not block; the runner's handling of GOMAXPROCS is what it tests).
 	Blocking bool
+	// PollerFrom is the capability of that name (with Blocking).
+	PollerFrom int
 }
 
 // Target is the fake endpoint. It is safe for concurrent use.
@@ -109,7 +111,20 @@ func (t *Target) Dialect() dialect.Dialect {
 }
 func (t *Target) Capabilities() target.Capabilities {
 	// No multi-row INSERT: every statement reports one affected row.
-	return target.Capabilities{Transactions: true, Embedded: true, BlockingSessions: t.cfg.Blocking}
+	return target.Capabilities{Transactions: true, Embedded: true, BlockingSessions: t.cfg.Blocking,
+		PollerFrom: t.cfg.PollerFrom}
+}
+
+// SessionIOs counts the connections opened so far by the session I/O their
+// Connect context asked for (target.SessionIOFrom).
+func (t *Target) SessionIOs() map[target.SessionIO]int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := map[target.SessionIO]int{}
+	for _, c := range t.conns {
+		n[c.io]++
+	}
+	return n
 }
 func (t *Target) Close() error { return nil }
 
@@ -120,7 +135,7 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 	if time.Now().Before(down) {
 		return nil, &Error{Class: target.ClassConnection}
 	}
-	c := &Conn{t: t, gen: t.gen.Load(), intr: make(chan struct{})}
+	c := &Conn{t: t, gen: t.gen.Load(), intr: make(chan struct{}), io: target.SessionIOFrom(ctx)}
 	t.mu.Lock()
 	t.conns = append(t.conns, c)
 	t.mu.Unlock()
@@ -153,6 +168,7 @@ type Conn struct {
 	closed   bool
 	intr     chan struct{} // closed by Interrupt
 	intrOnce sync.Once
+	io       target.SessionIO // what the Connect context asked for
 	// n counts this connection's statements; a shared counter would make the
 	// no-op target measure cache-line contention between workers.
 	n atomic.Int64

@@ -16,6 +16,7 @@ import (
 
 	"github.com/candor-bench/candor/internal/dialect"
 	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/target/blockconn"
 	"github.com/candor-bench/candor/internal/target/targettest"
 )
 
@@ -401,5 +402,25 @@ func TestTargetClose(t *testing.T) {
 	}
 	if got := targettest.Rows(t, c, "SELECT 'still'"); got[0][0] != "still" {
 		t.Errorf("open session after target Close: %v", got)
+	}
+}
+
+// A session opened for the network poller is a socket of Go's own, not a
+// blocking one; every other session is blocking.
+func TestSessionIOSocket(t *testing.T) {
+	tgt := openTarget(t, testURL(t), target.Options{})
+	for io, wantBlocking := range map[target.SessionIO]bool{target.IOPoller: false, target.IOBlocking: true, "": true} {
+		c, err := tgt.Connect(target.WithSessionIO(context.Background(), io))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, blocking := c.(*Conn).net.(*blockconn.Conn)
+		if blocking != wantBlocking {
+			t.Errorf("session I/O %q: socket %T, want blocking=%v", io, c.(*Conn).net, wantBlocking)
+		}
+		if got := targettest.Rows(t, c, "SELECT 'ok'"); len(got) != 1 || got[0][0] != "ok" {
+			t.Errorf("session I/O %q: SELECT 'ok' = %v", io, got)
+		}
+		c.Close()
 	}
 }

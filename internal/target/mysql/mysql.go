@@ -187,7 +187,13 @@ func parseConfig(rawURL string, opts target.Options) (*gomysql.Config, error) {
 	cfg.Timeout = timeout
 	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 5 * time.Minute}
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := blockconn.Dial(ctx, dialer, network, addr)
+		var c net.Conn
+		var err error
+		if target.SessionIOFrom(ctx) == target.IOPoller {
+			c, err = dialer.DialContext(ctx, network, addr)
+		} else {
+			c, err = blockconn.Dial(ctx, dialer, network, addr)
+		}
 		if d, ok := ctx.Value(dialedKey{}).(*dialed); ok && err == nil {
 			d.conn = c
 		}
@@ -374,8 +380,11 @@ func (t *Target) Dialect() dialect.Dialect { return t.dialect }
 // Capabilities implements target.Target: transactions, multi-row INSERT and
 // 65535 bind parameters per statement; on MariaDB versions with a usable
 // bulk path for empty tables and local_infile on, whole-table loads
-// (TableLoad, tableload.go); blocking sessions on Linux. There is no
-// COPY-like protocol for batches.
+// (TableLoad, tableload.go); blocking sessions on Linux, never the network
+// poller by choice (PollerFrom 0: on MariaDB go-sql-driver's sessions in the
+// poller ran oltp_point_select at 16 threads on two cores at 0.67× sysbench's
+// rate, blocking ones at 1.05×; docs/BENCHMARKS.md §7). There is no COPY-like
+// protocol for batches.
 func (t *Target) Capabilities() target.Capabilities {
 	return target.Capabilities{
 		Transactions:     true,

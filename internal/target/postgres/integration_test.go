@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/target/blockconn"
 	"github.com/candor-bench/candor/internal/target/targettest"
 )
 
@@ -282,5 +283,25 @@ func TestIsolationApplied(t *testing.T) {
 	}
 	if _, err := Open(context.Background(), u, target.Options{Isolation: "snapshot"}); err == nil || !strings.Contains(err.Error(), "repeatable-read") {
 		t.Errorf("Open(isolation snapshot) = %v, want an error listing the valid levels", err)
+	}
+}
+
+// A session opened for the network poller is a socket of Go's own, not a
+// blocking one; every other session is blocking.
+func TestSessionIOSocket(t *testing.T) {
+	tgt := openTarget(t, testURL(t))
+	for io, wantBlocking := range map[target.SessionIO]bool{target.IOPoller: false, target.IOBlocking: true, "": true} {
+		c, err := tgt.Connect(target.WithSessionIO(context.Background(), io))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, blocking := c.(*Conn).pc.PgConn().Conn().(*blockconn.Conn)
+		if blocking != wantBlocking {
+			t.Errorf("session I/O %q: socket %T, want blocking=%v", io, c.(*Conn).pc.PgConn().Conn(), wantBlocking)
+		}
+		if got := targettest.Rows(t, c, "SELECT 'ok'"); len(got) != 1 || got[0][0] != "ok" {
+			t.Errorf("session I/O %q: SELECT 'ok' = %v", io, got)
+		}
+		c.Close()
 	}
 }

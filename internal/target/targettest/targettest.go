@@ -86,6 +86,20 @@ func Run(t *testing.T, tgt target.Target) {
 	t.Run("CloseTwice", func(t *testing.T) { testCloseTwice(t, tgt) })
 	t.Run("Fingerprint", func(t *testing.T) { testFingerprint(t, tgt) })
 	t.Run("Interrupt", func(t *testing.T) { testInterrupt(t, tgt) })
+	if tgt.Capabilities().BlockingSessions {
+		// The same sessions waiting in Go's network poller instead
+		// (target.IOPoller, chosen by the runner for many sessions per core).
+		p := pollerTarget{tgt}
+		t.Run("Poller/RoundTrip", func(t *testing.T) { testRoundTrip(t, p) })
+		t.Run("Poller/Interrupt", func(t *testing.T) { testInterrupt(t, p) })
+	}
+}
+
+// pollerTarget opens every session of its target for Go's network poller.
+type pollerTarget struct{ target.Target }
+
+func (p pollerTarget) Connect(ctx context.Context) (target.Conn, error) {
+	return p.Target.Connect(target.WithSessionIO(ctx, target.IOPoller))
 }
 
 // ycsbTable creates a YCSB-shaped table with two fields, owned by candor.

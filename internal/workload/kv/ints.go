@@ -143,7 +143,9 @@ func (w *Ints) Config() IntsOptions { return w.opts }
 func (w *Ints) Ignored() []string { return nil }
 
 // Limits carries --operations (operationcount) when given.
-func (w *Ints) Limits() workload.Limits { return workload.Limits{Operations: w.opts.OperationCount} }
+func (w *Ints) Limits() workload.Limits {
+	return workload.Limits{Operations: w.opts.OperationCount, Transactions: w.atomic}
+}
 
 // Bind builds the statements for env's dialect. kv-ints-batch needs
 // transactions and fails without them.

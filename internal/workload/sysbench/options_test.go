@@ -262,8 +262,23 @@ func TestLimitsOpsCounters(t *testing.T) {
 	w, _ := New(OLTPReadWrite, nil, nil)
 	l := w.Limits()
 	if l.Duration != 10*time.Second || l.Retries != -1 ||
-		!reflect.DeepEqual(l.RetryClasses, []target.ErrorClass{target.ClassRetryable, target.ClassConstraint}) {
+		!reflect.DeepEqual(l.RetryClasses, []target.ErrorClass{target.ClassRetryable, target.ClassConstraint}) || !l.Transactions {
 		t.Errorf("Limits = %+v", l)
+	}
+	// Transactions follows BEGIN/COMMIT: skip-trx and single-statement tests
+	// run in autocommit.
+	for _, c := range []struct {
+		test  string
+		props []string
+		want  bool
+	}{{OLTPReadWrite, []string{"skip_trx=on"}, false}, {OLTPPointSelect, nil, false}, {OLTPWriteOnly, nil, true}} {
+		w, err := New(c.test, nil, c.props)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := w.Limits().Transactions; got != c.want {
+			t.Errorf("%s %v: Limits().Transactions = %v, want %v", c.test, c.props, got, c.want)
+		}
 	}
 	if !reflect.DeepEqual(w.Ops(), []string{"TRANSACTION"}) || !reflect.DeepEqual(w.Counters(), []string{"reads", "writes", "other"}) {
 		t.Errorf("Ops %v Counters %v", w.Ops(), w.Counters())

@@ -286,6 +286,7 @@ func (w *Workload) Limits() workload.Limits {
 		Duration:     10 * time.Second,
 		Retries:      -1,
 		RetryClasses: []target.ErrorClass{target.ClassRetryable, target.ClassConstraint},
+		Transactions: w.usesTransactions(),
 	}
 }
 
