@@ -85,7 +85,8 @@ run() {
 		[[ $v =~ ^p([0-9]+)(.*)$ ]] && spare=${BASH_REMATCH[1]} v=${BASH_REMATCH[2]}
 		[[ $v == sync* ]] && sync=1
 		(CANDOR_YIELD=${v##*[a-z]} CANDOR_SYNC=$sync CANDOR_SPARE=$spare "$WORK/candor" run "sysbench/$test" --tables 1 --table-size "$TABLE_SIZE" \
-			--threads "$t" --time "$DURATION" --target "$URL" -q --format sysbench -o "$WORK/run.json" >"$out" 2>&1
+			--threads "$t" --time "$DURATION" --target "$URL" -q --format sysbench -o "$WORK/run.json" \
+			--session-io blocking >"$out" 2>&1
 			times >"$WORK/times")
 	fi
 	read -r b1 _ < <(busy)

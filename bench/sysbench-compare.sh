@@ -12,7 +12,8 @@
 # script out), SETTLE_MAX (120: the longest wait after a prepare for the
 # machine to go idle before the runs, see settle), CANDOR_BIN (bin/candor,
 # built by the script; another path measures that build, e.g. an older
-# commit's), PERF_STAT (0; 1 runs each tool under `perf stat` and adds a
+# commit's), CANDOR_ARGS (more options for every `candor run`, e.g.
+# "--session-io blocking"), PERF_STAT (0; 1 runs each tool under `perf stat` and adds a
 # table of the Go runtime's monitor wake-ups (nanosleep), futex calls and
 # context switches per transaction, from Debian's linux-perf). Installs sysbench with apt-get when it is missing (as root).
 #
@@ -53,6 +54,8 @@ DBS=${DBS:-"postgres mariadb"}
 SETTLE_MAX=${SETTLE_MAX:-120}
 TOOLS=${TOOLS:-"candor sysbench"}
 CANDOR_BIN=${CANDOR_BIN:-bin/candor}
+# CANDOR_ARGS: more options for every candor run, split on spaces.
+read -r -a CANDOR_EXTRA <<<"${CANDOR_ARGS:-}"
 PERF_STAT=${PERF_STAT:-0}
 # PERF is the command a run is wrapped in (set per run by timed_run).
 PERF=()
@@ -120,7 +123,7 @@ candor_prepare() { # out
 }
 candor_run() { # out test threads
 	timeout -k 10 "$RUN_LIMIT" "${PERF[@]}" "$CANDOR_BIN" run "sysbench/$2" --tables 1 --table-size "$TABLE_SIZE" --threads "$3" --time "$DURATION" \
-		--target "$URL" -q --format sysbench --load never --allow-foreign-tables -o "${1%.txt}.json" >"$1"
+		--target "$URL" -q --format sysbench --load never --allow-foreign-tables -o "${1%.txt}.json" "${CANDOR_EXTRA[@]}" >"$1"
 }
 candor_cleanup() {
 	"$CANDOR_BIN" cleanup sysbench --tables 1 --target "$URL" -q

@@ -31,11 +31,13 @@ type Capabilities struct {
 	// empty table sorts the rows and builds every index in one pass at
 	// commit); the Conn implements TableLoader.
 	TableLoad bool `json:"table_load,omitempty"`
-	// BlockingSessions: a session waits for its server in a blocking system
-	// call that holds its thread (package blockconn), not in Go's network
-	// poller; in a run phase the runner then gives every worker a scheduler
-	// P of its own (blockconn.Reserve). Load phases, whose sessions mostly
-	// send, leave GOMAXPROCS alone.
+	// BlockingSessions: a session can wait for its server in a blocking
+	// system call that holds its thread (package blockconn) or in Go's
+	// network poller, as its Connect context asks (SessionIOFrom; blocking
+	// unless it asks otherwise). In a run phase with blocking sessions the
+	// runner gives every worker a scheduler P of its own
+	// (blockconn.Reserve). Load phases, whose sessions mostly send, block
+	// and leave GOMAXPROCS alone.
 	BlockingSessions bool `json:"blocking_sessions,omitempty"`
 	// PollerFrom: with BlockingSessions, the sessions per client core from
 	// which a run phase's sessions are better off waiting in Go's network

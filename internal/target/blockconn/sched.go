@@ -31,6 +31,12 @@ import (
 // sysbench thread does. Yielding is only cheap with a P to spare: with fewer
 // Ps than sessions a yielding session queues behind the others and waits for
 // sysmon to free a P, so sessions yield only while Reserve is in force.
+//
+// Even so, blocking sessions cost more than Go's network poller once many
+// share a core (oltp_point_select with 16 sessions on two cores: 0.75–0.84×
+// sysbench's rate blocking, 1.05–1.12× in the poller), so the runner
+// reserves only for run phases whose sessions block
+// (target.ChooseSessionIO).
 
 // yieldAfter is how long a session may keep its P before it yields, well
 // under sysmon's 10 ms.
