@@ -1,7 +1,9 @@
 //go:build linux
 
 // Package blockconn is a net.Conn over a TCP socket in blocking mode, for
-// the drivers' benchmark sessions.
+// the drivers' benchmark sessions. A session the runner wants in Go's
+// network poller instead (target.IOPoller, for many sessions per core) is
+// dialed as an ordinary TCP connection.
 //
 // A request–response client spends much of its CPU, per statement, outside
 // the statement: with Go's network poller a read that finds no reply yet
@@ -30,6 +32,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/candor-bench/candor/internal/target"
 )
 
 // Enabled reports whether Dial returns blocking sockets (TCP connections on
@@ -37,15 +41,16 @@ import (
 const Enabled = true
 
 // Dial connects with d (honouring ctx, the dialer's timeout and keep-alive
-// settings) and returns the connection in blocking mode. Anything but a TCP
-// connection is returned as dialed.
+// settings) and returns the connection in blocking mode, unless ctx asks for
+// Go's network poller (target.SessionIOFrom). Anything but a TCP connection
+// is returned as dialed.
 func Dial(ctx context.Context, d *net.Dialer, network, addr string) (net.Conn, error) {
 	c, err := d.DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}
 	tc, ok := c.(*net.TCPConn)
-	if !ok {
+	if !ok || target.SessionIOFrom(ctx) == target.IOPoller {
 		return c, nil
 	}
 	bc, err := fromTCP(tc)

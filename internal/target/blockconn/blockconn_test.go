@@ -5,6 +5,7 @@ package blockconn
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/candor-bench/candor/internal/target"
 )
 
 // pair returns a blocking client connection and the server's end of it.
@@ -187,6 +190,34 @@ func TestDialErrorsAndOtherNetworks(t *testing.T) {
 	defer c.Close()
 	if _, ok := c.(*net.UnixConn); !ok {
 		t.Fatalf("a unix socket came back as %T, want it as dialed", c)
+	}
+}
+
+// A session to wait in the network poller gets Go's own TCP connection.
+func TestDialForThePoller(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	for mode, want := range map[target.SessionIO]string{target.IOPoller: "*net.TCPConn", target.IOBlocking: "*blockconn.Conn"} {
+		c, err := Dial(target.WithSessionIO(context.Background(), mode), &net.Dialer{Timeout: 5 * time.Second}, "tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprintf("%T", c); got != want {
+			t.Errorf("session I/O %q: Dial returned %s, want %s", mode, got, want)
+		}
+		c.Close()
 	}
 }
 

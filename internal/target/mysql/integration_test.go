@@ -409,17 +409,17 @@ func TestTargetClose(t *testing.T) {
 // blocking one; every other session is blocking.
 func TestSessionIOSocket(t *testing.T) {
 	tgt := openTarget(t, testURL(t), target.Options{})
-	for io, wantBlocking := range map[target.SessionIO]bool{target.IOPoller: false, target.IOBlocking: true, "": true} {
-		c, err := tgt.Connect(target.WithSessionIO(context.Background(), io))
+	for mode, wantBlocking := range map[target.SessionIO]bool{target.IOPoller: false, target.IOBlocking: true, "": true} {
+		c, err := tgt.Connect(target.WithSessionIO(context.Background(), mode))
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, blocking := c.(*Conn).net.(*blockconn.Conn)
 		if blocking != wantBlocking {
-			t.Errorf("session I/O %q: socket %T, want blocking=%v", io, c.(*Conn).net, wantBlocking)
+			t.Errorf("session I/O %q: socket %T, want blocking=%v", mode, c.(*Conn).net, wantBlocking)
 		}
 		if got := targettest.Rows(t, c, "SELECT 'ok'"); len(got) != 1 || got[0][0] != "ok" {
-			t.Errorf("session I/O %q: SELECT 'ok' = %v", io, got)
+			t.Errorf("session I/O %q: SELECT 'ok' = %v", mode, got)
 		}
 		c.Close()
 	}

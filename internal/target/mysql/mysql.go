@@ -187,13 +187,7 @@ func parseConfig(rawURL string, opts target.Options) (*gomysql.Config, error) {
 	cfg.Timeout = timeout
 	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 5 * time.Minute}
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		var c net.Conn
-		var err error
-		if target.SessionIOFrom(ctx) == target.IOPoller {
-			c, err = dialer.DialContext(ctx, network, addr)
-		} else {
-			c, err = blockconn.Dial(ctx, dialer, network, addr)
-		}
+		c, err := blockconn.Dial(ctx, dialer, network, addr)
 		if d, ok := ctx.Value(dialedKey{}).(*dialed); ok && err == nil {
 			d.conn = c
 		}

@@ -113,9 +113,6 @@ func parseConfig(rawURL string, opts target.Options) (*pgx.ConnConfig, error) {
 	cfg.ConnectTimeout = timeout
 	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 5 * time.Minute}
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if target.SessionIOFrom(ctx) == target.IOPoller {
-			return dialer.DialContext(ctx, network, addr)
-		}
 		return blockconn.Dial(ctx, dialer, network, addr)
 	}
 	return cfg, nil
