@@ -131,7 +131,7 @@ func newRunCmd(env *Env, phase string) *cobra.Command {
 		fl.StringVar(&f.arrival, "arrival", runner.ArrivalConstant, "open-loop arrivals: constant or poisson")
 		fl.IntVar(&f.repeat, "repeat", 1, "run the measured phase N times (loading once) and report mean, standard deviation and 95% confidence intervals")
 		fl.StringVar(&f.load, "load", "auto", "load phase before the run: auto (when the table is absent), always (drop candor's table and reload), never")
-		fl.StringVar(&f.sessionIO, "session-io", runner.SessionIOAuto, "how PostgreSQL- and MySQL-wire sessions wait for replies: blocking (a thread each, as libpq), poller (Go's network poller) or auto (by sessions per core; recorded as client.session_io)")
+		fl.StringVar(&f.sessionIO, "session-io", string(target.IOAuto), "how PostgreSQL- and MySQL-wire sessions wait for replies: blocking (a thread each, as libpq), poller (Go's network poller) or auto (by sessions per core; recorded as client.session_io)")
 	}
 	fl.IntVar(&f.retries, "retries", 0, "extra attempts for serialization/deadlock and connection errors, per operation")
 	fl.Var(&f.reportInterval, "report-interval", "length of one interval record and status line")
@@ -253,7 +253,7 @@ func runConfig(fs *pflag.FlagSet, phase string, f *runFlags, lim workload.Limits
 		Threads: f.threads, Duration: f.duration.d, Operations: f.operations, Warmup: f.warmup.d,
 		Rate: f.rate, Arrival: f.arrival, Retries: f.retries, ReportInterval: f.reportInterval.d,
 		Seed: f.seed, LoadBatch: f.batch, LoadRetries: f.retries, RetryInterval: time.Second,
-		SessionIO: f.sessionIO, Transactions: lim.Transactions,
+		SessionIO: target.SessionIO(f.sessionIO), Transactions: lim.Transactions,
 	}
 	if !fs.Changed("retries") && lim.LoadRetries > 0 {
 		cfg.LoadRetries, cfg.RetryInterval = lim.LoadRetries, lim.LoadRetryInterval
@@ -349,7 +349,7 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 		return withCode(ExitUnsupported, fmt.Errorf("%s on %s: %w", wl.Name(), tgt.Driver(), err))
 	}
 	if phase == phaseRun {
-		// Refused before anything is created or loaded.
+		// Refused before any table is created or loaded.
 		if _, err := cfg.ChooseSessionIO(tgt.Capabilities()); err != nil {
 			return withCode(ExitUnsupported, fmt.Errorf("%s: %w", tgt.Driver(), err))
 		}

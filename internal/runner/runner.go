@@ -44,31 +44,20 @@ type Config struct {
 	// RetryInterval is the pause before retrying a failed load batch.
 	RetryInterval time.Duration
 	// SessionIO is how a run phase's sessions wait for their server:
-	// SessionIOAuto ("" too) chooses by the target's capabilities, the
-	// sessions per core and Transactions (target.ChooseSessionIO);
-	// "blocking" or "poller" force it on targets that offer the choice.
-	SessionIO string
+	// target.IOAuto ("" too) chooses by the target's capabilities, the
+	// sessions per core and Transactions; target.IOBlocking or
+	// target.IOPoller force it on targets that offer the choice
+	// (target.ChooseSessionIO).
+	SessionIO target.SessionIO
 	// Transactions says the workload's operations are multi-statement
 	// transactions (workload.Limits.Transactions).
 	Transactions bool
 }
 
-// SessionIOAuto is Config.SessionIO's default.
-const SessionIOAuto = "auto"
-
-// ChooseSessionIO returns the session I/O of a run phase on a target with caps
-// ("" for targets without the choice), or an error wrapping
-// target.ErrUnsupported when cfg forces one on such a target.
+// ChooseSessionIO returns the session I/O of a run phase on a target with
+// caps (target.ChooseSessionIO for c's threads on the client's cores).
 func (c Config) ChooseSessionIO(caps target.Capabilities) (target.SessionIO, error) {
-	switch mode := target.SessionIO(c.SessionIO); mode {
-	case "", SessionIOAuto:
-		return target.ChooseSessionIO(caps, c.Threads, measure.Cores, c.Transactions), nil
-	default:
-		if !caps.BlockingSessions {
-			return "", fmt.Errorf("--session-io %s: %w: only PostgreSQL- and MySQL-wire sessions can choose how they wait; leave --session-io at auto", mode, target.ErrUnsupported)
-		}
-		return mode, nil
-	}
+	return target.ChooseSessionIO(caps, c.SessionIO, c.Threads, measure.Cores, c.Transactions)
 }
 
 // Validate returns every problem with the configuration at once.
@@ -95,10 +84,8 @@ func (c Config) Validate() error {
 	if c.Retries < -1 {
 		errs = append(errs, fmt.Errorf("--retries must be 0 or more, or -1 for no limit (got %d)", c.Retries))
 	}
-	switch target.SessionIO(c.SessionIO) {
-	case "", SessionIOAuto, target.IOBlocking, target.IOPoller:
-	default:
-		errs = append(errs, fmt.Errorf("--session-io %q is not valid; use auto, blocking or poller", c.SessionIO))
+	if err := target.ValidSessionIO(c.SessionIO); err != nil {
+		errs = append(errs, err)
 	}
 	if c.ReportInterval <= 0 {
 		errs = append(errs, fmt.Errorf("--report-interval must be positive (got %v)", c.ReportInterval))

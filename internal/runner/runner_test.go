@@ -555,12 +555,12 @@ func TestSessionIOChoice(t *testing.T) {
 		name         string
 		target       fake.Config
 		threads      int
-		sessionIO    string
+		sessionIO    target.SessionIO
 		transactions bool
 		want         target.SessionIO
 	}{
 		{"few sessions per core block", fake.Config{Blocking: true, PollerFrom: 4}, 4*cores - 1, "", false, target.IOBlocking},
-		{"many sessions per core poll", fake.Config{Blocking: true, PollerFrom: 4}, 4 * cores, SessionIOAuto, false, target.IOPoller},
+		{"many sessions per core poll", fake.Config{Blocking: true, PollerFrom: 4}, 4 * cores, target.IOAuto, false, target.IOPoller},
 		{"transactions need four times as many", fake.Config{Blocking: true, PollerFrom: 4}, 4 * cores, "", true, target.IOBlocking},
 		{"transactions poll from 16 per core", fake.Config{Blocking: true, PollerFrom: 4}, 16 * cores, "", true, target.IOPoller},
 		{"a driver that never polls", fake.Config{Blocking: true}, 64 * cores, "", false, target.IOBlocking},

@@ -43,7 +43,7 @@ type Capabilities struct {
 	// which a run phase's sessions are better off waiting in Go's network
 	// poller, where one thread serves every session whose reply has come
 	// (see SessionIO); 0: never. A run whose operations are multi-statement
-	// transactions waits for four times as many (TransactionPollerFactor).
+	// transactions waits for four times as many (ChooseSessionIO).
 	PollerFrom int `json:"poller_from,omitempty"`
 }
 
@@ -60,31 +60,55 @@ const (
 	// core: a thread that finds its session's reply missing runs another
 	// session whose reply has come, without a thread switch.
 	IOPoller SessionIO = "poller"
+	// IOAuto asks ChooseSessionIO to choose by the target's PollerFrom.
+	IOAuto SessionIO = "auto"
 )
 
-// TransactionPollerFactor multiplies Capabilities.PollerFrom for a run whose
+// transactionPollerFactor multiplies Capabilities.PollerFrom for a run whose
 // operations are multi-statement transactions: their sessions spend longer
 // waiting for locks and commits, so fewer have a reply to handle at any
 // moment, and a session delayed in the poller's queue holds its locks the
 // longer (docs/BENCHMARKS.md §7).
-const TransactionPollerFactor = 4
+const transactionPollerFactor = 4
 
-// ChooseSessionIO returns the session I/O of a run phase on a target with
-// caps: IOBlocking, or IOPoller from caps.PollerFrom sessions per core
-// (times TransactionPollerFactor when transactions), or "" for a target
-// without that choice (embedded, or sessions always in the poller).
-func ChooseSessionIO(caps Capabilities, sessions, cores int, transactions bool) SessionIO {
-	if !caps.BlockingSessions {
-		return ""
+// ValidSessionIO returns nil when s is a value --session-io accepts ("" is
+// IOAuto), else an error naming s and listing the valid values.
+func ValidSessionIO(s SessionIO) error {
+	switch s {
+	case "", IOAuto, IOBlocking, IOPoller:
+		return nil
+	}
+	return fmt.Errorf("--session-io %q is not valid; use auto, blocking or poller", s)
+}
+
+// ChooseSessionIO returns the session I/O of a run phase with sessions
+// sessions on cores client cores, on a target with caps. A target without
+// BlockingSessions has no choice: "" (IOAuto requested) or an error wrapping
+// ErrUnsupported (a mode requested). Otherwise a requested IOBlocking or
+// IOPoller is returned as it is, and IOAuto ("" too) chooses IOPoller from
+// caps.PollerFrom sessions per core (four times as many when the
+// operations are multi-statement transactions), IOBlocking below.
+func ChooseSessionIO(caps Capabilities, requested SessionIO, sessions, cores int, transactions bool) (SessionIO, error) {
+	if err := ValidSessionIO(requested); err != nil {
+		return "", err
+	}
+	auto := requested == "" || requested == IOAuto
+	switch {
+	case !caps.BlockingSessions && auto:
+		return "", nil
+	case !caps.BlockingSessions:
+		return "", fmt.Errorf("--session-io %s: %w: only PostgreSQL- and MySQL-wire sessions can choose how they wait; leave --session-io at auto", requested, ErrUnsupported)
+	case !auto:
+		return requested, nil
 	}
 	from := caps.PollerFrom
 	if transactions {
-		from *= TransactionPollerFactor
+		from *= transactionPollerFactor
 	}
 	if from > 0 && sessions >= from*max(cores, 1) {
-		return IOPoller
+		return IOPoller, nil
 	}
-	return IOBlocking
+	return IOBlocking, nil
 }
 
 type sessionIOKey struct{}
