@@ -61,6 +61,12 @@
 //     sorted rows at the load's commit (the same index; the table's
 //     AUTO_INCREMENT counter ends above the row count, as the bulk path
 //     reserves ids in blocks).
+//   - Sessions wait for replies in a blocking read per thread, as sysbench's
+//     do, except where the runner puts them in Go's network poller
+//     (Limits.Transactions and target.ChooseSessionIO: on PostgreSQL from 4
+//     sessions per core, 16 for tests with BEGIN/COMMIT). The statements are
+//     the same; latency then includes the wait for a thread to run the
+//     session once its reply has come.
 //   - Not offered: --reconnect and --create_table_options (1.0.20 script
 //     options), --pgsql-variant=redshift, and the general options candor has
 //     as its own flags (--threads, --time, --events, --rate, ...).
