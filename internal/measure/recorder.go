@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/candor-bench/candor/internal/cacheline"
 )
 
 // Histogram geometry: nanoseconds, 1 ns .. 1 h, 3 significant digits
@@ -61,6 +63,7 @@ type opRec struct {
 // worker; Drain only by the collector. The mutex is uncontended except for
 // the moment of a tick.
 type Recorder struct {
+	_   cacheline.Pad
 	mu  sync.Mutex
 	ops []opRec
 	// counters are the workload's named counters, added without the lock.
@@ -69,6 +72,7 @@ type Recorder struct {
 	// per-thread execution time), guarded by mu.
 	busyNs int64
 	top    int64
+	_      cacheline.Pad
 }
 
 func newPacked() *hdr.PackedHistogram { return hdr.NewPacked(LowestNs, HighestNs, SigFigs) }
@@ -76,7 +80,7 @@ func newPacked() *hdr.PackedHistogram { return hdr.NewPacked(LowestNs, HighestNs
 // NewRecorder returns a recorder for nops operation types and ncounters
 // workload counters.
 func NewRecorder(nops, ncounters int) *Recorder {
-	return &Recorder{ops: make([]opRec, nops), counters: make([]atomic.Int64, ncounters)}
+	return &Recorder{ops: cacheline.Slice[opRec](nops), counters: cacheline.Slice[atomic.Int64](ncounters)}
 }
 
 // Add adds n to workload counter i. It is safe to call from the worker while

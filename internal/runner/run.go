@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/candor-bench/candor/internal/cacheline"
 	"github.com/candor-bench/candor/internal/measure"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/target"
@@ -152,6 +153,7 @@ func secondsOf(d time.Duration) float64 {
 
 // worker is one goroutine of the measured phase.
 type worker struct {
+	_      cacheline.Pad // see package cacheline
 	r      *Runner
 	w      workload.Worker
 	sess   *session
@@ -162,6 +164,7 @@ type worker struct {
 	maxLag *atomic.Int64
 	out    measure.Outcome
 	span   spanRecorder
+	_      cacheline.Pad
 }
 
 func (wr *worker) loop(ctx context.Context) {

@@ -33,6 +33,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/candor-bench/candor/internal/cacheline"
 	"github.com/candor-bench/candor/internal/target"
 )
 
@@ -95,6 +96,7 @@ func fromTCP(tc *net.TCPConn) (*Conn, error) {
 // Conn is a TCP connection in blocking mode. Read and Write may run
 // concurrently with each other and with Close and the deadline setters.
 type Conn struct {
+	_            cacheline.Pad // see package cacheline
 	fd           int
 	laddr, raddr net.Addr
 
@@ -110,6 +112,8 @@ type Conn struct {
 	gen   int64 // counts deadline changes
 
 	yielded atomic.Int64 // when Write last yielded, from epoch (sched.go)
+
+	_ cacheline.Pad
 }
 
 var _ net.Conn = (*Conn)(nil)

@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/candor-bench/candor/internal/cacheline"
 	"github.com/candor-bench/candor/internal/target"
 )
 
@@ -48,6 +49,7 @@ type Options struct {
 // Conn is one session. It is used by one goroutine at a time; Close may be
 // called more than once.
 type Conn struct {
+	_       cacheline.Pad // see package cacheline
 	dc      driver.Conn
 	opts    Options
 	execer  driver.ExecerContext     // nil when the driver has none
@@ -62,6 +64,7 @@ type Conn struct {
 	closed  bool
 	once    sync.Once
 	closeE  error
+	_       cacheline.Pad
 }
 
 var _ target.Conn = (*Conn)(nil)

@@ -23,6 +23,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/candor-bench/candor/internal/cacheline"
 	"github.com/candor-bench/candor/internal/dialect"
 	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/target/blockconn"
@@ -210,6 +211,7 @@ func (t *Target) Close() error {
 // several ;-separated DDL statements may be sent at once. A Conn is used by
 // one goroutine at a time.
 type Conn struct {
+	_      cacheline.Pad // see package cacheline
 	pc     *pgx.Conn
 	closed bool
 
@@ -220,6 +222,8 @@ type Conn struct {
 	buf     []byte
 	ends    []int
 	nulls   []bool
+
+	_ cacheline.Pad
 }
 
 var (

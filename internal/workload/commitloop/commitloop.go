@@ -40,6 +40,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/candor-bench/candor/internal/cacheline"
 	"github.com/candor-bench/candor/internal/dialect"
 	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/workload"
@@ -284,6 +285,7 @@ func (w *Workload) NewWorker(id int, r *rand.Rand) workload.Worker {
 
 // worker is one job; it is used by one goroutine.
 type worker struct {
+	_    cacheline.Pad // see package cacheline
 	w    *Workload
 	id   int
 	job  int
@@ -292,6 +294,7 @@ type worker struct {
 	from int64 // in-server: the block's rows from..to
 	to   int64
 	args []any
+	_    cacheline.Pad
 }
 
 // Next chooses the next row (i = 1, 2, ...) or, in-server, the next block

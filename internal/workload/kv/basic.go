@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 
+	"github.com/candor-bench/candor/internal/cacheline"
 	"github.com/candor-bench/candor/internal/dialect"
 	"github.com/candor-bench/candor/internal/keydist"
 	"github.com/candor-bench/candor/internal/target"
@@ -127,7 +128,7 @@ func (w *Basic) MaxLoadBatch() int { return w.maxBatch }
 
 // NewWorker returns a run-phase worker drawing from r.
 func (w *Basic) NewWorker(id int, r *rand.Rand) workload.Worker {
-	wk := &basicWorker{w: w, r: r, keyArgs: make([]any, 1), writeArgs: make([]any, 2),
+	wk := &basicWorker{w: w, r: r, keyArgs: cacheline.Slice[any](1), writeArgs: cacheline.Slice[any](2),
 		payload: make([]byte, w.opts.ValueSize)}
 	wk.onRow = func([][]byte) error { return nil }
 	return wk
@@ -135,6 +136,7 @@ func (w *Basic) NewWorker(id int, r *rand.Rand) workload.Worker {
 
 // basicWorker is one kv-basic worker; it is used by one goroutine.
 type basicWorker struct {
+	_         cacheline.Pad // see package cacheline
 	w         *Basic
 	r         *rand.Rand
 	op        workload.OpID
@@ -143,6 +145,7 @@ type basicWorker struct {
 	writeArgs []any // [payload, key]
 	payload   []byte
 	onRow     func([][]byte) error
+	_         cacheline.Pad
 }
 
 // Next draws key A, key B, then the coin: heads reads A, tails writes new

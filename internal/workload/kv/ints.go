@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"time"
 
+	"github.com/candor-bench/candor/internal/cacheline"
 	"github.com/candor-bench/candor/internal/dialect"
 	"github.com/candor-bench/candor/internal/keydist"
 	"github.com/candor-bench/candor/internal/target"
@@ -190,7 +191,7 @@ func (w *Ints) MaxLoadBatch() int { return w.maxBatch }
 func (w *Ints) NewWorker(id int, r *rand.Rand) workload.Worker {
 	b := w.opts.Batch
 	wk := &intsWorker{w: w, r: r, a: make([]int, b), b: make([]int, b), vals: make([]int64, b),
-		keyArgs: make([]any, 1), writeArgs: make([]any, 2)}
+		keyArgs: cacheline.Slice[any](1), writeArgs: cacheline.Slice[any](2)}
 	wk.onRow = wk.row
 	return wk
 }
@@ -198,6 +199,7 @@ func (w *Ints) NewWorker(id int, r *rand.Rand) workload.Worker {
 // intsWorker is one kv-ints or kv-ints-batch worker; it is used by one
 // goroutine.
 type intsWorker struct {
+	_ cacheline.Pad // see package cacheline
 	w *Ints
 	r *rand.Rand
 
@@ -211,6 +213,7 @@ type intsWorker struct {
 	onRow     func([][]byte) error
 	odd       bool // parity of the value the last read returned
 	readCol   int  // column of the read in progress, for messages
+	_         cacheline.Pad
 }
 
 // Next draws the key, then per pair column A, column B and the value B

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 
+	"github.com/candor-bench/candor/internal/cacheline"
 	"github.com/candor-bench/candor/internal/dialect"
 	"github.com/candor-bench/candor/internal/keydist"
 	"github.com/candor-bench/candor/internal/target"
@@ -51,6 +52,7 @@ func (w *Workload) NewWorker(id int, r *rand.Rand) workload.Worker {
 
 // worker runs events; it is used by one goroutine.
 type worker struct {
+	_      cacheline.Pad // see package cacheline
 	w      *Workload
 	r      *rand.Rand
 	id     int
@@ -73,6 +75,8 @@ type worker struct {
 
 	// Event bodies as method values, bound once.
 	readOnly, writeOnly, readWrite func(ctx context.Context, c target.Conn) error
+
+	_ cacheline.Pad
 }
 
 // Next returns TRANSACTION. Values are drawn by Exec, afresh on every call,

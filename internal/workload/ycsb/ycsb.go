@@ -34,6 +34,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/candor-bench/candor/internal/cacheline"
 	"github.com/candor-bench/candor/internal/dialect"
 	"github.com/candor-bench/candor/internal/keydist"
 	"github.com/candor-bench/candor/internal/target"
@@ -278,8 +279,8 @@ func (w *Workload) NewWorker(id int, r *rand.Rand) workload.Worker {
 		r:        r,
 		fieldGen: keydist.NewUniform(0, int64(o.FieldCount-1)),
 		lenGen:   newLengthGen(o),
-		keyArgs:  make([]any, 1),
-		scanArgs: make([]any, 2),
+		keyArgs:  cacheline.Slice[any](1),
+		scanArgs: cacheline.Slice[any](2),
 		rowArgs:  make([]any, 0, o.FieldCount+1),
 		writeIdx: make([]int, 0, o.FieldCount),
 		offs:     make([]int, 0, o.FieldCount+1),
@@ -297,6 +298,7 @@ func (w *Workload) NewWorker(id int, r *rand.Rand) workload.Worker {
 
 // worker is one run-phase worker; it is used by one goroutine.
 type worker struct {
+	_        cacheline.Pad // see package cacheline
 	w        *Workload
 	r        *rand.Rand
 	fieldGen keydist.Long
@@ -325,6 +327,7 @@ type worker struct {
 	onRow     func([][]byte) error
 	onScanRow func([][]byte) error
 	ackErr    error
+	_         cacheline.Pad
 }
 
 // Next chooses the operation, key and values, drawing from the worker's
