@@ -20,6 +20,19 @@ import (
 // pair returns a blocking client connection and the server's end of it.
 func pair(t *testing.T) (*Conn, net.Conn) {
 	t.Helper()
+	c, srv := dialPair(t, context.Background())
+	bc, ok := c.(*Conn)
+	if !ok {
+		t.Fatalf("Dial returned %T, want *Conn", c)
+	}
+	return bc, srv
+}
+
+// dialPair dials a local listener with Dial under ctx and returns the
+// connection Dial returned and the server's end of it; both are closed when
+// the test ends.
+func dialPair(t *testing.T, ctx context.Context) (net.Conn, net.Conn) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +47,7 @@ func pair(t *testing.T) (*Conn, net.Conn) {
 		}
 		accepted <- c
 	}()
-	c, err := Dial(context.Background(), &net.Dialer{Timeout: 5 * time.Second}, "tcp", ln.Addr().String())
+	c, err := Dial(ctx, &net.Dialer{Timeout: 5 * time.Second}, "tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,12 +55,8 @@ func pair(t *testing.T) (*Conn, net.Conn) {
 	if !ok {
 		t.Fatal("accept failed")
 	}
-	bc, ok := c.(*Conn)
-	if !ok {
-		t.Fatalf("Dial returned %T, want *Conn", c)
-	}
-	t.Cleanup(func() { bc.Close(); srv.Close() })
-	return bc, srv
+	t.Cleanup(func() { c.Close(); srv.Close() })
+	return c, srv
 }
 
 // readResult runs one Read in the background.
@@ -195,29 +204,11 @@ func TestDialErrorsAndOtherNetworks(t *testing.T) {
 
 // A session to wait in the network poller gets Go's own TCP connection.
 func TestDialForThePoller(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
 	for mode, want := range map[target.SessionIO]string{target.IOPoller: "*net.TCPConn", target.IOBlocking: "*blockconn.Conn"} {
-		c, err := Dial(target.WithSessionIO(context.Background(), mode), &net.Dialer{Timeout: 5 * time.Second}, "tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, _ := dialPair(t, target.WithSessionIO(context.Background(), mode))
 		if got := fmt.Sprintf("%T", c); got != want {
 			t.Errorf("session I/O %q: Dial returned %s, want %s", mode, got, want)
 		}
-		c.Close()
 	}
 }
 
