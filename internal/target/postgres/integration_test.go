@@ -289,19 +289,8 @@ func TestIsolationApplied(t *testing.T) {
 // A session opened for the network poller is a socket of Go's own, not a
 // blocking one; every other session is blocking.
 func TestSessionIOSocket(t *testing.T) {
-	tgt := openTarget(t, testURL(t))
-	for mode, wantBlocking := range map[target.SessionIO]bool{target.IOPoller: false, target.IOBlocking: true, "": true} {
-		c, err := tgt.Connect(target.WithSessionIO(context.Background(), mode))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, blocking := c.(*Conn).pc.PgConn().Conn().(*blockconn.Conn)
-		if blocking != wantBlocking {
-			t.Errorf("session I/O %q: socket %T, want blocking=%v", mode, c.(*Conn).pc.PgConn().Conn(), wantBlocking)
-		}
-		if got := targettest.Rows(t, c, "SELECT 'ok'"); len(got) != 1 || got[0][0] != "ok" {
-			t.Errorf("session I/O %q: SELECT 'ok' = %v", mode, got)
-		}
-		c.Close()
-	}
+	targettest.SessionIOSocket(t, openTarget(t, testURL(t)), func(c target.Conn) bool {
+		_, ok := c.(*Conn).pc.PgConn().Conn().(*blockconn.Conn)
+		return ok
+	})
 }

@@ -95,6 +95,27 @@ func Run(t *testing.T, tgt target.Target) {
 	}
 }
 
+// SessionIOSocket checks that a session of tgt opened for Go's network
+// poller (target.IOPoller) has a socket of Go's own and every other session
+// a blocking one, and that each answers a query. blocking reports whether a
+// session of tgt's driver has a blocking socket (package blockconn).
+func SessionIOSocket(t *testing.T, tgt target.Target, blocking func(target.Conn) bool) {
+	t.Helper()
+	for mode, want := range map[target.SessionIO]bool{target.IOPoller: false, target.IOBlocking: true, "": true} {
+		c, err := tgt.Connect(target.WithSessionIO(context.Background(), mode))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := blocking(c); got != want {
+			t.Errorf("session I/O %q: blocking socket %v, want %v", mode, got, want)
+		}
+		if got := Rows(t, c, "SELECT 'ok'"); len(got) != 1 || got[0][0] != "ok" {
+			t.Errorf("session I/O %q: SELECT 'ok' = %v", mode, got)
+		}
+		c.Close()
+	}
+}
+
 // pollerTarget opens every session of its target for Go's network poller.
 type pollerTarget struct{ target.Target }
 
