@@ -63,7 +63,7 @@ type opRec struct {
 // worker; Drain only by the collector. The mutex is uncontended except for
 // the moment of a tick.
 type Recorder struct {
-	_   cacheline.Pad
+	_   cacheline.Pad // see package cacheline
 	mu  sync.Mutex
 	ops []opRec
 	// counters are the workload's named counters, added without the lock.
