@@ -16,12 +16,26 @@ import (
 	"github.com/candor-bench/candor/internal/workload"
 )
 
-// spanRecorder gives a worker's sub-operations to its recorder.
+// spanRecorder gives a worker's sub-operations and counters to its
+// recorder. It holds them back until the attempt of Exec that produced them
+// has returned within the phase (commit): an operation cut short by the end
+// of the phase is not counted, and neither are its statements (sysbench's
+// queries, whose count must stay a whole number per transaction).
 type spanRecorder struct {
 	r        *Runner
 	rec      *measure.Recorder
 	intended time.Time // open loop: sub-operations count from the intended start
 	open     bool
+	spans    []pendingSpan
+	counts   []int64 // by counter index
+	counted  bool    // counts holds something
+}
+
+type pendingSpan struct {
+	op     int
+	ns     int64
+	failed bool
+	class  int
 }
 
 func (s *spanRecorder) Span(op workload.OpID, start, end time.Time, err error) {
@@ -33,11 +47,41 @@ func (s *spanRecorder) Span(op workload.OpID, start, end time.Time, err error) {
 	if err != nil {
 		cls = classIndex(s.r.classify(err))
 	}
-	s.rec.RecordSpan(int(op), end.Sub(from).Nanoseconds(), err != nil, cls)
+	s.spans = append(s.spans, pendingSpan{op: int(op), ns: end.Sub(from).Nanoseconds(), failed: err != nil, class: cls})
 }
 
 // Add implements workload.Counter.
-func (s *spanRecorder) Add(counter int, n int64) { s.rec.Add(counter, n) }
+func (s *spanRecorder) Add(counter int, n int64) {
+	if counter >= len(s.counts) {
+		s.counts = append(s.counts, make([]int64, counter+1-len(s.counts))...)
+	}
+	s.counts[counter] += n
+	s.counted = true
+}
+
+// commit records what the attempt held back; discard drops it.
+func (s *spanRecorder) commit() {
+	for _, p := range s.spans {
+		s.rec.RecordSpan(p.op, p.ns, p.failed, p.class)
+	}
+	if s.counted {
+		for i, n := range s.counts {
+			if n != 0 {
+				s.rec.Add(i, n)
+				s.counts[i] = 0
+			}
+		}
+	}
+	s.discard()
+}
+
+func (s *spanRecorder) discard() {
+	s.spans = s.spans[:0]
+	if s.counted {
+		clear(s.counts)
+		s.counted = false
+	}
+}
 
 // Run executes the measured phase and returns it. It ends when the duration
 // or operation count is reached, or when ctx is cancelled (an interrupt): the
@@ -208,7 +252,12 @@ func (wr *worker) loop(ctx context.Context) {
 				ectx = quiet
 			}
 			err = wr.w.Exec(ectx, wr.sess.conn, &wr.span)
-			if err == nil || ctx.Err() != nil {
+			if ctx.Err() != nil {
+				wr.span.discard() // cut short: neither the operation nor its parts count
+				break
+			}
+			wr.span.commit()
+			if err == nil {
 				break
 			}
 			cls := wr.r.classify(err)

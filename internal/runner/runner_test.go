@@ -318,6 +318,29 @@ func TestInterruptEndsQuicklyWithPartialResult(t *testing.T) {
 	}
 }
 
+// An operation in flight when the phase ends is not counted, and neither
+// are its counters and sub-operation spans: every counted OP added exactly 2
+// statements and one SUB span, as sysbench's queries stay a whole number per
+// transaction.
+func TestCutOperationsLeaveNoCounters(t *testing.T) {
+	// Each statement takes 20 ms, so every worker is in one at the end.
+	r := newRunner(fake.New(fake.Config{Latency: 20 * time.Millisecond}), Config{Duration: 300 * time.Millisecond})
+	p, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := op(t, p, "OP").Count
+	if n == 0 {
+		t.Fatal("no operation counted")
+	}
+	if got := p.Counters["statements"]; got != 2*n {
+		t.Errorf("workload counter %d for %d operations, want %d", got, n, 2*n)
+	}
+	if got := op(t, p, "SUB").Count; got != n {
+		t.Errorf("%d SUB spans for %d operations, want as many", got, n)
+	}
+}
+
 // Statements on an interruptible connection run without a cancellable
 // context; ones stuck when the phase ends are interrupted, so the phase still
 // ends promptly, and nothing cut short is counted.

@@ -30,8 +30,9 @@ type Span interface {
 
 // Counter is implemented by the Span the runner passes to Exec: a worker adds
 // to its workload's named counters (CounterNamer) there, for instance
-// sysbench's reads, writes and other queries. Counters of an operation that
-// is cut short by the end of the phase may still be counted.
+// sysbench's reads, writes and other queries. Counters and spans of an
+// attempt cut short by the end of the phase are not counted, like the
+// operation itself; those of a failed attempt that is retried are.
 type Counter interface {
 	Add(counter int, n int64)
 }
