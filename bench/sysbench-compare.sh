@@ -40,7 +40,8 @@
 # transaction is read from the kernel's accounting of each finished child
 # process (user + system time, via the shell's `times`) divided by X; the
 # servers run on the same machine, so a tool that burns more CPU also slows
-# the server down.
+# the server down. A last table sums each tool's transactions (and prepare
+# times) over the rounds and gives candor's ratio with each round's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -148,6 +149,7 @@ cleanup_table() {
 # Results, keyed "db test threads round tool".
 declare -A TPS CPU SCHED
 PREPARE_LINES=()
+declare -A PREP # "db round tool" -> prepare seconds
 
 # settle waits until the machine has been at least 90% idle for a second
 # (at most SETTLE_MAX seconds). A fresh 1M-row table comes with background
@@ -197,6 +199,7 @@ timed_prepare() {
 		fi
 	fi
 	[ "$rows" = "$TABLE_SIZE" ] || log "$db: $tool prepared $rows rows, want $TABLE_SIZE"
+	PREP[$db $round $tool]=$(calc "f'{$t1 - $t0:.3f}'")
 	PREPARE_LINES+=("| $db | $tool | $round | $(calc "f'{$t1 - $t0:.1f}'") | $(calc "round($TABLE_SIZE / ($t1 - $t0))") | $rows | $shape |")
 	settle
 }
@@ -307,6 +310,38 @@ while read -r db test t round; do
 	[[ $ct =~ ^[0-9]+$ && $st =~ ^[0-9]+$ && $st != 0 ]] && ratio=$(calc "f'{$ct / $st:.2f}'")
 	echo "| $db | $test | $t | $round | $ct | $st | $ratio | ${CPU[$k candor]:--} | ${CPU[$k sysbench]:--} |"
 done < <(run_keys)
+# The summary: candor over sysbench per point, from the tools' transactions
+# summed over the rounds (prepare: summed time), with each round's ratio.
+echo
+echo "| db | what | threads | candor / sysbench over the rounds | per round |"
+echo "|---|---|---|---|---|"
+for db in $DBS; do
+	for test in $TESTS; do
+		for t in $THREADS; do
+			csum=0 ssum=0 rounds=()
+			for round in $(seq 1 "$ROUNDS"); do
+				k="$db $test $t $round"
+				ct=${TPS[$k candor]:-} st=${TPS[$k sysbench]:-}
+				[[ $ct =~ ^[0-9]+$ && $st =~ ^[0-9]+$ && $st != 0 ]] || continue
+				csum=$((csum + ct)) ssum=$((ssum + st))
+				rounds+=("$(calc "f'{$ct / $st:.2f}'")")
+			done
+			if [ "$ssum" != 0 ]; then
+				echo "| $db | $test tps | $t | $(calc "f'{$csum / $ssum:.2f}'") | ${rounds[*]} |"
+			fi
+		done
+	done
+	csum=0 ssum=0 rounds=()
+	for round in $(seq 1 "$ROUNDS"); do
+		c=${PREP[$db $round candor]:-} s=${PREP[$db $round sysbench]:-}
+		if [ -z "$c" ] || [ -z "$s" ]; then continue; fi
+		csum=$(calc "$csum + $c") ssum=$(calc "$ssum + $s")
+		rounds+=("$(calc "f'{$c / $s:.2f}'")")
+	done
+	if [ "${#rounds[@]}" != 0 ]; then
+		echo "| $db | prepare time | - | $(calc "f'{$csum / $ssum:.2f}'") | ${rounds[*]} |"
+	fi
+done
 if [ "$PERF_STAT" = 1 ]; then
 	echo
 	echo "| db | test | threads | round | tool | nanosleep/txn | futex/txn | context switches/txn |"
