@@ -398,7 +398,11 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 		if fs.Changed("report-interval") {
 			every = cfg.ReportInterval.Seconds()
 		}
-		sysbenchHeader(env.Stdout, cfg.Threads, every, cfg.Seed)
+		seed := cfg.Seed
+		if rs, ok := wl.(interface{ ReportSeed() int64 }); ok && rs.ReportSeed() != 0 {
+			seed = rs.ReportSeed()
+		}
+		sysbenchHeader(env.Stdout, cfg.Threads, cfg.Rate, every, seed)
 		r.StatusLine = func(iv result.Interval, threads int) string { return sysbenchIntervalLine(iv, threads, pct) }
 		if every > 0 && !f.quiet {
 			r.Status = env.Stdout

@@ -20,12 +20,18 @@ import (
 // sysbenchWidth is the width sysbench right-aligns latency figures to.
 const sysbenchWidth = 53
 
-// sysbenchHeader prints what sysbench prints before its first interval.
-func sysbenchHeader(w io.Writer, threads int, reportEvery float64, seed int64) {
+// sysbenchHeader prints what sysbench prints before its first interval:
+// the target rate with --rate, the interval with --report-interval, and the
+// seed the workload draws from (--rand-seed, else candor's run seed, where
+// sysbench would say "from current time").
+func sysbenchHeader(w io.Writer, threads int, rate, reportEvery float64, seed int64) {
 	v, _, _ := version.Info()
 	fmt.Fprintf(w, "candor %s (sysbench 1.0.20 report format)\n\n", v)
 	fmt.Fprintln(w, "Running the test with following options:")
 	fmt.Fprintf(w, "Number of threads: %d\n", threads)
+	if rate > 0 {
+		fmt.Fprintf(w, "Target transaction rate: %g/sec\n", rate)
+	}
 	if reportEvery > 0 {
 		fmt.Fprintf(w, "Report intermediate results every %g second(s)\n", reportEvery)
 	}

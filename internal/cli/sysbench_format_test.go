@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -110,5 +111,26 @@ func TestSysbenchFormatIntervalLinesOnlyWhenAsked(t *testing.T) {
 	_, asked, _ := runCLI(t, dir, nil, "run", "ycsb/c", "--target", "null://?latency=1ms", "--time", "1200ms", "--format", "sysbench", "--report-interval", "500ms", "-o", "b.json")
 	if !strings.Contains(asked, "thds: 1 tps:") || !strings.Contains(asked, "Report intermediate results every 0.5 second(s)") {
 		t.Errorf("no interval lines with --report-interval 500ms:\n%s", asked)
+	}
+}
+
+// The header names the target rate (--rate) and the seed the workload draws
+// from: --rand-seed when given, as sysbench prints it, else candor's run seed.
+func TestSysbenchFormatHeader(t *testing.T) {
+	dir := t.TempDir()
+	db := "sqlite://" + filepath.Join(dir, "sb.db")
+	code, out, stderr := runCLI(t, dir, nil, "run", "sysbench/oltp_point_select", "--target", db, "--tables", "1", "--table-size", "100",
+		"--time", "300ms", "--rate", "50", "--rand-seed", "7", "--seed", "11", "--format", "sysbench", "-o", "a.json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, stderr)
+	}
+	want := "Number of threads: 1\nTarget transaction rate: 50/sec\nInitializing random number generator from seed (7).\n"
+	if !strings.Contains(out, want) {
+		t.Errorf("header with --rate 50 --rand-seed 7 lacks\n%s\ngot:\n%s", want, out)
+	}
+	_, out, _ = runCLI(t, dir, nil, "run", "sysbench/oltp_point_select", "--target", db, "--tables", "1", "--table-size", "100",
+		"--time", "300ms", "--seed", "11", "--format", "sysbench", "-o", "b.json")
+	if !strings.Contains(out, "Number of threads: 1\nInitializing random number generator from seed (11).\n") {
+		t.Errorf("header without --rate and --rand-seed: want no rate line and the run seed 11, got:\n%s", out)
 	}
 }

@@ -207,7 +207,7 @@ func New(variant string, files, props []string) (*Workload, error) {
 
 // Workload is one configured sysbench test. Besides workload.Workload it is a
 // workload.CounterNamer and workload.PostLoader, and offers MaxLoadBatch,
-// ReportPercentile, SetThreads and Config.
+// ReportPercentile, ReportSeed, SetThreads and Config.
 type Workload struct {
 	test    string
 	plain   bool // selected as plain "sysbench": oltp_read_write named "sysbench"
@@ -271,6 +271,10 @@ func (w *Workload) Ignored() []string { return append([]string(nil), w.ignored..
 // ReportPercentile is --percentile (default 95; 0 means the report's
 // default) for sysbench-format reports.
 func (w *Workload) ReportPercentile() float64 { return float64(w.opts.Percentile) }
+
+// ReportSeed is --rand-seed, 0 when not given (the workload then draws from
+// candor's run seed), for the header of sysbench-format reports.
+func (w *Workload) ReportSeed() int64 { return w.opts.RandSeed }
 
 // SetThreads tells the workload how many run-phase workers there will be
 // (sysbench's --threads): select_random_points and select_random_ranges give
