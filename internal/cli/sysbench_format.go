@@ -43,7 +43,8 @@ func sysbenchHeader(w io.Writer, threads int, rate, reportEvery float64, seed in
 }
 
 // sysbenchIntervalLine formats one --report-interval line as
-// db_report_intermediate does.
+// db_report_intermediate does, and in an open loop (--rate) the queue line
+// after it.
 func sysbenchIntervalLine(iv result.Interval, threads int, pct float64) string {
 	secs := iv.LengthSec
 	if secs <= 0 {
@@ -61,9 +62,15 @@ func sysbenchIntervalLine(iv result.Interval, threads int, pct float64) string {
 		}
 	}
 	r, wr, ot := float64(iv.Counters["reads"]), float64(iv.Counters["writes"]), float64(iv.Counters["other"])
-	return fmt.Sprintf("[ %.0fs ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%g%%): %4.2f err/s: %4.2f reconn/s: %4.2f",
+	line := fmt.Sprintf("[ %.0fs ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%g%%): %4.2f err/s: %4.2f reconn/s: %4.2f",
 		iv.ElapsedSec, threads, float64(events)/secs, (r+wr+ot)/secs, r/secs, wr/secs, ot/secs, pct, lat,
 		float64(errs)/secs, float64(iv.Reconnects)/secs)
+	if iv.Queue != nil && iv.Concurrency != nil {
+		// With --rate sysbench adds the backlog of its event queue and the
+		// threads running an event.
+		line += fmt.Sprintf("\n[ %.0fs ] queue length: %d, concurrency: %d", iv.ElapsedSec, *iv.Queue, *iv.Concurrency)
+	}
+	return line
 }
 
 // writeSysbench prints the final report of a run phase.

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -115,22 +116,32 @@ func TestSysbenchFormatIntervalLinesOnlyWhenAsked(t *testing.T) {
 }
 
 // The header names the target rate (--rate) and the seed the workload draws
-// from: --rand-seed when given, as sysbench prints it, else candor's run seed.
+// from: --rand-seed when given, as sysbench prints it, else candor's run seed;
+// with --rate the interval lines have sysbench's queue line after them.
 func TestSysbenchFormatHeader(t *testing.T) {
 	dir := t.TempDir()
 	db := "sqlite://" + filepath.Join(dir, "sb.db")
 	code, out, stderr := runCLI(t, dir, nil, "run", "sysbench/oltp_point_select", "--target", db, "--tables", "1", "--table-size", "100",
-		"--time", "300ms", "--rate", "50", "--rand-seed", "7", "--seed", "11", "--format", "sysbench", "-o", "a.json")
+		"--time", "300ms", "--rate", "50", "--rand-seed", "7", "--seed", "11", "--report-interval", "100ms", "--format", "sysbench", "-o", "a.json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, stderr)
 	}
-	want := "Number of threads: 1\nTarget transaction rate: 50/sec\nInitializing random number generator from seed (7).\n"
+	want := "Number of threads: 1\nTarget transaction rate: 50/sec\nReport intermediate results every 0.1 second(s)\n" +
+		"Initializing random number generator from seed (7).\n"
 	if !strings.Contains(out, want) {
 		t.Errorf("header with --rate 50 --rand-seed 7 lacks\n%s\ngot:\n%s", want, out)
 	}
+	// With --rate each interval line is followed by sysbench's queue line.
+	queue := regexp.MustCompile(`(?m)^\[ 0s \] thds: 1 tps: .*\n\[ 0s \] queue length: \d+, concurrency: [01]$`)
+	if !queue.MatchString(out) {
+		t.Errorf("no queue line after an interval line with --rate:\n%s", out)
+	}
 	_, out, _ = runCLI(t, dir, nil, "run", "sysbench/oltp_point_select", "--target", db, "--tables", "1", "--table-size", "100",
-		"--time", "300ms", "--seed", "11", "--format", "sysbench", "-o", "b.json")
-	if !strings.Contains(out, "Number of threads: 1\nInitializing random number generator from seed (11).\n") {
+		"--time", "300ms", "--seed", "11", "--report-interval", "100ms", "--format", "sysbench", "-o", "b.json")
+	if !strings.Contains(out, "Number of threads: 1\nReport intermediate results every 0.1 second(s)\nInitializing random number generator from seed (11).\n") {
 		t.Errorf("header without --rate and --rand-seed: want no rate line and the run seed 11, got:\n%s", out)
+	}
+	if strings.Contains(out, "queue length") || !strings.Contains(out, "thds: 1 tps:") {
+		t.Errorf("closed loop: want interval lines and no queue line, got:\n%s", out)
 	}
 }

@@ -267,6 +267,10 @@ type Interval struct {
 	Counters   map[string]int64 `json:"counters,omitempty"`
 	Reconnects int64            `json:"reconnects,omitempty"`
 	Client     *UsageSample     `json:"client,omitempty"`
+	// Open-loop run phases, sampled at the interval's end: operations due
+	// by their schedule and not yet begun, and workers running one.
+	Queue       *int64 `json:"queue,omitempty"`
+	Concurrency *int64 `json:"concurrency,omitempty"`
 }
 
 // IntervalOp is one operation type within an interval (latencies in ns).

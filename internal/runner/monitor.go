@@ -27,6 +27,7 @@ type monitor struct {
 	counters   []string
 	reconnects *atomic.Int64
 	lastRecon  int64
+	queue      *backlog // open-loop run phases
 	// load progress
 	loadTotal int64
 }
@@ -109,6 +110,10 @@ func (m *monitor) tick(now time.Time, rows int64) {
 		now := m.reconnects.Load()
 		iv.Reconnects = now - m.lastRecon
 		m.lastRecon = now
+	}
+	if m.queue != nil {
+		q, c := m.queue.sample(now.Sub(m.start))
+		iv.Queue, iv.Concurrency = &q, &c
 	}
 	m.intervals = append(m.intervals, iv)
 	m.samples = append(m.samples, *iv.Client)

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -128,6 +129,11 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	counters := counterNames(r.Workload)
 	coll := measure.NewCollector(ops, len(counters), start)
 	var maxLag atomic.Int64
+	// Open loop: operations due and not begun, at each tick.
+	queue := backlog{end: time.Duration(math.MaxInt64)}
+	if cfg.Duration > 0 {
+		queue.end = cfg.Warmup + cfg.Duration
+	}
 	var wg sync.WaitGroup
 	for w := 0; w < cfg.Threads; w++ {
 		rng := workerRand(cfg.Seed, w)
@@ -138,6 +144,7 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 		}
 		if open {
 			wr.sched = NewSchedule(cfg.Arrival, cfg.Rate, cfg.Threads, w, workerRand(cfg.Seed^0x5eed, w))
+			queue.add(wr, NewSchedule(cfg.Arrival, cfg.Rate, cfg.Threads, w, workerRand(cfg.Seed^0x5eed, w)))
 		}
 		wg.Add(1)
 		go func() {
@@ -156,6 +163,9 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	mon.warmEnd = warmEnd
 	mon.counters = counters
 	mon.reconnects = &reconnects
+	if open {
+		mon.queue = &queue
+	}
 	mon.loop(done, func() int64 { return 0 })
 	end := finished // written before done was closed
 
@@ -208,7 +218,49 @@ type worker struct {
 	maxLag *atomic.Int64
 	out    measure.Outcome
 	span   spanRecorder
-	_      cacheline.Pad
+	// Open loop, read by the monitor (backlog): operations begun, and
+	// whether one is running.
+	begun atomic.Int64
+	busy  atomic.Bool
+	_     cacheline.Pad
+}
+
+// backlog tells, at a tick of an open-loop phase, how many operations are
+// due and not yet begun (sysbench's "queue length") and how many workers are
+// running one (its "concurrency"). Each worker's schedule is replayed from
+// the same seed: the operations due by now are those of the replica's
+// arrivals at or before now.
+type backlog struct {
+	end      time.Duration // the phase's end, from its start; arrivals after it never begin
+	workers  []*worker
+	replicas []Schedule
+	next     []time.Duration // each replica's first arrival not yet due
+	due      []int64         // arrivals due so far, per worker
+}
+
+func (b *backlog) add(wr *worker, replica Schedule) {
+	b.workers = append(b.workers, wr)
+	b.replicas = append(b.replicas, replica)
+	b.next = append(b.next, replica.Next())
+	b.due = append(b.due, 0)
+}
+
+// sample reports the backlog at offset now from the phase start. Only the
+// monitor calls it.
+func (b *backlog) sample(now time.Duration) (queued, running int64) {
+	now = min(now, b.end-1) // one due at the very end finds the phase over
+	for i, wr := range b.workers {
+		for b.next[i] <= now && (wr.quota == unlimited || b.due[i] < wr.quota) {
+			b.due[i]++
+			b.next[i] = b.replicas[i].Next()
+		}
+		// A worker may begin an operation due a moment after now.
+		queued += max(b.due[i]-wr.begun.Load(), 0)
+		if wr.busy.Load() {
+			running++
+		}
+	}
+	return queued, running
 }
 
 func (wr *worker) loop(ctx context.Context) {
@@ -236,6 +288,8 @@ func (wr *worker) loop(ctx context.Context) {
 			intended = begin
 		} else {
 			wr.span.intended = wr.start.Add(intended)
+			wr.begun.Add(1)
+			wr.busy.Store(true)
 		}
 		o := &wr.out
 		*o = measure.Outcome{Op: int(op), OpenLoop: open}
@@ -272,6 +326,9 @@ func (wr *worker) loop(ctx context.Context) {
 			}
 		}
 		end := time.Since(wr.start)
+		if open {
+			wr.busy.Store(false)
+		}
 		wr.w.Done(err)
 		if ctx.Err() != nil {
 			// Cut short by the end of the phase or an interrupt: not counted.

@@ -626,3 +626,57 @@ func TestSessionIORefusedWithoutSockets(t *testing.T) {
 		t.Errorf("Validate accepted --session-io fast: %v", err)
 	}
 }
+
+// In an open loop every interval holds the backlog at its end: operations
+// due by the workers' schedules and not begun (sysbench's queue length), and
+// workers running one. Closed loops have neither.
+func TestOpenLoopBacklog(t *testing.T) {
+	// 2 workers of 10 ms per operation serve 200/s; 1000/s are due.
+	over := newRunner(fake.New(fake.Config{Latency: 10 * time.Millisecond}), Config{Rate: 1000, Threads: 2, Duration: 600 * time.Millisecond})
+	p, err := over.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var iv result.Interval // the one ending at about 0.4 s, workers still busy
+	for _, v := range p.Intervals {
+		if v.ElapsedSec < 0.45 {
+			iv = v
+		}
+	}
+	if iv.Queue == nil || iv.Concurrency == nil {
+		t.Fatalf("open-loop interval without queue and concurrency: %+v", iv)
+	}
+	// By 0.4 s about 400 were due and at most about 80 begun.
+	if *iv.Queue < 200 || *iv.Concurrency < 1 || *iv.Concurrency > 2 {
+		t.Errorf("overloaded at %.1fs: queue %d, concurrency %d; want a queue of hundreds and 1-2 running", iv.ElapsedSec, *iv.Queue, *iv.Concurrency)
+	}
+	// 7/s on workers that could do 2000/s: nothing waits, at any tick (due
+	// times, k/7 s, fall 14 ms or more from the ticks every 100 ms).
+	under := newRunner(fake.New(fake.Config{Latency: time.Millisecond}), Config{Rate: 7, Threads: 2, Duration: 600 * time.Millisecond})
+	p, err = under.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, iv := range p.Intervals {
+		if iv.Queue == nil || *iv.Queue != 0 {
+			t.Errorf("underloaded at %.2fs: queue %d, want 0", iv.ElapsedSec, deref(iv.Queue))
+		}
+	}
+	closed := newRunner(fake.New(fake.Config{}), Config{Duration: 200 * time.Millisecond})
+	p, err = closed.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, iv := range p.Intervals {
+		if iv.Queue != nil || iv.Concurrency != nil {
+			t.Fatalf("closed-loop interval with a backlog: %+v", iv)
+		}
+	}
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return -1
+	}
+	return *p
+}
