@@ -28,8 +28,7 @@ type spanRecorder struct {
 	intended time.Time // open loop: sub-operations count from the intended start
 	open     bool
 	spans    []pendingSpan
-	counts   []int64 // by counter index
-	counted  bool    // counts holds something
+	counts   []int64 // by counter index, one per workload counter
 }
 
 type pendingSpan struct {
@@ -52,25 +51,16 @@ func (s *spanRecorder) Span(op workload.OpID, start, end time.Time, err error) {
 }
 
 // Add implements workload.Counter.
-func (s *spanRecorder) Add(counter int, n int64) {
-	if counter >= len(s.counts) {
-		s.counts = append(s.counts, make([]int64, counter+1-len(s.counts))...)
-	}
-	s.counts[counter] += n
-	s.counted = true
-}
+func (s *spanRecorder) Add(counter int, n int64) { s.counts[counter] += n }
 
 // commit records what the attempt held back; discard drops it.
 func (s *spanRecorder) commit() {
 	for _, p := range s.spans {
 		s.rec.RecordSpan(p.op, p.ns, p.failed, p.class)
 	}
-	if s.counted {
-		for i, n := range s.counts {
-			if n != 0 {
-				s.rec.Add(i, n)
-				s.counts[i] = 0
-			}
+	for i, n := range s.counts {
+		if n != 0 {
+			s.rec.Add(i, n)
 		}
 	}
 	s.discard()
@@ -78,10 +68,7 @@ func (s *spanRecorder) commit() {
 
 func (s *spanRecorder) discard() {
 	s.spans = s.spans[:0]
-	if s.counted {
-		clear(s.counts)
-		s.counted = false
-	}
+	clear(s.counts)
 }
 
 // Run executes the measured phase and returns it. It ends when the duration
@@ -138,13 +125,19 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	for w := 0; w < cfg.Threads; w++ {
 		rng := workerRand(cfg.Seed, w)
 		wk := r.Workload.NewWorker(w, rng)
+		rec := coll.Recorder()
 		wr := &worker{
-			r: r, w: wk, sess: sessions[w], rec: coll.Recorder(),
+			r: r, w: wk, sess: sessions[w], rec: rec,
 			quota: quota(cfg.Operations, cfg.Threads, w), start: start, maxLag: &maxLag,
+			span: spanRecorder{r: r, rec: rec, open: open, counts: make([]int64, len(counters))},
 		}
 		if open {
-			wr.sched = NewSchedule(cfg.Arrival, cfg.Rate, cfg.Threads, w, workerRand(cfg.Seed^0x5eed, w))
-			queue.add(wr, NewSchedule(cfg.Arrival, cfg.Rate, cfg.Threads, w, workerRand(cfg.Seed^0x5eed, w)))
+			// The backlog replays the worker's schedule from the same seed.
+			schedule := func() Schedule {
+				return NewSchedule(cfg.Arrival, cfg.Rate, cfg.Threads, w, workerRand(cfg.Seed^0x5eed, w))
+			}
+			wr.sched = schedule()
+			queue.add(wr, schedule())
 		}
 		wg.Add(1)
 		go func() {
@@ -265,7 +258,6 @@ func (b *backlog) sample(now time.Duration) (queued, running int64) {
 
 func (wr *worker) loop(ctx context.Context) {
 	open := wr.sched != nil
-	wr.span = spanRecorder{r: wr.r, rec: wr.rec, open: open}
 	retries := wr.r.Config.Retries
 	quiet := context.Context(quietCtx{ctx})
 	var done int64
