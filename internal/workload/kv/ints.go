@@ -281,7 +281,7 @@ func (wk *intsWorker) pair(ctx context.Context, c target.Conn, s workload.Span, 
 		err = fmt.Errorf("%s: key %s: %w", w.name, wk.keyArgs[0], target.ErrNotFound)
 	}
 	t1 := time.Now()
-	span(ctx, s, OpIntsRead, t0, t1, err)
+	span(s, OpIntsRead, t0, t1, err)
 	if err != nil {
 		return false, err
 	}
@@ -293,7 +293,7 @@ func (wk *intsWorker) pair(ctx context.Context, c target.Conn, s workload.Span, 
 	}
 	wk.writeArgs[0], wk.writeArgs[1] = wk.vals[i], wk.keyArgs[0]
 	err = affectedOne(c.Exec(ctx, w.stmts.Write[wk.b[i]], wk.writeArgs...))
-	span(ctx, s, OpIntsWrite, t1, time.Now(), err)
+	span(s, OpIntsWrite, t1, time.Now(), err)
 	if err != nil {
 		return false, err
 	}
@@ -354,10 +354,10 @@ func truncate(b []byte) string {
 	return string(b)
 }
 
-// span reports a statement, except one that failed because the phase ended
-// (ctx done): the runner does not count an operation cut short either.
-func span(ctx context.Context, s workload.Span, op workload.OpID, start, end time.Time, err error) {
-	if s != nil && (err == nil || ctx.Err() == nil) {
+// span reports a statement (the runner drops the spans of an operation cut
+// short by the end of the phase).
+func span(s workload.Span, op workload.OpID, start, end time.Time, err error) {
+	if s != nil {
 		s.Span(op, start, end, err)
 	}
 }
