@@ -67,7 +67,8 @@ func sysbenchIntervalLine(iv result.Interval, threads int, pct float64) string {
 		float64(errs)/secs, float64(iv.Reconnects)/secs)
 	if iv.Queue != nil && iv.Concurrency != nil {
 		// With --rate sysbench adds the backlog of its event queue and the
-		// threads running an event.
+		// threads running an event; candor's queue is the events due by the
+		// workers' own schedules and not yet begun (package sysbench).
 		line += fmt.Sprintf("\n[ %.0fs ] queue length: %d, concurrency: %d", iv.ElapsedSec, *iv.Queue, *iv.Concurrency)
 	}
 	return line

@@ -67,6 +67,14 @@
 //     sessions per core, 16 for tests with BEGIN/COMMIT). The statements are
 //     the same; latency then includes the wait for a thread to run the
 //     session once its reply has come.
+//   - An event still running when --time ends is not counted, nor are its
+//     queries (the runner drops an operation cut short with its counters);
+//     sysbench lets it finish and counts it, its total time running a little
+//     past --time.
+//   - With --rate each worker keeps its own arrival schedule (sysbench: one
+//     event generator feeding a queue all threads take from), so the
+//     sysbench report's "queue length" counts the events due by the workers'
+//     schedules and not yet begun.
 //   - Not offered: --reconnect and --create_table_options (1.0.20 script
 //     options), --pgsql-variant=redshift, and the general options candor has
 //     as its own flags (--threads, --time, --events, --rate, ...).
