@@ -398,11 +398,7 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 		if fs.Changed("report-interval") {
 			every = cfg.ReportInterval.Seconds()
 		}
-		seed := cfg.Seed
-		if rs, ok := wl.(interface{ ReportSeed() int64 }); ok && rs.ReportSeed() != 0 {
-			seed = rs.ReportSeed()
-		}
-		sysbenchHeader(env.Stdout, cfg.Threads, cfg.Rate, every, seed)
+		sysbenchHeader(env.Stdout, cfg.Threads, cfg.Rate, every, reportSeed(wl, cfg.Seed))
 		r.StatusLine = func(iv result.Interval, threads int) string { return sysbenchIntervalLine(iv, threads, pct) }
 		if every > 0 && !f.quiet {
 			r.Status = env.Stdout
@@ -637,6 +633,15 @@ func reportPercentile(wl workload.Workload) float64 {
 		return p.ReportPercentile()
 	}
 	return 95
+}
+
+// reportSeed is the seed a sysbench-format report names: the workload's own
+// (sysbench's --rand-seed) when it has one, else the run seed.
+func reportSeed(wl workload.Workload, runSeed int64) int64 {
+	if s, ok := wl.(interface{ ReportSeed() int64 }); ok && s.ReportSeed() != 0 {
+		return s.ReportSeed()
+	}
+	return runSeed
 }
 
 // postRun reads a workload's server-side figures after a run.
