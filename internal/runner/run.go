@@ -74,7 +74,8 @@ func (s *spanRecorder) discard() {
 // Run executes the measured phase and returns it. It ends when the duration
 // or operation count is reached, or when ctx is cancelled (an interrupt): the
 // phase is then marked interrupted and holds everything measured so far.
-// Operations cut short by the end of the phase are not counted.
+// Operations cut short by the end of the phase are not counted: those that
+// return after it, even before the phase's context has seen its deadline.
 func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	cfg := r.Config
 	if err := cfg.Validate(); err != nil {
@@ -116,11 +117,12 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	counters := counterNames(r.Workload)
 	coll := measure.NewCollector(ops, len(counters), start)
 	var maxLag atomic.Int64
-	// Open loop: operations due and not begun, at each tick.
-	queue := backlog{end: time.Duration(math.MaxInt64)}
+	phaseEnd := time.Duration(math.MaxInt64) // from start
 	if cfg.Duration > 0 {
-		queue.end = cfg.Warmup + cfg.Duration
+		phaseEnd = cfg.Warmup + cfg.Duration
 	}
+	// Open loop: operations due and not begun, at each tick.
+	queue := backlog{end: phaseEnd}
 	var wg sync.WaitGroup
 	for w := 0; w < cfg.Threads; w++ {
 		rng := workerRand(cfg.Seed, w)
@@ -128,7 +130,7 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 		rec := coll.Recorder()
 		wr := &worker{
 			r: r, w: wk, sess: sessions[w], rec: rec,
-			quota: quota(cfg.Operations, cfg.Threads, w), start: start, maxLag: &maxLag,
+			quota: quota(cfg.Operations, cfg.Threads, w), start: start, end: phaseEnd, maxLag: &maxLag,
 			span: spanRecorder{r: r, rec: rec, open: open, counts: make([]int64, len(counters))},
 		}
 		if open {
@@ -206,8 +208,9 @@ type worker struct {
 	sess   *session
 	rec    *measure.Recorder
 	quota  int64
-	sched  Schedule  // nil in a closed loop
-	start  time.Time // phase start; the loop keeps times as offsets from it
+	sched  Schedule      // nil in a closed loop
+	start  time.Time     // phase start; the loop keeps times as offsets from it
+	end    time.Duration // the phase's end (--time), from start; an attempt returning after it is cut short
 	maxLag *atomic.Int64
 	out    measure.Outcome
 	span   spanRecorder
@@ -286,9 +289,11 @@ func (wr *worker) loop(ctx context.Context) {
 		o := &wr.out
 		*o = measure.Outcome{Op: int(op), OpenLoop: open}
 		var err error
+		var end time.Duration
 		for attempt := 0; ; attempt++ {
 			if wr.sess.conn == nil {
 				if err = wr.sess.reconnect(ctx); err != nil {
+					end = time.Since(wr.start)
 					break
 				}
 			}
@@ -298,7 +303,10 @@ func (wr *worker) loop(ctx context.Context) {
 				ectx = quiet
 			}
 			err = wr.w.Exec(ectx, wr.sess.conn, &wr.span)
-			if ctx.Err() != nil {
+			// The phase is over at its end, not when the context's timer
+			// has fired, which can be milliseconds late on a busy machine.
+			end = time.Since(wr.start)
+			if end >= wr.end || ctx.Err() != nil {
 				wr.span.discard() // cut short: neither the operation nor its parts count
 				break
 			}
@@ -310,6 +318,7 @@ func (wr *worker) loop(ctx context.Context) {
 			o.ErrClasses[classIndex(cls)]++
 			if cls == target.ClassConnection {
 				if rerr := wr.sess.reconnect(ctx); rerr != nil {
+					end = time.Since(wr.start)
 					break
 				}
 			}
@@ -317,12 +326,11 @@ func (wr *worker) loop(ctx context.Context) {
 				break
 			}
 		}
-		end := time.Since(wr.start)
 		if open {
 			wr.busy.Store(false)
 		}
 		wr.w.Done(err)
-		if ctx.Err() != nil {
+		if end >= wr.end || ctx.Err() != nil {
 			// Cut short by the end of the phase or an interrupt: not counted.
 			return
 		}

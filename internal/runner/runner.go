@@ -105,7 +105,8 @@ type Runner struct {
 	// Intervals receives every interval record as it is made (the side file).
 	Intervals func(result.Interval)
 	// StatusLine, when set, formats the run phase's status line for an
-	// interval in place of candor's own (sysbench's report-interval line).
+	// interval in place of candor's own (sysbench's report-interval line);
+	// a last interval cut short by the end of the phase gets none.
 	StatusLine func(iv result.Interval, threads int) string
 }
 

@@ -341,6 +341,60 @@ func TestCutOperationsLeaveNoCounters(t *testing.T) {
 	}
 }
 
+// An operation returning after the end of the phase is not counted even
+// when the phase's context has not been cancelled yet: its timer can fire
+// late. With one P, a worker spinning across the end keeps the timer from
+// firing until it returns (async preemption comes after 10 ms; the spin is
+// shorter), so only the runner's own clock check can drop the operation.
+func TestOperationEndingAfterThePhaseIsNotCounted(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	const phase = 60 * time.Millisecond
+	w := &spinWorkload{phase: phase}
+	r := newRunner(fake.New(fake.Config{}), Config{Duration: phase, Threads: 1})
+	r.Workload = w
+	p, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.returned < 2 {
+		t.Fatalf("the worker returned %d operations, want several", w.returned)
+	}
+	// The last operation returned at least 4 ms after the end (the phase
+	// started before the first operation did).
+	if got := op(t, p, "OP").Count; got != w.returned-1 {
+		t.Errorf("%d operations counted of %d returned, want all but the last, which ended after the phase", got, w.returned)
+	}
+}
+
+// spinWorkload's one worker sleeps 1 ms per operation until shortly before
+// the end of the phase, then spins without yielding until after it.
+type spinWorkload struct {
+	opWorkload
+	phase    time.Duration
+	first    time.Time
+	returned int64
+}
+
+func (w *spinWorkload) NewWorker(int, *rand.Rand) workload.Worker { return (*spinWorker)(w) }
+
+type spinWorker spinWorkload
+
+func (*spinWorker) Next() workload.OpID { return 0 }
+func (*spinWorker) Done(error)          {}
+func (w *spinWorker) Exec(ctx context.Context, c target.Conn, s workload.Span) error {
+	if w.first.IsZero() {
+		w.first = time.Now()
+	}
+	if time.Since(w.first) < w.phase-4*time.Millisecond {
+		time.Sleep(time.Millisecond)
+	} else {
+		for time.Since(w.first) < w.phase+4*time.Millisecond {
+		}
+	}
+	w.returned++
+	return nil
+}
+
 // Statements on an interruptible connection run without a cancellable
 // context; ones stuck when the phase ends are interrupted, so the phase still
 // ends promptly, and nothing cut short is counted.
