@@ -6,7 +6,8 @@
 #       (root@localhost without a password, no test database), starts mariadbd
 #       in the background listening on 127.0.0.1 on a free port chosen here and
 #       on the Unix socket DIR/sock, creates database "candor" and user
-#       candor@127.0.0.1 (password "candor", all privileges on candor.*), and
+#       candor@127.0.0.1 (password "candor", all privileges on candor.* and on
+#       every database named candor..., which tests create for themselves), and
 #       prints the connection URL on stdout (also written to DIR/url):
 #           mysql://candor:candor@127.0.0.1:PORT/candor
 #       Extra NAME=VALUE arguments become mariadbd options --NAME=VALUE
@@ -167,7 +168,7 @@ start() {
 
 	sql "$dir" "CREATE DATABASE candor;
 		CREATE USER 'candor'@'127.0.0.1' IDENTIFIED BY 'candor';
-		GRANT ALL PRIVILEGES ON candor.* TO 'candor'@'127.0.0.1';" >&2 ||
+		GRANT ALL PRIVILEGES ON \`candor%\`.* TO 'candor'@'127.0.0.1';" >&2 ||
 		die "could not create database and user candor (log: $dir/err.log)"
 
 	local url="mysql://candor:candor@127.0.0.1:$port/candor"

@@ -26,8 +26,9 @@ func integrationTargets(t *testing.T) map[string]string {
 	} else {
 		t.Log("CANDOR_TEST_POSTGRES_URL unset: PostgreSQL part skipped (scripts/test.sh sets it)")
 	}
-	if u := os.Getenv("CANDOR_TEST_MYSQL_URL"); u != "" {
-		out["mysql"] = u
+	if os.Getenv("CANDOR_TEST_MYSQL_URL") != "" {
+		// sysbench's tables have fixed names: a database of the test's own.
+		out["mysql"] = targettest.MySQLDatabaseURL(t)
 	} else {
 		t.Log("CANDOR_TEST_MYSQL_URL unset: MariaDB part skipped (scripts/test.sh sets it)")
 	}

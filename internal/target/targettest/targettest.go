@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -415,6 +416,55 @@ func PostgresURL(t testing.TB) string {
 // (CANDOR_TEST_MYSQL_URL, set by scripts/test.sh), or skips the test.
 func MySQLURL(t testing.TB) string {
 	return envURL(t, "CANDOR_TEST_MYSQL_URL", "scripts/mariadb-sandbox.sh")
+}
+
+// MySQLDatabaseURL returns MySQLURL with a database of the test's own,
+// created now and dropped when the test ends, for tests whose tables have
+// fixed names (sysbench's sbtestN) while other packages' tests run on the
+// same server. When the user may not create databases (a server other than
+// scripts/mariadb-sandbox.sh's, which grants candor% to its user), the URL's
+// own database is used.
+func MySQLDatabaseURL(t testing.TB) string {
+	t.Helper()
+	raw := MySQLURL(t)
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatalf("CANDOR_TEST_MYSQL_URL: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tgt, err := target.Open(ctx, raw, target.Options{})
+	if err != nil {
+		t.Fatalf("open %s: %v", u.Redacted(), err)
+	}
+	defer tgt.Close()
+	c := Connect(t, tgt)
+	db := TableName("candor_t")
+	if _, err := c.Exec(ctx, "CREATE DATABASE "+db); err != nil {
+		t.Logf("using %s's own database: CREATE DATABASE failed: %v", u.Redacted(), err)
+		return raw
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		tgt, err := target.Open(ctx, raw, target.Options{})
+		if err != nil {
+			t.Errorf("dropping database %s: %v", db, err)
+			return
+		}
+		defer tgt.Close()
+		c, err := tgt.Connect(ctx)
+		if err != nil {
+			t.Errorf("dropping database %s: %v", db, err)
+			return
+		}
+		defer c.Close()
+		if _, err := c.Exec(ctx, "DROP DATABASE "+db); err != nil {
+			t.Errorf("dropping database %s: %v", db, err)
+		}
+	})
+	u.Path = "/" + db
+	return u.String()
 }
 
 func envURL(t testing.TB, name, script string) string {

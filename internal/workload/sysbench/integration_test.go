@@ -101,7 +101,7 @@ func TestPostgresLayout(t *testing.T) {
 }
 
 func TestMySQLIntegration(t *testing.T) {
-	u := targettest.MySQLURL(t)
+	u := targettest.MySQLDatabaseURL(t) // sbtestN: a database of its own
 	if _, err := url.Parse(u); err != nil {
 		t.Fatal(err)
 	}
