@@ -46,6 +46,15 @@ var errorClasses = map[uint16]target.ErrorClass{
 	2055: target.ClassConnection, // CR_SERVER_LOST_EXTENDED
 }
 
+// ErrorClass is the class of a server error number (ClassOther for a number
+// candor does not list).
+func ErrorClass(number uint16) target.ErrorClass {
+	if c, ok := errorClasses[number]; ok {
+		return c
+	}
+	return target.ClassOther
+}
+
 // Classify implements target.Target.
 func (t *Target) Classify(err error) target.ErrorClass { return Classify(err) }
 
@@ -72,10 +81,7 @@ func Classify(err error) target.ErrorClass {
 	}
 	var me *gomysql.MySQLError
 	if errors.As(err, &me) {
-		if c, ok := errorClasses[me.Number]; ok {
-			return c
-		}
-		return target.ClassOther
+		return ErrorClass(me.Number)
 	}
 	if isConnectionError(err) {
 		return target.ClassConnection

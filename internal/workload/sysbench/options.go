@@ -245,16 +245,24 @@ func int64Opt(field func(*Options) *int64, lo, hi int64) func(*Options, string) 
 // boolOpt reads sysbench's on/off (and true/false), any case.
 func boolOpt(field func(*Options) *bool) func(*Options, string) error {
 	return func(o *Options, v string) error {
-		switch strings.ToLower(v) {
-		case "on", "true":
-			*field(o) = true
-		case "off", "false":
-			*field(o) = false
-		default:
-			return errors.New("must be on, off, true or false")
+		b, err := ParseOnOff(v)
+		if err != nil {
+			return err
 		}
+		*field(o) = b
 		return nil
 	}
+}
+
+// ParseOnOff reads a sysbench on/off value (on, off, true, false; any case).
+func ParseOnOff(v string) (bool, error) {
+	switch strings.ToLower(v) {
+	case "on", "true":
+		return true, nil
+	case "off", "false":
+		return false, nil
+	}
+	return false, errors.New("must be on, off, true or false")
 }
 
 func isWord(s string) bool {

@@ -8,7 +8,8 @@
 // "sysbench" is an error that lists the tests, as sysbench without a test
 // name is. Options are sysbench's (--table-size, --rand-type, ...), given as
 // flags or as name=value properties (underscores or dashes); -P files hold
-// name=value lines.
+// name=value lines. `candor sysbench` (internal/cli) takes a whole sysbench
+// command line, connection options included.
 //
 // # Counting
 //
@@ -67,7 +68,7 @@
 //     sessions per core, 16 for tests with BEGIN/COMMIT). The statements are
 //     the same; latency then includes the wait for a thread to run the
 //     session once its reply has come.
-//   - An event still running when --time ends is not counted, nor are its
+//   - An event that has not returned when --time ends is not counted, nor are its
 //     queries (the runner drops an operation cut short with its counters);
 //     sysbench lets it finish and counts it, its total time running a little
 //     past --time.

@@ -1,0 +1,462 @@
+package cli
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/target/mysql"
+	"github.com/candor-bench/candor/internal/version"
+	"github.com/candor-bench/candor/internal/workload/sysbench"
+)
+
+// `candor sysbench` takes a sysbench 1.0.20 command line as it is —
+// `sysbench [options]... TESTNAME COMMAND` with `candor` put in front — and
+// runs it as candor's prepare, run or cleanup of sysbench/TESTNAME. It
+// translates only what candor names differently: --db-driver and the
+// drivers' connection options become --target URLs, the deprecated aliases
+// (--num-threads, --max-time, --max-requests, --tx-rate) their options, and
+// a run gets sysbench's defaults (--time=10, its report format, no load).
+// Everything else is passed on, so candor's own options work here too.
+
+const sysbenchCmdLong = `Takes a sysbench 1.0.20 command line as it is: put 'candor' in front of
+'sysbench [options]... TESTNAME COMMAND'. TESTNAME is one of sysbench's OLTP tests (a path
+such as /usr/share/sysbench/oltp_read_write.lua works too); COMMAND is prepare, run, cleanup
+or help. As in sysbench, options take their value after '=' (--threads=16) and on/off
+options alone mean on.
+
+  --db-driver=mysql|pgsql          sysbench's default is mysql
+  --mysql-host=LIST --mysql-port=LIST --mysql-user --mysql-password --mysql-db --mysql-ssl
+  --pgsql-host --pgsql-port --pgsql-user --pgsql-password --pgsql-db
+                                   become --target URLs with sysbench's defaults (host localhost,
+                                   port 3306 or 5432, user and database sbtest). Several MySQL hosts
+                                   or ports give one node per host and port, taken by connections
+                                   in turn as sysbench does. candor connects over TCP even to
+                                   localhost (libmysqlclient would use the Unix socket there).
+  --mysql-ssl=on                   TLS without verifying the server's certificate
+  --mysql-ignore-errors=LIST       accepted when every code in it is one candor restarts an
+                                   event on (1213, 1205, 1020, 1062, TiDB's 8002, 8022, 8028,
+                                   9007, ...); candor's set does not change
+  --num-threads, --max-time, --max-requests, --tx-rate, --warmup-time
+                                   --threads, --time, --events, --rate, --warmup
+  --config-file=FILE               one NAME=VALUE option per line, read before the command line
+  --thread-stack-size, --verbosity accepted and ignored
+
+A run gets sysbench's defaults: --time=10 (stopping at --events first when given), no
+interval lines unless --report-interval is given, sysbench's report on stdout
+(--format=sysbench) and no load (--load=never: prepare first, as with sysbench). Every
+other option is passed on to 'candor prepare|run|cleanup sysbench/TESTNAME': the tests'
+options (--tables, --table-size, --rand-type, ...) and candor's own (--target=URL instead of
+the connection options, --out=FILE, --isolation=..., --seed=N); options a command does not
+have (--time for cleanup) are dropped, as sysbench ignores them. candor writes its result
+file as always.`
+
+func newSysbenchCmd(env *Env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sysbench [options]... TESTNAME prepare|run|cleanup|help",
+		Short: "Run a sysbench 1.0.20 command line as it is (its options, --db-driver and connection options)",
+		Long:  sysbenchCmdLong,
+		Example: `  candor sysbench --db-driver=mysql --mysql-host=127.0.0.1 --mysql-password=pw --tables=10 --table-size=1000000 oltp_read_write prepare
+  candor sysbench --db-driver=mysql --mysql-host=127.0.0.1 --mysql-password=pw --tables=10 --table-size=1000000 --threads=64 --time=300 --report-interval=10 oltp_read_write run
+  candor sysbench --db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-user=postgres --tables=10 oltp_read_write cleanup`,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			line, err := parseSysbenchLine(args, os.ReadFile)
+			if err != nil {
+				return err
+			}
+			switch {
+			case line.help:
+				return cmd.Help()
+			case line.version:
+				v, _, _ := version.Info()
+				fmt.Fprintf(env.Stdout, "candor %s (sysbench 1.0.20 command line)\n", v)
+				return nil
+			}
+			root := NewRoot(env)
+			out, err := line.candorArgs(flagOf(root))
+			if err != nil {
+				return err
+			}
+			root.SetArgs(out)
+			return root.Execute()
+		},
+	}
+	return cmd
+}
+
+// flagOf looks up a flag of one of root's commands (nil when it has none).
+func flagOf(root *cobra.Command) func(verb, name string) *pflag.Flag {
+	return func(verb, name string) *pflag.Flag {
+		sub, _, err := root.Find([]string{verb})
+		if err != nil || sub == root {
+			return nil
+		}
+		return sub.Flags().Lookup(name)
+	}
+}
+
+// sysbenchLine is a sysbench command line taken apart.
+type sysbenchLine struct {
+	test, command string
+	driver        string            // mysql (sysbench's default) or pgsql
+	conn          map[string]string // the drivers' connection options, by name
+	opts          []sysbenchOpt     // the rest, in order
+	target        bool              // --target given
+	help, version bool
+}
+
+// sysbenchOpt is one --name[=value] option; set tells "--name" from "--name=".
+type sysbenchOpt struct {
+	name, value string
+	set         bool
+}
+
+func (o sysbenchOpt) arg() string {
+	if !o.set {
+		return "--" + o.name
+	}
+	return "--" + o.name + "=" + o.value
+}
+
+// sysbenchAliases are sysbench's deprecated names (and 1.1's --warmup-time)
+// for options candor has under another name.
+var sysbenchAliases = map[string]string{
+	"num-threads": "threads", "max-time": "time", "max-requests": "events", "tx-rate": "rate", "warmup-time": "warmup",
+}
+
+// sysbenchOffOnly are sysbench options candor accepts at their default, off,
+// with why candor has no "on".
+var sysbenchOffOnly = map[string]string{
+	"histogram":         "candor keeps every latency in the result file's HDR histograms ('candor report' draws them)",
+	"debug":             "candor has no debug trace",
+	"validate":          "candor has no validation mode",
+	"db-debug":          "candor has no debug trace",
+	"mysql-debug":       "candor has no client library trace",
+	"mysql-dry-run":     "candor always runs the statements",
+	"mysql-compression": "candor's MySQL sessions do not compress",
+	"forced-shutdown":   "candor interrupts the statements still running when --time ends",
+}
+
+// sysbenchIgnored are accepted and have no meaning for candor.
+var sysbenchIgnored = map[string]bool{"thread-stack-size": true, "verbosity": true, "thread-init-timeout": true}
+
+// sysbenchConnOpts are the drivers' connection options.
+var sysbenchConnOpts = map[string]string{
+	"mysql-host": "mysql", "mysql-port": "mysql", "mysql-user": "mysql", "mysql-password": "mysql",
+	"mysql-db": "mysql", "mysql-ssl": "mysql",
+	"pgsql-host": "pgsql", "pgsql-port": "pgsql", "pgsql-user": "pgsql", "pgsql-password": "pgsql", "pgsql-db": "pgsql",
+}
+
+// sysbenchNonOLTP are sysbench's built-in tests that are not database tests.
+var sysbenchNonOLTP = []string{"fileio", "cpu", "memory", "threads", "mutex"}
+
+// parseSysbenchLine reads sysbench's grammar: options anywhere, the first
+// other word is the test and the second the command; --config-file's
+// options come first.
+func parseSysbenchLine(args []string, readFile func(string) ([]byte, error)) (*sysbenchLine, error) {
+	l := &sysbenchLine{driver: "mysql", conn: map[string]string{}}
+	var words []string
+	var opts []sysbenchOpt
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			words = append(words, a)
+			continue
+		}
+		if a == "-h" {
+			l.help = true
+			continue
+		}
+		if !strings.HasPrefix(a, "--") {
+			// candor's short flags (-q); values go after '=' here too.
+			opts = append(opts, sysbenchOpt{name: a})
+			continue
+		}
+		name, value, set := strings.Cut(a[2:], "=")
+		name = strings.ReplaceAll(name, "_", "-")
+		if name == "" {
+			return nil, usagef("%q is not an option: sysbench options are --name=value", a)
+		}
+		if name == "config-file" {
+			file, err := sysbenchConfigFile(value, readFile)
+			if err != nil {
+				return nil, err
+			}
+			opts = append(file, opts...)
+			continue
+		}
+		opts = append(opts, sysbenchOpt{name: name, value: value, set: set})
+	}
+	for _, o := range opts {
+		if err := l.take(o); err != nil {
+			return nil, err
+		}
+	}
+	if l.help || l.version {
+		return l, nil
+	}
+	switch len(words) {
+	case 0:
+		return nil, usagef("name a test and a command, as for sysbench: candor sysbench [options] oltp_read_write prepare|run|cleanup")
+	case 1:
+		return nil, usagef("missing command after the test %s: give prepare, run, cleanup or help", words[0])
+	case 2:
+	default:
+		return nil, usagef("unexpected argument %q after the command %s; options take their value after '=' as in sysbench (--threads=16)", words[2], words[1])
+	}
+	if err := l.setTest(words[0]); err != nil {
+		return nil, err
+	}
+	switch words[1] {
+	case "prepare", "run", "cleanup", "help":
+		l.command = words[1]
+	case "prewarm":
+		return nil, withCode(ExitUnsupported, fmt.Errorf("sysbench's prewarm command is not supported: candor measures from the first statement; use 'candor run --warmup=N' to leave a warm-up out of the figures"))
+	default:
+		hint := ""
+		if _, err := strconv.ParseFloat(words[1], 64); err == nil || isOnOff(words[1]) {
+			hint = "; options take their value after '=' as in sysbench (--threads=16)"
+		}
+		return nil, usagef("unknown command %q for the test %s: give prepare, run, cleanup or help%s", words[1], l.test, hint)
+	}
+	return l, nil
+}
+
+// sysbenchConfigFile reads --config-file: one option per line, NAME=VALUE
+// or NAME alone, '#' comments.
+func sysbenchConfigFile(name string, readFile func(string) ([]byte, error)) ([]sysbenchOpt, error) {
+	if name == "" {
+		return nil, usagef("--config-file needs a file name: --config-file=FILE")
+	}
+	data, err := readFile(name)
+	if err != nil {
+		return nil, usagef("cannot read --config-file: %v", err)
+	}
+	var out []sysbenchOpt
+	for n, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, set := strings.Cut(strings.TrimPrefix(line, "--"), "=")
+		k = strings.ReplaceAll(strings.TrimSpace(k), "_", "-")
+		if k == "" || k == "config-file" {
+			return nil, usagef("%s line %d: expected NAME=VALUE, got %q", name, n+1, line)
+		}
+		out = append(out, sysbenchOpt{name: k, value: strings.TrimSpace(v), set: set})
+	}
+	return out, nil
+}
+
+// take files one option.
+func (l *sysbenchLine) take(o sysbenchOpt) error {
+	if alias, ok := sysbenchAliases[o.name]; ok {
+		o.name = alias
+	}
+	on := !o.set || isTrue(o.value) // --help, --version
+	switch {
+	case o.name == "help":
+		l.help = on
+	case o.name == "version":
+		l.version = on
+	case o.name == "db-driver":
+		if o.value != "mysql" && o.value != "pgsql" {
+			return usagef("--db-driver=%s: candor speaks sysbench's mysql and pgsql drivers; for other databases give --target=URL", o.value)
+		}
+		l.driver = o.value
+		l.conn["db-driver"] = o.value
+	case sysbenchConnOpts[o.name] != "":
+		l.conn[o.name] = o.value
+	case o.name == "mysql-socket":
+		return usagef("--mysql-socket: candor connects over TCP; give --mysql-host and --mysql-port instead")
+	case o.name == "mysql-ignore-errors":
+		return checkIgnoreErrors(o.value)
+	case o.name == "db-ps-mode":
+		if o.value != "auto" {
+			return withCode(ExitUnsupported, fmt.Errorf("--db-ps-mode=%s: candor always prepares statements on the server, as sysbench's auto", o.value))
+		}
+	case o.name == "report-checkpoints":
+		if o.value != "" {
+			return withCode(ExitUnsupported, fmt.Errorf("--report-checkpoints is not supported: every interval record in candor's result file holds the counters and histograms of its interval"))
+		}
+	case sysbenchOffOnly[o.name] != "":
+		if off, err := sysbench.ParseOnOff(o.value); !o.set || err != nil || off {
+			return withCode(ExitUnsupported, fmt.Errorf("%s is not supported: %s", o.arg(), sysbenchOffOnly[o.name]))
+		}
+	case sysbenchIgnored[o.name]:
+	case o.name == "report-interval" && o.set && isZero(o.value):
+		// sysbench's default: no interval lines. candor still records intervals.
+		l.opts = slices.DeleteFunc(l.opts, func(p sysbenchOpt) bool { return p.name == "report-interval" })
+	default:
+		l.target = l.target || o.name == "target"
+		l.opts = append(l.opts, o)
+	}
+	return nil
+}
+
+// setTest takes sysbench's test argument: a name or a script path.
+func (l *sysbenchLine) setTest(arg string) error {
+	name := strings.TrimSuffix(path.Base(arg), ".lua")
+	switch {
+	case slices.Contains(sysbench.Tests, name):
+		l.test = name
+		return nil
+	case slices.Contains(sysbenchNonOLTP, name):
+		return usagef("sysbench's %s test is not a database test; candor runs sysbench's OLTP tests: %s", name, strings.Join(sysbench.Tests, ", "))
+	}
+	return usagef("unknown sysbench test %q; candor runs sysbench's OLTP tests: %s", arg, strings.Join(sysbench.Tests, ", "))
+}
+
+// candorArgs builds the candor command line. flag looks up a flag of one of
+// candor's commands (nil when it has none).
+func (l *sysbenchLine) candorArgs(flag func(verb, name string) *pflag.Flag) ([]string, error) {
+	workload := "sysbench/" + l.test
+	if l.command == "help" {
+		return []string{"run", workload, "--help"}, nil
+	}
+	verb := map[string]string{"prepare": phaseLoad, "run": phaseRun, "cleanup": "cleanup"}[l.command]
+	out := []string{verb, workload}
+	if l.target && len(l.conn) > 0 {
+		return nil, usagef("give either --target or sysbench's connection options (--db-driver, --%s-host, ...), not both", l.driver)
+	}
+	if !l.target {
+		urls, err := l.urls()
+		if err != nil {
+			return nil, err
+		}
+		if verb == "cleanup" {
+			urls = urls[:1] // one session drops the tables
+		}
+		for _, u := range urls {
+			out = append(out, "--target="+u)
+		}
+	}
+	if verb == phaseRun {
+		out = append(out, "--format=sysbench", "--time=10", "--load=never")
+	}
+	for _, o := range l.opts {
+		name := o.name
+		if strings.HasPrefix(name, "-") { // a short flag
+			out = append(out, name)
+			continue
+		}
+		if flag(verb, name) == nil {
+			if flag(phaseRun, name) != nil {
+				continue // a run option given to prepare or cleanup: sysbench ignores it too
+			}
+			return nil, usagef("unknown option --%s (candor sysbench --help lists what it takes)", name)
+		}
+		out = append(out, o.arg())
+	}
+	return out, nil
+}
+
+// urls builds the targets from the connection options with sysbench's
+// defaults. A MySQL connection takes the next port, and after the last port
+// the next host (drv_mysql.c): one node per host and port, host-major.
+func (l *sysbenchLine) urls() ([]string, error) {
+	p := l.driver + "-"
+	for name := range l.conn {
+		if d := sysbenchConnOpts[name]; d != "" && d != l.driver {
+			return nil, usagef("--%s is an option of sysbench's %s driver, and --db-driver is %s", name, d, l.driver)
+		}
+	}
+	get := func(name, def string) string {
+		if v, ok := l.conn[p+name]; ok {
+			return v
+		}
+		return def
+	}
+	scheme, port := "mysql", "3306"
+	if l.driver == "pgsql" {
+		scheme, port = "postgres", "5432"
+	}
+	hosts := splitList(get("host", "localhost"))
+	ports := splitList(get("port", port))
+	if l.driver == "pgsql" && (len(hosts) > 1 || len(ports) > 1) {
+		return nil, usagef("sysbench's pgsql driver takes one host and port; for several nodes repeat --target=URL")
+	}
+	for _, pt := range ports {
+		if n, err := strconv.Atoi(pt); err != nil || n < 1 || n > 65535 {
+			return nil, usagef("--%sport=%s: a port is a number from 1 to 65535", p, pt)
+		}
+	}
+	user, pw := get("user", "sbtest"), get("password", "")
+	info := url.User(user)
+	if pw != "" {
+		info = url.UserPassword(user, pw)
+	}
+	query := ""
+	if ssl := get("ssl", "off"); l.driver == "mysql" && isTrue(ssl) {
+		query = "tls=skip-verify"
+	} else if !isOnOff(ssl) {
+		return nil, usagef("--mysql-ssl=%s: give on or off", ssl)
+	}
+	var out []string
+	for _, h := range hosts {
+		for _, pt := range ports {
+			u := url.URL{Scheme: scheme, User: info, Host: net.JoinHostPort(h, pt), Path: "/" + get("db", "sbtest"), RawQuery: query}
+			out = append(out, u.String())
+		}
+	}
+	return out, nil
+}
+
+// checkIgnoreErrors accepts --mysql-ignore-errors when candor restarts the
+// event on every code listed (sysbench's default list is such a list).
+func checkIgnoreErrors(list string) error {
+	var not []string
+	for _, c := range splitList(list) {
+		n, err := strconv.ParseUint(c, 10, 16)
+		if err != nil {
+			not = append(not, c)
+			continue
+		}
+		switch mysql.ErrorClass(uint16(n)) {
+		case target.ClassRetryable, target.ClassConstraint:
+		default:
+			not = append(not, c)
+		}
+	}
+	if len(not) == 0 {
+		return nil
+	}
+	return withCode(ExitUnsupported, fmt.Errorf("--mysql-ignore-errors=%s: candor restarts an event on deadlocks, lock-wait timeouts, "+
+		"write conflicts and constraint violations (1213, 1205, 1020, 1062, TiDB 8002, 8022, 8028, 9007, ...) and counts any other "+
+		"error as a failed event without stopping; it cannot ignore %s: drop the option or list only codes of that set",
+		list, strings.Join(not, ", ")))
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func isTrue(v string) bool {
+	b, err := sysbench.ParseOnOff(v)
+	return err == nil && b
+}
+
+func isOnOff(v string) bool {
+	_, err := sysbench.ParseOnOff(v)
+	return err == nil
+}
+
+func isZero(v string) bool {
+	f, err := strconv.ParseFloat(v, 64)
+	return err == nil && f == 0
+}

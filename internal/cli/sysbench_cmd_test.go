@@ -1,0 +1,245 @@
+package cli
+
+import (
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/candor-bench/candor/internal/result"
+)
+
+// translate runs a sysbench command line through the parser and the
+// translation against candor's real commands.
+func translate(args []string, files map[string]string) ([]string, error) {
+	read := func(name string) ([]byte, error) {
+		if s, ok := files[name]; ok {
+			return []byte(s), nil
+		}
+		return nil, fs.ErrNotExist
+	}
+	l, err := parseSysbenchLine(args, read)
+	if err != nil {
+		return nil, err
+	}
+	return l.candorArgs(flagOf(NewRoot(&Env{})))
+}
+
+func TestSysbenchCommandLineTranslation(t *testing.T) {
+	runDefaults := []string{"--format=sysbench", "--time=10", "--load=never"}
+	cases := []struct {
+		name  string
+		args  []string
+		files map[string]string
+		want  []string
+	}{
+		{"sysbench's defaults: the mysql driver on localhost", []string{"oltp_read_write", "run"},
+			nil, append([]string{"run", "sysbench/oltp_read_write", "--target=mysql://sbtest@localhost:3306/sbtest"}, runDefaults...)},
+		{"pgsql options, a password that needs escaping, options anywhere", []string{"--db-driver=pgsql", "--pgsql-host=127.0.0.1",
+			"--pgsql-port=5433", "--pgsql-user=u", "--pgsql-password=p@ss:w/rd", "oltp_point_select", "--pgsql-db=d", "--threads=4", "--table_size=1000", "run"},
+			nil, append(append([]string{"run", "sysbench/oltp_point_select", "--target=postgres://u:p%40ss%3Aw%2Frd@127.0.0.1:5433/d"}, runDefaults...),
+				"--threads=4", "--table-size=1000")},
+		{"one node per MySQL host and port, ports first, with TLS", []string{"--mysql-host=h1,h2", "--mysql-port=1,2", "--mysql-ssl=on", "--mysql-db=db",
+			"/usr/share/sysbench/oltp_read_only.lua", "run"},
+			nil, append([]string{"run", "sysbench/oltp_read_only",
+				"--target=mysql://sbtest@h1:1/db?tls=skip-verify", "--target=mysql://sbtest@h1:2/db?tls=skip-verify",
+				"--target=mysql://sbtest@h2:1/db?tls=skip-verify", "--target=mysql://sbtest@h2:2/db?tls=skip-verify"}, runDefaults...)},
+		{"deprecated aliases, the default ignore list, ignored options", []string{"--num-threads=8", "--max-time=5", "--max-requests=100", "--tx-rate=50",
+			"--mysql-ignore-errors=1213,1020,1205", "--thread-stack-size=64K", "--verbosity=5", "--db-ps-mode=auto", "--histogram=off", "oltp_insert", "run"},
+			nil, append(append([]string{"run", "sysbench/oltp_insert", "--target=mysql://sbtest@localhost:3306/sbtest"}, runDefaults...),
+				"--threads=8", "--time=5", "--events=100", "--rate=50")},
+		{"--report-interval=0 is sysbench's no interval lines", []string{"--report-interval=10", "--report-interval=0", "oltp_delete", "run"},
+			nil, append([]string{"run", "sysbench/oltp_delete", "--target=mysql://sbtest@localhost:3306/sbtest"}, runDefaults...)},
+		{"prepare keeps --threads and drops run options", []string{"--threads=4", "--time=300", "--events=9", "--rate=5", "--tables=10", "--auto-inc=off", "oltp_read_write", "prepare"},
+			nil, []string{"load", "sysbench/oltp_read_write", "--target=mysql://sbtest@localhost:3306/sbtest", "--threads=4", "--tables=10", "--auto-inc=off"}},
+		{"cleanup uses one node and drops what it has no use for", []string{"--mysql-host=a,b", "--threads=64", "--time=300", "--report-interval=10", "--tables=10", "oltp_read_write", "cleanup"},
+			nil, []string{"cleanup", "sysbench/oltp_read_write", "--target=mysql://sbtest@a:3306/sbtest", "--tables=10"}},
+		{"--config-file comes before the command line", []string{"--config-file=sb.cfg", "--threads=2", "oltp_read_only", "run"},
+			map[string]string{"sb.cfg": "# sysbench options\nthreads=16\nrand_type=uniform\nskip-trx\n"},
+			append(append([]string{"run", "sysbench/oltp_read_only", "--target=mysql://sbtest@localhost:3306/sbtest"}, runDefaults...),
+				"--threads=16", "--rand-type=uniform", "--skip-trx", "--threads=2")},
+		{"candor's own options pass through, --target among them", []string{"--target=sqlite://x.db", "--out=r.json", "-q", "--isolation=serializable", "bulk_insert", "run"},
+			nil, append(append([]string{"run", "sysbench/bulk_insert"}, runDefaults...), "--target=sqlite://x.db", "--out=r.json", "-q", "--isolation=serializable")},
+		{"help shows the test's options", []string{"oltp_read_write", "help"}, nil, []string{"run", "sysbench/oltp_read_write", "--help"}},
+	}
+	for _, c := range cases {
+		got, err := translate(c.args, c.files)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestSysbenchCommandLineRefusals(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no test", []string{"--threads=2"}, ExitUsage, "name a test and a command"},
+		{"no command", []string{"oltp_read_write"}, ExitUsage, "missing command"},
+		{"a value given with a space", []string{"--threads", "4", "oltp_read_write", "run"}, ExitUsage, "after '='"},
+		{"not a database test", []string{"fileio", "run"}, ExitUsage, "not a database test"},
+		{"unknown test", []string{"oltp_frobnicate", "run"}, ExitUsage, "oltp_read_write"},
+		{"unknown command", []string{"oltp_read_write", "go"}, ExitUsage, `unknown command "go"`},
+		{"prewarm", []string{"oltp_read_write", "prewarm"}, ExitUnsupported, "prewarm"},
+		{"unknown driver", []string{"--db-driver=oracle", "oltp_read_write", "run"}, ExitUsage, "mysql and pgsql"},
+		{"a Unix socket", []string{"--mysql-socket=/tmp/s", "oltp_read_write", "run"}, ExitUsage, "TCP"},
+		{"pgsql options with the mysql driver", []string{"--pgsql-host=h", "oltp_read_write", "run"}, ExitUsage, "--db-driver is mysql"},
+		{"several pgsql hosts", []string{"--db-driver=pgsql", "--pgsql-host=a,b", "oltp_read_write", "run"}, ExitUsage, "one host"},
+		{"a bad port", []string{"--mysql-port=99999", "oltp_read_write", "run"}, ExitUsage, "1 to 65535"},
+		{"--target with connection options", []string{"--target=sqlite://x.db", "--mysql-host=h", "oltp_read_write", "run"}, ExitUsage, "not both"},
+		{"ignore all errors", []string{"--mysql-ignore-errors=all", "oltp_read_write", "run"}, ExitUnsupported, "cannot ignore all"},
+		{"ignore a syntax error", []string{"--mysql-ignore-errors=1213,1064", "oltp_read_write", "run"}, ExitUnsupported, "cannot ignore 1064"},
+		{"histogram", []string{"--histogram", "oltp_read_write", "run"}, ExitUnsupported, "HDR histograms"},
+		{"forced shutdown", []string{"--forced-shutdown=5", "oltp_read_write", "run"}, ExitUnsupported, "--forced-shutdown=5"},
+		{"no prepared statements", []string{"--db-ps-mode=disable", "oltp_read_write", "run"}, ExitUnsupported, "prepares"},
+		{"unknown option", []string{"--frobnicate=1", "oltp_read_write", "run"}, ExitUsage, "unknown option --frobnicate"},
+		{"missing config file", []string{"--config-file=nope.cfg", "oltp_read_write", "run"}, ExitUsage, "--config-file"},
+	}
+	for _, c := range cases {
+		_, err := translate(c.args, nil)
+		if err == nil {
+			t.Errorf("%s: accepted", c.name)
+			continue
+		}
+		if code := ExitCode(err); code != c.code || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: exit %d (want %d): %v", c.name, code, c.code, err)
+		}
+	}
+	// Accepted: codes candor restarts on, a constraint among them.
+	if _, err := translate([]string{"--mysql-ignore-errors=1062,8002", "oltp_read_write", "run"}, nil); err != nil {
+		t.Errorf("--mysql-ignore-errors=1062,8002: %v", err)
+	}
+}
+
+// TestSysbenchCommand runs a sysbench command line end to end on SQLite
+// (through --target) and on the real servers (through sysbench's own
+// connection options): prepare, run with sysbench's report, cleanup.
+func TestSysbenchCommand(t *testing.T) {
+	for name, u := range integrationTargets(t) {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			conn := sysbenchConnArgs(t, u)
+			common := append(conn, "--tables=2", "--table-size=1000")
+			sb := func(args ...string) (int, string, string) {
+				return runCLI(t, dir, nil, append(append([]string{"sysbench"}, common...), args...)...)
+			}
+			sb("oltp_read_only", "cleanup")
+			if code, _, stderr := sb("--threads=2", "--time=300", "oltp_read_only", "prepare"); code != 0 {
+				t.Fatalf("prepare: exit %d\n%s", code, stderr)
+			}
+			for _, table := range []string{"sbtest1", "sbtest2"} {
+				if n := countRows(t, targetURL(t, u), table); n != 1000 {
+					t.Errorf("%s has %d rows after prepare, want 1000", table, n)
+				}
+			}
+			// 1.5 s with a line a second: one line, none for the half
+			// second left at the end (sysbench prints none).
+			code, stdout, stderr := sb("--threads=2", "--time=1.5", "--report-interval=1", "--out=ro.json", "oltp_read_only", "run")
+			if code != 0 {
+				t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
+			}
+			var lines []string
+			for _, l := range strings.Split(stdout, "\n") {
+				if strings.HasPrefix(l, "[ ") {
+					lines = append(lines, l)
+				}
+			}
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], "[ 1s ] thds: 2 tps: ") {
+				t.Errorf("interval lines %q, want one, [ 1s ] with 2 threads", lines)
+			}
+			for _, want := range []string{"SQL statistics:", "transactions:", "95th percentile:", "Threads fairness:"} {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("the report lacks %q:\n%s", want, stdout)
+				}
+			}
+			res, err := result.Read(filepath.Join(dir, "ro.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := res.Phases[len(res.Phases)-1]
+			if n := p.Ops[0].Count; n == 0 || p.Counters["reads"] != 14*n || p.Counters["other"] != 2*n {
+				t.Errorf("%d events with r/w/o %v, want 14/0/2 each", n, p.Counters)
+			}
+			cmd := strings.Join(res.Command, " ")
+			if !strings.Contains(cmd, "candor sysbench") {
+				t.Errorf("recorded command %q is not the one given", cmd)
+			}
+			if pw := password(u); pw != "" && (strings.Contains(cmd, "password="+pw) || !strings.Contains(cmd, "password=xxxxx")) {
+				t.Errorf("recorded command %q holds the password", cmd)
+			}
+			if code, _, stderr := sb("--threads=2", "--time=300", "oltp_read_only", "cleanup"); code != 0 {
+				t.Fatalf("cleanup: exit %d\n%s", code, stderr)
+			}
+			for _, table := range []string{"sbtest1", "sbtest2"} {
+				if exists(t, targetURL(t, u), table) {
+					t.Errorf("%s survived cleanup", table)
+				}
+			}
+		})
+	}
+	t.Run("help and version", func(t *testing.T) {
+		dir := t.TempDir()
+		if code, stdout, _ := runCLI(t, dir, nil, "sysbench", "--help"); code != 0 || !strings.Contains(stdout, "--db-driver=mysql|pgsql") {
+			t.Errorf("--help: exit %d\n%s", code, stdout)
+		}
+		if code, stdout, _ := runCLI(t, dir, nil, "sysbench", "--version"); code != 0 || !strings.Contains(stdout, "sysbench 1.0.20 command line") {
+			t.Errorf("--version: exit %d\n%s", code, stdout)
+		}
+	})
+}
+
+// sysbenchConnArgs are sysbench's connection options for a test target
+// (SQLite has none: --target).
+func sysbenchConnArgs(t *testing.T, raw string) []string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	driver := map[string]string{"mysql": "mysql", "postgres": "pgsql"}[u.Scheme]
+	if driver == "" {
+		return []string{"--target=" + raw}
+	}
+	p := "--" + driver + "-"
+	args := []string{"--db-driver=" + driver, p + "host=" + u.Hostname(), p + "port=" + u.Port(),
+		p + "user=" + u.User.Username(), p + "db=" + strings.TrimPrefix(u.Path, "/")}
+	if pw, ok := u.User.Password(); ok {
+		args = append(args, p+"password="+pw)
+	}
+	return args
+}
+
+// targetURL is the URL candor sysbench builds for a test target, for the
+// checks made beside it (PostgreSQL's test URL carries sslmode).
+func targetURL(t *testing.T, raw string) string {
+	l, err := parseSysbenchLine(append(sysbenchConnArgs(t, raw), "oltp_read_only", "run"), os.ReadFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.target {
+		return raw
+	}
+	urls, err := l.urls()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return urls[0]
+}
+
+func password(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return ""
+	}
+	pw, _ := u.User.Password()
+	return pw
+}
