@@ -388,7 +388,7 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 
 	r := &runner.Runner{Target: tgt, Workload: wl, Config: cfg, StatusTTY: env.StderrTTY,
 		Intervals: func(iv result.Interval) { _ = side.Append(iv) }}
-	pct := reportPercentile(wl)
+	sb := sysbenchReportOf(wl)
 	switch {
 	case f.format == "sysbench" && phase == phaseRun:
 		// sysbench prints its header and interval lines on stdout, and the
@@ -399,7 +399,7 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 			every = cfg.ReportInterval.Seconds()
 		}
 		sysbenchHeader(env.Stdout, cfg.Threads, cfg.Rate, every, reportSeed(wl, cfg.Seed))
-		r.StatusLine = func(iv result.Interval, threads int) string { return sysbenchIntervalLine(iv, threads, pct) }
+		r.StatusLine = func(iv result.Interval, threads int) string { return sysbenchIntervalLine(iv, threads, sb.pct) }
 		if every > 0 && !f.quiet {
 			r.Status = env.Stdout
 		}
@@ -474,7 +474,7 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 	if werr := result.Write(outPath, res); werr != nil {
 		return withCode(ExitInternal, werr)
 	}
-	if err := printSummary(env, f.format, res, pct); err != nil {
+	if err := printSummary(env, f.format, res, sb); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stderr, "result: %s\n", outPath)
@@ -626,13 +626,18 @@ func arrivalIf(cfg runner.Config) string {
 	return ""
 }
 
-// reportPercentile is the percentile a workload asks reports to show
-// (sysbench's --percentile); 95 otherwise.
-func reportPercentile(wl workload.Workload) float64 {
-	if p, ok := wl.(interface{ ReportPercentile() float64 }); ok && p.ReportPercentile() > 0 {
-		return p.ReportPercentile()
+// sysbenchReportOf is what a workload asks of sysbench-format reports:
+// sysbench's --percentile (95 for workloads without one; 0 = none) and
+// --histogram.
+func sysbenchReportOf(wl workload.Workload) sysbenchReport {
+	sb := sysbenchReport{pct: 95}
+	if p, ok := wl.(interface{ ReportPercentile() float64 }); ok {
+		sb.pct = p.ReportPercentile()
 	}
-	return 95
+	if h, ok := wl.(interface{ ReportHistogram() bool }); ok {
+		sb.histogram = h.ReportHistogram()
+	}
+	return sb
 }
 
 // reportSeed is the seed a sysbench-format report names: the workload's own

@@ -12,11 +12,11 @@ import (
 	"github.com/candor-bench/candor/internal/runner"
 )
 
-func printSummary(env *Env, format string, res *result.Result, pct float64) error {
+func printSummary(env *Env, format string, res *result.Result, sb sysbenchReport) error {
 	switch format {
 	case "sysbench":
 		if n := len(res.Phases); n > 0 && res.Phases[n-1].Name == "run" {
-			writeSysbench(env.Stdout, &res.Phases[n-1], pct)
+			writeSysbench(env.Stdout, &res.Phases[n-1], sb)
 			return nil
 		}
 	case "json":

@@ -49,6 +49,8 @@ options alone mean on.
   --num-threads, --max-time, --max-requests, --tx-rate, --warmup-time
                                    --threads, --time, --events, --rate, --warmup
   --config-file=FILE               one NAME=VALUE option per line, read before the command line
+  --test=TESTNAME                  the deprecated form of TESTNAME
+  --histogram, --percentile=N      sysbench's latency histogram and percentile (0: none) in the report
   --thread-stack-size, --verbosity accepted and ignored
 
 A run gets sysbench's defaults: --time=10 (stopping at --events first when given), no
@@ -137,7 +139,6 @@ var sysbenchAliases = map[string]string{
 // sysbenchOffOnly are sysbench options candor accepts at their default, off,
 // with why candor has no "on".
 var sysbenchOffOnly = map[string]string{
-	"histogram":         "candor keeps every latency in the result file's HDR histograms ('candor report' draws them)",
 	"debug":             "candor has no debug trace",
 	"validate":          "candor has no validation mode",
 	"db-debug":          "candor has no debug trace",
@@ -185,6 +186,10 @@ func parseSysbenchLine(args []string, readFile func(string) ([]byte, error)) (*s
 		name = strings.ReplaceAll(name, "_", "-")
 		if name == "" {
 			return nil, usagef("%q is not an option: sysbench options are --name=value", a)
+		}
+		if name == "test" { // deprecated in 1.0 and still taken: the test's name or script
+			words = append([]string{value}, words...)
+			continue
 		}
 		if name == "config-file" {
 			file, err := sysbenchConfigFile(value, readFile)

@@ -48,7 +48,7 @@ func TestSysbenchCommandLineTranslation(t *testing.T) {
 				"--target=mysql://sbtest@h1:1/db?tls=skip-verify", "--target=mysql://sbtest@h1:2/db?tls=skip-verify",
 				"--target=mysql://sbtest@h2:1/db?tls=skip-verify", "--target=mysql://sbtest@h2:2/db?tls=skip-verify"}, runDefaults...)},
 		{"deprecated aliases, the default ignore list, ignored options", []string{"--num-threads=8", "--max-time=5", "--max-requests=100", "--tx-rate=50",
-			"--mysql-ignore-errors=1213,1020,1205", "--thread-stack-size=64K", "--verbosity=5", "--db-ps-mode=auto", "--histogram=off", "oltp_insert", "run"},
+			"--mysql-ignore-errors=1213,1020,1205", "--thread-stack-size=64K", "--verbosity=5", "--db-ps-mode=auto", "--debug=off", "oltp_insert", "run"},
 			nil, append(append([]string{"run", "sysbench/oltp_insert", "--target=mysql://sbtest@localhost:3306/sbtest"}, runDefaults...),
 				"--threads=8", "--time=5", "--events=100", "--rate=50")},
 		{"--report-interval=0 is sysbench's no interval lines", []string{"--report-interval=10", "--report-interval=0", "oltp_delete", "run"},
@@ -63,6 +63,9 @@ func TestSysbenchCommandLineTranslation(t *testing.T) {
 				"--threads=16", "--rand-type=uniform", "--skip-trx", "--threads=2")},
 		{"candor's own options pass through, --target among them", []string{"--target=sqlite://x.db", "--out=r.json", "-q", "--isolation=serializable", "bulk_insert", "run"},
 			nil, append(append([]string{"run", "sysbench/bulk_insert"}, runDefaults...), "--target=sqlite://x.db", "--out=r.json", "-q", "--isolation=serializable")},
+		{"--test= names the test; --histogram passes on", []string{"--test=/usr/share/sysbench/oltp_read_write.lua", "--histogram", "--percentile=99", "run"},
+			nil, append(append([]string{"run", "sysbench/oltp_read_write", "--target=mysql://sbtest@localhost:3306/sbtest"}, runDefaults...),
+				"--histogram", "--percentile=99")},
 		{"help shows the test's options", []string{"oltp_read_write", "help"}, nil, []string{"run", "sysbench/oltp_read_write", "--help"}},
 	}
 	for _, c := range cases {
@@ -99,7 +102,6 @@ func TestSysbenchCommandLineRefusals(t *testing.T) {
 		{"--target with connection options", []string{"--target=sqlite://x.db", "--mysql-host=h", "oltp_read_write", "run"}, ExitUsage, "not both"},
 		{"ignore all errors", []string{"--mysql-ignore-errors=all", "oltp_read_write", "run"}, ExitUnsupported, "cannot ignore all"},
 		{"ignore a syntax error", []string{"--mysql-ignore-errors=1213,1064", "oltp_read_write", "run"}, ExitUnsupported, "cannot ignore 1064"},
-		{"histogram", []string{"--histogram", "oltp_read_write", "run"}, ExitUnsupported, "HDR histograms"},
 		{"forced shutdown", []string{"--forced-shutdown=5", "oltp_read_write", "run"}, ExitUnsupported, "--forced-shutdown=5"},
 		{"no prepared statements", []string{"--db-ps-mode=disable", "oltp_read_write", "run"}, ExitUnsupported, "prepares"},
 		{"unknown option", []string{"--frobnicate=1", "oltp_read_write", "run"}, ExitUsage, "unknown option --frobnicate"},
@@ -144,7 +146,7 @@ func TestSysbenchCommand(t *testing.T) {
 			}
 			// 1.5 s with a line a second: one line, none for the half
 			// second left at the end (sysbench prints none).
-			code, stdout, stderr := sb("--threads=2", "--time=1.5", "--report-interval=1", "--out=ro.json", "oltp_read_only", "run")
+			code, stdout, stderr := sb("--threads=2", "--time=1.5", "--report-interval=1", "--histogram", "--out=ro.json", "oltp_read_only", "run")
 			if code != 0 {
 				t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
 			}
@@ -156,6 +158,9 @@ func TestSysbenchCommand(t *testing.T) {
 			}
 			if len(lines) != 1 || !strings.HasPrefix(lines[0], "[ 1s ] thds: 2 tps: ") {
 				t.Errorf("interval lines %q, want one, [ 1s ] with 2 threads", lines)
+			}
+			if h, s := strings.Index(stdout, "Latency histogram (values are in milliseconds)\n       value  -"), strings.Index(stdout, "SQL statistics:"); h < 0 || h > s {
+				t.Errorf("no latency histogram before the SQL statistics with --histogram:\n%s", stdout)
 			}
 			for _, want := range []string{"SQL statistics:", "transactions:", "95th percentile:", "Threads fairness:"} {
 				if !strings.Contains(stdout, want) {

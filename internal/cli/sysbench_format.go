@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/version"
 )
@@ -14,8 +16,16 @@ import (
 // (db_report_cumulative, sb_report_cumulative) and its --report-interval line
 // (db_report_intermediate), so scripts that parse sysbench output read
 // candor's. Values come from candor's own measurements: latencies from its
-// HDR histograms (sysbench uses a coarser log histogram), "ignored errors"
-// are the restarted events, and percentiles are computed for --percentile.
+// HDR histograms (sysbench uses a coarser log histogram, whose buckets
+// --histogram prints), "ignored errors" are the restarted events, and
+// percentiles are computed for --percentile (0: none, as in sysbench).
+
+// sysbenchReport is what a workload asks of the sysbench format: the
+// percentile (0 = off) and whether to print the latency histogram.
+type sysbenchReport struct {
+	pct       float64
+	histogram bool
+}
 
 // sysbenchWidth is the width sysbench right-aligns latency figures to.
 const sysbenchWidth = 53
@@ -46,6 +56,8 @@ func sysbenchHeader(w io.Writer, threads int, rate, reportEvery float64, seed in
 // db_report_intermediate does, and in an open loop (--rate) the queue line
 // after it.
 func sysbenchIntervalLine(iv result.Interval, threads int, pct float64) string {
+	// With --percentile=0 sysbench prints its histogram's lowest bound,
+	// 0.001 ms: "0.00".
 	secs := iv.LengthSec
 	if secs <= 0 {
 		secs = 1e-9
@@ -55,7 +67,7 @@ func sysbenchIntervalLine(iv result.Interval, threads int, pct float64) string {
 	for _, o := range iv.Ops {
 		events += o.Count
 		errs += o.Errors
-		if o.Histogram != "" {
+		if o.Histogram != "" && pct > 0 {
 			if h, err := result.DecodeHistogram(o.Histogram); err == nil {
 				lat = math.Max(lat, float64(h.ValueAtPercentile(pct))/1e6)
 			}
@@ -75,14 +87,14 @@ func sysbenchIntervalLine(iv result.Interval, threads int, pct float64) string {
 }
 
 // writeSysbench prints the final report of a run phase.
-func writeSysbench(w io.Writer, p *result.Phase, pct float64) {
+func writeSysbench(w io.Writer, p *result.Phase, sb sysbenchReport) {
 	secs := p.DurationSec
 	if secs <= 0 {
 		secs = 1e-9
 	}
 	var events, ignored int64
 	var lat *result.Summary
-	var pctNs int64
+	var hist *hdr.Histogram
 	for _, o := range p.Ops {
 		events += o.Count
 		ignored += o.Retries
@@ -90,10 +102,17 @@ func writeSysbench(w io.Writer, p *result.Phase, pct float64) {
 			lat = o.Latency
 			if enc := o.Histograms["latency"]; enc != "" {
 				if h, err := result.DecodeHistogram(enc); err == nil {
-					pctNs = h.ValueAtPercentile(pct)
+					hist = h
 				}
 			}
 		}
+	}
+	var pctNs int64
+	if hist != nil && sb.pct > 0 {
+		pctNs = hist.ValueAtPercentile(sb.pct)
+	}
+	if sb.histogram && hist != nil {
+		writeSysbenchHistogram(w, hist)
 	}
 	reads, writes, other := p.Counters["reads"], p.Counters["writes"], p.Counters["other"]
 	queries := reads + writes + other
@@ -120,8 +139,10 @@ func writeSysbench(w io.Writer, p *result.Phase, pct float64) {
 	sysbenchFigure(w, "         min:", ms(float64(lat.Min)))
 	sysbenchFigure(w, "         avg:", ms(lat.Mean))
 	sysbenchFigure(w, "         max:", ms(float64(lat.Max)))
-	if pct > 0 {
-		sysbenchFigure(w, fmt.Sprintf("        %3sth percentile:", trimFloat(pct)), ms(float64(pctNs)))
+	if sb.pct > 0 {
+		sysbenchFigure(w, fmt.Sprintf("        %3sth percentile:", trimFloat(sb.pct)), ms(float64(pctNs)))
+	} else {
+		fmt.Fprintln(w, "         percentile stats:               disabled")
 	}
 	sysbenchFigure(w, "         sum:", ms(lat.Mean*float64(lat.Count)))
 	fmt.Fprintln(w)
@@ -131,6 +152,50 @@ func writeSysbench(w io.Writer, p *result.Phase, pct float64) {
 	fmt.Fprintf(w, "    events (avg/stddev):           %.4f/%3.2f\n", evAvg, evSD)
 	fmt.Fprintf(w, "    execution time (avg/stddev):   %.4f/%3.2f\n", tAvg, tSD)
 	fmt.Fprintln(w)
+}
+
+// sysbench's latency histogram (sb_histogram.c): 1024 buckets evenly spaced
+// in log(ms) from 0.001 ms to 100,000 ms, a value going to the nearest.
+const (
+	sbHistBuckets = 1024
+	sbHistMinMs   = 0.001
+	sbHistMaxMs   = 100000
+)
+
+// writeSysbenchHistogram prints --histogram's block as sysbench does
+// (sb_histogram_print): each non-empty bucket's value in ms, a bar of up to
+// 40 stars scaled to the fullest bucket, and its count. candor's HDR buckets
+// (0.1% wide) are put into sysbench's (1.8% wide) by their midpoints.
+func writeSysbenchHistogram(w io.Writer, h *hdr.Histogram) {
+	deduct := math.Log(sbHistMinMs)
+	mult := (sbHistBuckets - 1) / (math.Log(sbHistMaxMs) - deduct)
+	var counts [sbHistBuckets]int64
+	var most int64
+	for _, b := range h.Distribution() {
+		if b.Count == 0 {
+			continue
+		}
+		i := 0
+		if ms := float64(b.From+b.To) / 2 / 1e6; ms > 0 {
+			i = int(math.Floor((math.Log(ms)-deduct)*mult + 0.5))
+		}
+		i = min(max(i, 0), sbHistBuckets-1)
+		counts[i] += b.Count
+		most = max(most, counts[i])
+	}
+	if most == 0 {
+		return
+	}
+	fmt.Fprintln(w, "Latency histogram (values are in milliseconds)")
+	fmt.Fprintln(w, "       value  ------------- distribution ------------- count")
+	for i, n := range counts {
+		if n == 0 {
+			continue
+		}
+		stars := int(math.Floor(float64(n)*40/float64(most) + 0.5))
+		fmt.Fprintf(w, "%12.3f |%-40s %d\n", math.Exp(float64(i)/mult+deduct), strings.Repeat("*", stars), n)
+	}
+	fmt.Fprintln(w, " ")
 }
 
 func sysbenchFigure(w io.Writer, label string, v float64) {

@@ -33,7 +33,7 @@ func samplePhase(t *testing.T) *result.Phase {
 
 func TestSysbenchReportLayout(t *testing.T) {
 	var b bytes.Buffer
-	writeSysbench(&b, samplePhase(t), 95)
+	writeSysbench(&b, samplePhase(t), sysbenchReport{pct: 95})
 	out := b.String()
 	want := []string{
 		"SQL statistics:\n    queries performed:\n",
@@ -79,6 +79,56 @@ func TestSysbenchIntervalLine(t *testing.T) {
 	want := "[ 10s ] thds: 4 tps: 100.00 qps: 2000.00 (r/w/o: 1400.00/400.00/200.00) lat (ms,95%): 9.50 err/s: 0.50 reconn/s: 0.10"
 	if got != want {
 		t.Errorf("interval line\n got %s\nwant %s", got, want)
+	}
+}
+
+// --histogram prints sysbench's block (sb_histogram_print) before the SQL
+// statistics: values put into sysbench's 1024 log buckets from 0.001 ms to
+// 100 s, each shown at its bucket's value (1 ms → bucket 384 = 1.007 ms,
+// 2 ms → 422 = 1.996 ms, 5 ms → 473 = 4.999 ms), bars scaled to 40 stars.
+func TestSysbenchHistogram(t *testing.T) {
+	h := hdr.New(1, 3_600_000_000_000, 3)
+	h.RecordValues(1_000_500, 1000)
+	h.RecordValues(2_001_000, 500)
+	h.RecordValues(5_002_000, 10)
+	enc, err := result.EncodeHistogram(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := samplePhase(t)
+	p.Ops[0].Latency = result.Summarize(h)
+	p.Ops[0].Histograms = map[string]string{"latency": enc}
+	var b bytes.Buffer
+	writeSysbench(&b, p, sysbenchReport{pct: 95, histogram: true})
+	want := "Latency histogram (values are in milliseconds)\n" +
+		"       value  ------------- distribution ------------- count\n" +
+		"       1.007 |" + strings.Repeat("*", 40) + " 1000\n" +
+		"       1.996 |" + strings.Repeat("*", 20) + strings.Repeat(" ", 20) + " 500\n" +
+		"       4.999 |" + strings.Repeat(" ", 40) + " 10\n" +
+		" \n" +
+		"SQL statistics:\n"
+	if out := b.String(); !strings.HasPrefix(out, want) {
+		t.Errorf("histogram block\n got:\n%s\nwant it to begin:\n%s", out, want)
+	}
+	b.Reset()
+	writeSysbench(&b, p, sysbenchReport{pct: 95})
+	if strings.Contains(b.String(), "Latency histogram") {
+		t.Error("histogram printed without --histogram")
+	}
+}
+
+// --percentile=0 turns the percentile off as in sysbench: the report says
+// so and the interval line shows 0.00.
+func TestSysbenchPercentileOff(t *testing.T) {
+	p := samplePhase(t)
+	var b bytes.Buffer
+	writeSysbench(&b, p, sysbenchReport{})
+	if out := b.String(); !strings.Contains(out, "\n         percentile stats:               disabled\n") || strings.Contains(out, "th percentile") {
+		t.Errorf("report with --percentile=0:\n%s", out)
+	}
+	iv := result.Interval{ElapsedSec: 1, LengthSec: 1, Ops: []result.IntervalOp{{Count: 10, Histogram: p.Ops[0].Histograms["latency"]}}}
+	if got := sysbenchIntervalLine(iv, 1, 0); !strings.Contains(got, " lat (ms,0%): 0.00 ") {
+		t.Errorf("interval line with --percentile=0: %s", got)
 	}
 }
 

@@ -59,7 +59,8 @@ type Options struct {
 	NumberOfRanges int   `json:"number-of-ranges"`
 	Delta          int64 `json:"delta"`
 
-	Percentile int `json:"percentile"`
+	Percentile int  `json:"percentile"`
+	Histogram  bool `json:"histogram"`
 
 	SequenceCache int64   `json:"sequence-cache"`
 	Sharding      string  `json:"sharding"`
@@ -158,7 +159,8 @@ var options = []option{
 	{"number-of-ranges", "10", "Number of random BETWEEN ranges per SELECT", []string{"select_random_ranges"}, intOpt(func(o *Options) *int { return &o.NumberOfRanges }, 1, maxInList/2)},
 	{"delta", "5", "Size of BETWEEN ranges", []string{"select_random_ranges"}, int64Opt(func(o *Options) *int64 { return &o.Delta }, 0, maxInt32)},
 
-	{"percentile", "95", "percentile to calculate in latency statistics (1-100); 0 leaves the report's default", nil, intOpt(func(o *Options) *int { return &o.Percentile }, 0, 100)},
+	{"percentile", "95", "percentile to calculate in latency statistics (1-100); 0 turns it off in --format sysbench", nil, intOpt(func(o *Options) *int { return &o.Percentile }, 0, 100)},
+	{"histogram", "off", "print latency histogram in report (--format sysbench)", nil, boolOpt(func(o *Options) *bool { return &o.Histogram })},
 
 	{"sequence-cache", "0", "candor: cache N ids per session of the id sequence (ALTER SEQUENCE ... CACHE N; a real sequence on CockroachDB; AUTO_ID_CACHE on TiDB); 0 keeps the product's default. With N > 1 and several loaders, ids are not contiguous", oltpTests, int64Opt(func(o *Options) *int64 { return &o.SequenceCache }, 0, math.MaxInt64)},
 	{"sharding", "", "candor: primary key distribution, hash or range (YugabyteDB, CockroachDB, TiDB); empty keeps the product's default", layoutTests, func(o *Options, v string) error {

@@ -64,7 +64,7 @@ func TestRegistered(t *testing.T) {
 	for _, n := range []string{"tables", "table-size", "range-size", "point-selects", "simple-ranges", "sum-ranges",
 		"order-ranges", "distinct-ranges", "index-updates", "non-index-updates", "delete-inserts", "range-selects",
 		"auto-inc", "skip-trx", "secondary", "create-secondary", "rand-type", "rand-spec-iter", "rand-spec-pct",
-		"rand-spec-res", "rand-seed", "rand-pareto-h", "random-points", "number-of-ranges", "delta", "percentile",
+		"rand-spec-res", "rand-seed", "rand-pareto-h", "random-points", "number-of-ranges", "delta", "percentile", "histogram",
 		"sequence-cache", "sharding", "split-at", "presplit", "mysql-storage-engine"} {
 		if _, ok := names[n]; !ok {
 			t.Errorf("option %s not offered", n)

@@ -277,9 +277,13 @@ func (w *Workload) Config() Options { return w.opts }
 // (point-selects for oltp_point_select, which always runs one), sorted.
 func (w *Workload) Ignored() []string { return append([]string(nil), w.ignored...) }
 
-// ReportPercentile is --percentile (default 95; 0 means the report's
-// default) for sysbench-format reports.
+// ReportPercentile is --percentile (default 95; 0 turns the percentile off
+// in sysbench-format reports, as in sysbench).
 func (w *Workload) ReportPercentile() float64 { return float64(w.opts.Percentile) }
+
+// ReportHistogram is --histogram: sysbench-format reports print sysbench's
+// latency histogram.
+func (w *Workload) ReportHistogram() bool { return w.opts.Histogram }
 
 // ReportSeed is --rand-seed, 0 when not given (the workload then draws from
 // candor's run seed), for the header of sysbench-format reports.
