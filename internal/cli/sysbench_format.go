@@ -56,8 +56,6 @@ func sysbenchHeader(w io.Writer, threads int, rate, reportEvery float64, seed in
 // db_report_intermediate does, and in an open loop (--rate) the queue line
 // after it.
 func sysbenchIntervalLine(iv result.Interval, threads int, pct float64) string {
-	// With --percentile=0 sysbench prints its histogram's lowest bound,
-	// 0.001 ms: "0.00".
 	secs := iv.LengthSec
 	if secs <= 0 {
 		secs = 1e-9
@@ -67,6 +65,8 @@ func sysbenchIntervalLine(iv result.Interval, threads int, pct float64) string {
 	for _, o := range iv.Ops {
 		events += o.Count
 		errs += o.Errors
+		// With --percentile=0 sysbench shows its histogram's lowest bound,
+		// 0.001 ms, as "0.00".
 		if o.Histogram != "" && pct > 0 {
 			if h, err := result.DecodeHistogram(o.Histogram); err == nil {
 				lat = math.Max(lat, float64(h.ValueAtPercentile(pct))/1e6)
