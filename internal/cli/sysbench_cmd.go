@@ -346,6 +346,9 @@ func (l *sysbenchLine) candorArgs(flag func(verb, name string) *pflag.Flag) ([]s
 		}
 	}
 	if verb == phaseRun {
+		if l.endless() {
+			return nil, usagef("--time=0 with no --events is sysbench's endless test; candor's runs have an end: give --time=SECONDS or --events=N")
+		}
 		out = append(out, "--format=sysbench", "--time=10", "--load=never")
 	}
 	for _, o := range l.opts {
@@ -363,6 +366,21 @@ func (l *sysbenchLine) candorArgs(flag func(verb, name string) *pflag.Flag) ([]s
 		out = append(out, o.arg())
 	}
 	return out, nil
+}
+
+// endless reports whether the last --time is 0 and no --events limit is set
+// (sysbench then runs until it is stopped).
+func (l *sysbenchLine) endless() bool {
+	time, events := "10", "0"
+	for _, o := range l.opts {
+		switch o.name {
+		case "time":
+			time = o.value
+		case "events":
+			events = o.value
+		}
+	}
+	return isZero(time) && isZero(events)
 }
 
 // urls builds the targets from the connection options with sysbench's

@@ -105,6 +105,7 @@ func TestSysbenchCommandLineRefusals(t *testing.T) {
 		{"forced shutdown", []string{"--forced-shutdown=5", "oltp_read_write", "run"}, ExitUnsupported, "--forced-shutdown=5"},
 		{"no prepared statements", []string{"--db-ps-mode=disable", "oltp_read_write", "run"}, ExitUnsupported, "prepares"},
 		{"unknown option", []string{"--frobnicate=1", "oltp_read_write", "run"}, ExitUsage, "unknown option --frobnicate"},
+		{"an endless run", []string{"--time=0", "--events=0", "oltp_read_write", "run"}, ExitUsage, "endless"},
 		{"missing config file", []string{"--config-file=nope.cfg", "oltp_read_write", "run"}, ExitUsage, "--config-file"},
 	}
 	for _, c := range cases {
