@@ -51,6 +51,7 @@ options alone mean on.
   --config-file=FILE               one NAME=VALUE option per line, read before the command line
   --test=TESTNAME                  the deprecated form of TESTNAME
   --histogram, --percentile=N      sysbench's latency histogram and percentile (0: none) in the report
+  --db-ps-mode=auto|disable        disable sends statements as text with their values written in
   --thread-stack-size, --verbosity accepted and ignored
 
 A run gets sysbench's defaults: --time=10 (stopping at --events first when given), no
@@ -285,10 +286,6 @@ func (l *sysbenchLine) take(o sysbenchOpt) error {
 		return usagef("--mysql-socket: candor connects over TCP; give --mysql-host and --mysql-port instead")
 	case o.name == "mysql-ignore-errors":
 		return checkIgnoreErrors(o.value)
-	case o.name == "db-ps-mode":
-		if o.value != "auto" {
-			return withCode(ExitUnsupported, fmt.Errorf("--db-ps-mode=%s: candor always prepares statements on the server, as sysbench's auto", o.value))
-		}
 	case o.name == "report-checkpoints":
 		if o.value != "" {
 			return withCode(ExitUnsupported, fmt.Errorf("--report-checkpoints is not supported: every interval record in candor's result file holds the counters and histograms of its interval"))

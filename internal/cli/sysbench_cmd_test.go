@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"io/fs"
 	"net/url"
 	"os"
@@ -48,9 +49,9 @@ func TestSysbenchCommandLineTranslation(t *testing.T) {
 				"--target=mysql://sbtest@h1:1/db?tls=skip-verify", "--target=mysql://sbtest@h1:2/db?tls=skip-verify",
 				"--target=mysql://sbtest@h2:1/db?tls=skip-verify", "--target=mysql://sbtest@h2:2/db?tls=skip-verify"}, runDefaults...)},
 		{"deprecated aliases, the default ignore list, ignored options", []string{"--num-threads=8", "--max-time=5", "--max-requests=100", "--tx-rate=50",
-			"--mysql-ignore-errors=1213,1020,1205", "--thread-stack-size=64K", "--verbosity=5", "--db-ps-mode=auto", "--debug=off", "oltp_insert", "run"},
+			"--mysql-ignore-errors=1213,1020,1205", "--thread-stack-size=64K", "--verbosity=5", "--db-ps-mode=disable", "--debug=off", "oltp_insert", "run"},
 			nil, append(append([]string{"run", "sysbench/oltp_insert", "--target=mysql://sbtest@localhost:3306/sbtest"}, runDefaults...),
-				"--threads=8", "--time=5", "--events=100", "--rate=50")},
+				"--threads=8", "--time=5", "--events=100", "--rate=50", "--db-ps-mode=disable")},
 		{"--report-interval=0 is sysbench's no interval lines", []string{"--report-interval=10", "--report-interval=0", "oltp_delete", "run"},
 			nil, append([]string{"run", "sysbench/oltp_delete", "--target=mysql://sbtest@localhost:3306/sbtest"}, runDefaults...)},
 		{"prepare keeps --threads and drops run options", []string{"--threads=4", "--time=300", "--events=9", "--rate=5", "--tables=10", "--auto-inc=off", "oltp_read_write", "prepare"},
@@ -103,7 +104,6 @@ func TestSysbenchCommandLineRefusals(t *testing.T) {
 		{"ignore all errors", []string{"--mysql-ignore-errors=all", "oltp_read_write", "run"}, ExitUnsupported, "cannot ignore all"},
 		{"ignore a syntax error", []string{"--mysql-ignore-errors=1213,1064", "oltp_read_write", "run"}, ExitUnsupported, "cannot ignore 1064"},
 		{"forced shutdown", []string{"--forced-shutdown=5", "oltp_read_write", "run"}, ExitUnsupported, "--forced-shutdown=5"},
-		{"no prepared statements", []string{"--db-ps-mode=disable", "oltp_read_write", "run"}, ExitUnsupported, "prepares"},
 		{"unknown option", []string{"--frobnicate=1", "oltp_read_write", "run"}, ExitUsage, "unknown option --frobnicate"},
 		{"an endless run", []string{"--time=0", "--events=0", "oltp_read_write", "run"}, ExitUsage, "endless"},
 		{"missing config file", []string{"--config-file=nope.cfg", "oltp_read_write", "run"}, ExitUsage, "--config-file"},
@@ -175,6 +175,21 @@ func TestSysbenchCommand(t *testing.T) {
 			p := res.Phases[len(res.Phases)-1]
 			if n := p.Ops[0].Count; n == 0 || p.Counters["reads"] != 14*n || p.Counters["other"] != 2*n {
 				t.Errorf("%d events with r/w/o %v, want 14/0/2 each", n, p.Counters)
+			}
+			// --db-ps-mode=disable: statements as text, counted the same.
+			if code, stdout, stderr := sb("--threads=2", "--time=1", "--db-ps-mode=disable", "--out=text.json", "oltp_read_only", "run"); code != 0 {
+				t.Fatalf("run --db-ps-mode=disable: exit %d\n%s%s", code, stdout, stderr)
+			}
+			text, err := result.Read(filepath.Join(dir, "text.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tp := text.Phases[len(text.Phases)-1]
+			if n := tp.Ops[0].Count; n == 0 || tp.Counters["reads"] != 14*n || tp.Counters["other"] != 2*n {
+				t.Errorf("--db-ps-mode=disable: %d events with r/w/o %v, want 14/0/2 each", n, tp.Counters)
+			}
+			if !strings.Contains(fmt.Sprint(text.Workload.Options), "disable") {
+				t.Errorf("--db-ps-mode=disable is not recorded in the workload's options: %v", text.Workload.Options)
 			}
 			cmd := strings.Join(res.Command, " ")
 			if !strings.Contains(cmd, "candor sysbench") {

@@ -573,3 +573,70 @@ func log2(n int) int {
 	}
 	return bits.Len(uint(n)) - 1
 }
+
+// AppendInterpolated appends sql with its bind parameters replaced by the
+// literal values in args, as sysbench sends statements with
+// --db-ps-mode=disable (its client-side emulation of prepared statements):
+// integers in decimal, strings in single quotes. Placeholders are this
+// dialect's ($N or ?), outside quoted text. A string holding a quote, a
+// backslash or NUL is refused rather than escaped per product (sysbench's
+// values are digits and dashes), as is any other type or a missing argument.
+func (s *SysbenchStatements) AppendInterpolated(dst []byte, sql string, args []any) ([]byte, error) {
+	next := 0 // the next ? argument
+	for i := 0; i < len(sql); i++ {
+		ch := sql[i]
+		switch {
+		case ch == '\'':
+			j := strings.IndexByte(sql[i+1:], '\'')
+			if j < 0 {
+				return dst, fmt.Errorf("unterminated quote in %q", sql)
+			}
+			dst = append(dst, sql[i:i+j+2]...)
+			i += j + 1
+			continue
+		case ch == '?' && s.d.Placeholder == Question:
+			n := next
+			next++
+			var err error
+			if dst, err = appendLiteral(dst, args, n); err != nil {
+				return dst, err
+			}
+			continue
+		case ch == '$' && s.d.Placeholder == Dollar && i+1 < len(sql) && sql[i+1] >= '0' && sql[i+1] <= '9':
+			j := i + 1
+			n := 0
+			for j < len(sql) && sql[j] >= '0' && sql[j] <= '9' {
+				n = n*10 + int(sql[j]-'0')
+				j++
+			}
+			var err error
+			if dst, err = appendLiteral(dst, args, n-1); err != nil {
+				return dst, err
+			}
+			i = j - 1
+			continue
+		}
+		dst = append(dst, ch)
+	}
+	return dst, nil
+}
+
+func appendLiteral(dst []byte, args []any, n int) ([]byte, error) {
+	if n < 0 || n >= len(args) {
+		return dst, fmt.Errorf("parameter %d of %d", n+1, len(args))
+	}
+	switch v := args[n].(type) {
+	case int64:
+		return strconv.AppendInt(dst, v, 10), nil
+	case int:
+		return strconv.AppendInt(dst, int64(v), 10), nil
+	case string:
+		if strings.ContainsAny(v, "'\\\x00") {
+			return dst, fmt.Errorf("parameter %d holds a quote, backslash or NUL", n+1)
+		}
+		dst = append(dst, '\'')
+		dst = append(dst, v...)
+		return append(dst, '\''), nil
+	}
+	return dst, fmt.Errorf("parameter %d is a %T", n+1, args[n])
+}

@@ -317,3 +317,48 @@ func TestSysbenchLoadInsertPanics(t *testing.T) {
 	}()
 	s.LoadInsert(1, 0)
 }
+
+// --db-ps-mode=disable: the statements with their values written in, as
+// sysbench's emulation sends them.
+func TestSysbenchInterpolated(t *testing.T) {
+	for _, d := range []Dialect{Postgres, MySQL} {
+		o := sysbenchBase()
+		o.AutoInc = false
+		s, err := Sysbench(d, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb := &s.Tables[0]
+		cases := []struct {
+			sql  string
+			args []any
+			want string
+		}{
+			{tb.PointSelect, []any{int64(42)}, "SELECT c FROM sbtest1 WHERE id=42"},
+			{tb.SimpleRange, []any{int64(5), int64(104)}, "SELECT c FROM sbtest1 WHERE id BETWEEN 5 AND 104"},
+			{tb.NonIndexUpdate, []any{"01-23", int64(7)}, "UPDATE sbtest1 SET c='01-23' WHERE id=7"},
+			{tb.Insert, []any{int64(-5), 7, "c", "p"}, "INSERT INTO sbtest1 (id, k, c, pad) VALUES (-5, 7, 'c', 'p')"},
+			{"SELECT '$1 ?' FROM t WHERE a=" + d.Param(1), []any{int64(1)}, "SELECT '$1 ?' FROM t WHERE a=1"},
+		}
+		for _, c := range cases {
+			got, err := s.AppendInterpolated(nil, c.sql, c.args)
+			if err != nil || string(got) != c.want {
+				t.Errorf("%s: %q with %v: %q, %v; want %q", d.Name, c.sql, c.args, got, err, c.want)
+			}
+		}
+		for _, bad := range []struct {
+			sql  string
+			args []any
+		}{
+			{tb.PointSelect, nil},                       // missing
+			{tb.PointSelect, []any{1.5}},                // a float
+			{tb.NonIndexUpdate, []any{"o'k", int64(1)}}, // a quote
+			{tb.NonIndexUpdate, []any{`a\b`, int64(1)}}, // a backslash
+			{"SELECT 'open FROM t", []any{}},            // unterminated quote
+		} {
+			if got, err := s.AppendInterpolated(nil, bad.sql, bad.args); err == nil {
+				t.Errorf("%s: %q with %v accepted: %q", d.Name, bad.sql, bad.args, got)
+			}
+		}
+	}
+}

@@ -100,3 +100,46 @@ func (c *Conn) tookFastPath(q string, args []any) bool {
 	d, ok := c.fast[q]
 	return ok && c.fastParams(d, args)
 }
+
+// A statement without arguments goes as plain text (the simple query
+// protocol): nothing is prepared in the session, whether it returns rows
+// (Query) or not (Exec), and every column but bytea comes back as text. sysbench's
+// --db-ps-mode=disable relies on it.
+func TestNoArgumentsArePlainText(t *testing.T) {
+	tgt := openTarget(t, testURL(t))
+	ctx := context.Background()
+	c := targettest.Connect(t, tgt).(*Conn)
+	for i := 0; i < 3; i++ {
+		var got string
+		if _, err := c.Query(ctx, fmt.Sprintf("SELECT %d + 1", 40+i), nil, func(cols [][]byte) error { got = string(cols[0]); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprint(41 + i); got != want {
+			t.Errorf("SELECT %d + 1 = %q, want %q as text", 40+i, got, want)
+		}
+		if _, err := c.Exec(ctx, fmt.Sprintf("SELECT %d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// bytea comes back as its raw bytes, as on the other paths.
+	var raw []byte
+	if _, err := c.Query(ctx, "SELECT decode('00ff5c', 'hex'), NULL::bytea", nil, func(cols [][]byte) error {
+		raw = append([]byte(nil), cols[0]...)
+		if cols[1] != nil {
+			t.Errorf("NULL bytea came back as %q", cols[1])
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if string(raw) != "\x00\xff\\" {
+		t.Errorf("bytea without arguments = %q, want its raw bytes", raw)
+	}
+	var prepared string
+	if _, err := c.Query(ctx, "SELECT count(*)::text FROM pg_prepared_statements", nil, func(cols [][]byte) error { prepared = string(cols[0]); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if prepared != "0" {
+		t.Errorf("%s statements prepared in the session after statements without arguments, want 0", prepared)
+	}
+}

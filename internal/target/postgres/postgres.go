@@ -11,6 +11,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -261,9 +262,10 @@ func (c *Conn) Exec(ctx context.Context, sql string, args ...any) (int64, error)
 // Query implements target.Conn. Values are passed as they came off the wire,
 // undecoded: bytea columns as their raw bytes, text columns as text. For
 // statements with arguments of the types the fast path renders (integers,
-// strings, bytes, NULL) every other column is text too; otherwise pgx asks
-// for binary format for some types (integers, for instance), so a caller
-// that needs text whatever the arguments casts them in SQL.
+// strings, bytes, NULL) every other column is text too, and so is every
+// column of a statement without arguments (sent as plain text); otherwise
+// pgx asks for binary format for some types (integers, for instance), so a
+// caller that needs text whatever the arguments casts them in SQL.
 func (c *Conn) Query(ctx context.Context, sql string, args []any, fn func(cols [][]byte) error) (int, error) {
 	if d, err := c.fastPath(ctx, sql, args); err != nil {
 		return 0, err
@@ -274,7 +276,19 @@ func (c *Conn) Query(ctx context.Context, sql string, args []any, fn func(cols [
 		}
 		return n, err
 	}
-	rows, err := c.pc.Query(ctx, sql, args...)
+	var rows pgx.Rows
+	var err error
+	plain := len(args) == 0
+	if plain {
+		// As plain text (the simple query protocol), the way pgx's Exec
+		// sends a statement without arguments: nothing is prepared for a
+		// text that may never come again (sysbench's --db-ps-mode=disable).
+		// Every column comes back as text; bytea is turned into its raw
+		// bytes below, as the other paths give it.
+		rows, err = c.pc.Query(ctx, sql, pgx.QueryExecModeSimpleProtocol)
+	} else {
+		rows, err = c.pc.Query(ctx, sql, args...)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -285,7 +299,14 @@ func (c *Conn) Query(ctx context.Context, sql string, args []any, fn func(cols [
 	n := 0
 	for rows.Next() {
 		n++
-		if err := fn(rows.RawValues()); err != nil {
+		vals := rows.RawValues()
+		if plain {
+			if vals, err = c.rawBytea(rows.FieldDescriptions(), vals); err != nil {
+				rows.Close()
+				return n, err
+			}
+		}
+		if err := fn(vals); err != nil {
 			rows.Close()
 			return n, err
 		}
@@ -293,6 +314,29 @@ func (c *Conn) Query(ctx context.Context, sql string, args []any, fn func(cols [
 	rows.Close()
 	return n, rows.Err()
 }
+
+// rawBytea replaces the text form of bytea columns (hex, PostgreSQL's
+// bytea_output default: \x then two digits a byte) by their raw bytes.
+func (c *Conn) rawBytea(fields []pgconn.FieldDescription, vals [][]byte) ([][]byte, error) {
+	for i, f := range fields {
+		if f.DataTypeOID != byteaOID || f.Format != pgx.TextFormatCode || vals[i] == nil {
+			continue
+		}
+		v := vals[i]
+		if len(v) < 2 || v[0] != '\\' || v[1] != 'x' {
+			return nil, fmt.Errorf("bytea column %s in a form other than hex (bytea_output=hex is needed)", f.Name)
+		}
+		raw := make([]byte, hex.DecodedLen(len(v)-2))
+		if _, err := hex.Decode(raw, v[2:]); err != nil {
+			return nil, fmt.Errorf("bytea column %s: %w", f.Name, err)
+		}
+		vals[i] = raw
+	}
+	return vals, nil
+}
+
+// byteaOID is the type OID of bytea.
+const byteaOID = 17
 
 // CopyFrom implements target.Copier with the COPY protocol. table and
 // columns are treated like the unquoted identifiers candor's DDL uses:

@@ -61,6 +61,9 @@ type Options struct {
 
 	Percentile int  `json:"percentile"`
 	Histogram  bool `json:"histogram"`
+	// PSMode is sysbench's --db-ps-mode: auto prepares statements on the
+	// server; disable sends each as text with its values written in.
+	PSMode string `json:"db-ps-mode"`
 
 	SequenceCache int64   `json:"sequence-cache"`
 	Sharding      string  `json:"sharding"`
@@ -161,6 +164,13 @@ var options = []option{
 
 	{"percentile", "95", "percentile to calculate in latency statistics (1-100); 0 turns it off in --format sysbench", nil, intOpt(func(o *Options) *int { return &o.Percentile }, 0, 100)},
 	{"histogram", "off", "print latency histogram in report (--format sysbench)", nil, boolOpt(func(o *Options) *bool { return &o.Histogram })},
+	{"db-ps-mode", "auto", "prepared statements usage mode {auto, disable}; disable sends every statement as text with its values written in, as sysbench's emulation", nil, func(o *Options, v string) error {
+		if v != "auto" && v != "disable" {
+			return errors.New("must be auto or disable")
+		}
+		o.PSMode = v
+		return nil
+	}},
 
 	{"sequence-cache", "0", "candor: cache N ids per session of the id sequence (ALTER SEQUENCE ... CACHE N; a real sequence on CockroachDB; AUTO_ID_CACHE on TiDB); 0 keeps the product's default. With N > 1 and several loaders, ids are not contiguous", oltpTests, int64Opt(func(o *Options) *int64 { return &o.SequenceCache }, 0, math.MaxInt64)},
 	{"sharding", "", "candor: primary key distribution, hash or range (YugabyteDB, CockroachDB, TiDB); empty keeps the product's default", layoutTests, func(o *Options, v string) error {
@@ -255,6 +265,10 @@ func boolOpt(field func(*Options) *bool) func(*Options, string) error {
 		return nil
 	}
 }
+
+// TextStatements reports whether statements go as text with their values
+// written in (--db-ps-mode=disable).
+func (o *Options) TextStatements() bool { return o.PSMode == "disable" }
 
 // ParseOnOff reads a sysbench on/off value (on, off, true, false; any case).
 func ParseOnOff(v string) (bool, error) {

@@ -29,7 +29,7 @@ func TestDefaults(t *testing.T) {
 		MySQLStorageEngine: "innodb",
 		RandType:           "special", RandSpecIter: 12, RandSpecPct: 1, RandSpecRes: 75, RandSeed: 0, RandParetoH: 0.2,
 		RandomPoints: 10, NumberOfRanges: 10, Delta: 5,
-		Percentile: 95,
+		Percentile: 95, PSMode: "auto",
 	}
 	if got := w.Config(); !reflect.DeepEqual(got, want) {
 		t.Errorf("defaults\n got %+v\nwant %+v", got, want)
@@ -64,7 +64,7 @@ func TestRegistered(t *testing.T) {
 	for _, n := range []string{"tables", "table-size", "range-size", "point-selects", "simple-ranges", "sum-ranges",
 		"order-ranges", "distinct-ranges", "index-updates", "non-index-updates", "delete-inserts", "range-selects",
 		"auto-inc", "skip-trx", "secondary", "create-secondary", "rand-type", "rand-spec-iter", "rand-spec-pct",
-		"rand-spec-res", "rand-seed", "rand-pareto-h", "random-points", "number-of-ranges", "delta", "percentile", "histogram",
+		"rand-spec-res", "rand-seed", "rand-pareto-h", "random-points", "number-of-ranges", "delta", "percentile", "histogram", "db-ps-mode",
 		"sequence-cache", "sharding", "split-at", "presplit", "mysql-storage-engine"} {
 		if _, ok := names[n]; !ok {
 			t.Errorf("option %s not offered", n)

@@ -72,6 +72,7 @@ type worker struct {
 	cbuf []byte
 	pbuf []byte
 	sql  []byte
+	lit  []byte // a statement with its values written in (--db-ps-mode=disable)
 
 	// Event bodies as method values, bound once.
 	readOnly, writeOnly, readWrite func(ctx context.Context, c target.Conn) error
@@ -328,9 +329,27 @@ func (wk *worker) bulkInsert(ctx context.Context, c target.Conn) error {
 	return nil
 }
 
+// text writes the arguments into the statement with --db-ps-mode=disable,
+// so that it goes as plain text without parameters (sysbench's emulation of
+// prepared statements); otherwise it returns sql and args as they are.
+func (wk *worker) text(sql string, args []any) (string, []any, error) {
+	if !wk.w.opts.TextStatements() || len(args) == 0 {
+		return sql, args, nil
+	}
+	var err error
+	if wk.lit, err = wk.w.stmts.AppendInterpolated(wk.lit[:0], sql, args); err != nil {
+		return "", nil, err
+	}
+	return string(wk.lit), nil, nil
+}
+
 // query runs a statement that returns rows, discarding them undecoded, and
 // counts a read.
 func (wk *worker) query(ctx context.Context, c target.Conn, sql string, args []any) error {
+	sql, args, err := wk.text(sql, args)
+	if err != nil {
+		return err
+	}
 	if _, err := c.Query(ctx, sql, args, nil); err != nil {
 		return err
 	}
@@ -341,6 +360,10 @@ func (wk *worker) query(ctx context.Context, c target.Conn, sql string, args []a
 // exec runs a statement without rows and counts a write when it affected a
 // row, else other.
 func (wk *worker) exec(ctx context.Context, c target.Conn, sql string, args ...any) error {
+	sql, args, err := wk.text(sql, args)
+	if err != nil {
+		return err
+	}
 	n, err := c.Exec(ctx, sql, args...)
 	if err != nil {
 		return err
