@@ -97,7 +97,7 @@ working directory.`,
 		return usagef("%v (see 'candor %s --help')", err, c.Name())
 	})
 	root.AddCommand(newRunCmd(env, phaseRun), newRunCmd(env, phaseLoad), newCleanupCmd(env), newListCmd(env), newVersionCmd(env), newPlanCmd(env))
-	root.AddCommand(newReportCmd(env), newCompareCmd(env), newSysbenchCmd(env))
+	root.AddCommand(newReportCmd(env), newCompareCmd(env), newSysbenchCmd(env), newPrewarmCmd(env))
 	return root
 }
 

@@ -30,8 +30,8 @@ import (
 
 const sysbenchCmdLong = `Takes a sysbench 1.0.20 command line as it is: put 'candor' in front of
 'sysbench [options]... TESTNAME COMMAND'. TESTNAME is one of sysbench's OLTP tests (a path
-such as /usr/share/sysbench/oltp_read_write.lua works too); COMMAND is prepare, run, cleanup
-or help. As in sysbench, options take their value after '=' (--threads=16) and on/off
+such as /usr/share/sysbench/oltp_read_write.lua works too); COMMAND is prepare, run, cleanup,
+prewarm (MySQL wire, on the first node) or help. As in sysbench, options take their value after '=' (--threads=16) and on/off
 options alone mean on.
 
   --db-driver=mysql|pgsql          sysbench's default is mysql
@@ -57,7 +57,7 @@ options alone mean on.
 A run gets sysbench's defaults: --time=10 (stopping at --events first when given), no
 interval lines unless --report-interval is given, sysbench's report on stdout
 (--format=sysbench) and no load (--load=never: prepare first, as with sysbench). Every
-other option is passed on to 'candor prepare|run|cleanup sysbench/TESTNAME': the tests'
+other option is passed on to 'candor prepare|run|cleanup|prewarm sysbench/TESTNAME': the tests'
 options (--tables, --table-size, --rand-type, ...) and candor's own (--target=URL instead of
 the connection options, --out=FILE, --isolation=..., --seed=N); options a command does not
 have (--time for cleanup) are dropped, as sysbench ignores them. candor writes its result
@@ -65,7 +65,7 @@ file as always.`
 
 func newSysbenchCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "sysbench [options]... TESTNAME prepare|run|cleanup|help",
+		Use:   "sysbench [options]... TESTNAME prepare|run|cleanup|prewarm|help",
 		Short: "Run a sysbench 1.0.20 command line as it is (its options, --db-driver and connection options)",
 		Long:  sysbenchCmdLong,
 		Example: `  candor sysbench --db-driver=mysql --mysql-host=127.0.0.1 --mysql-password=pw --tables=10 --table-size=1000000 oltp_read_write prepare
@@ -214,7 +214,7 @@ func parseSysbenchLine(args []string, readFile func(string) ([]byte, error)) (*s
 	case 0:
 		return nil, usagef("name a test and a command, as for sysbench: candor sysbench [options] oltp_read_write prepare|run|cleanup")
 	case 1:
-		return nil, usagef("missing command after the test %s: give prepare, run, cleanup or help", words[0])
+		return nil, usagef("missing command after the test %s: give prepare, run, cleanup, prewarm or help", words[0])
 	case 2:
 	default:
 		return nil, usagef("unexpected argument %q after the command %s; options take their value after '=' as in sysbench (--threads=16)", words[2], words[1])
@@ -223,16 +223,14 @@ func parseSysbenchLine(args []string, readFile func(string) ([]byte, error)) (*s
 		return nil, err
 	}
 	switch words[1] {
-	case "prepare", "run", "cleanup", "help":
+	case "prepare", "run", "cleanup", "help", "prewarm":
 		l.command = words[1]
-	case "prewarm":
-		return nil, withCode(ExitUnsupported, fmt.Errorf("sysbench's prewarm command is not supported: candor measures from the first statement; use 'candor run --warmup=N' to leave a warm-up out of the figures"))
 	default:
 		hint := ""
 		if _, err := strconv.ParseFloat(words[1], 64); err == nil || isOnOff(words[1]) {
 			hint = "; options take their value after '=' as in sysbench (--threads=16)"
 		}
-		return nil, usagef("unknown command %q for the test %s: give prepare, run, cleanup or help%s", words[1], l.test, hint)
+		return nil, usagef("unknown command %q for the test %s: give prepare, run, cleanup, prewarm or help%s", words[1], l.test, hint)
 	}
 	return l, nil
 }
@@ -325,7 +323,7 @@ func (l *sysbenchLine) candorArgs(flag func(verb, name string) *pflag.Flag) ([]s
 	if l.command == "help" {
 		return []string{"run", workload, "--help"}, nil
 	}
-	verb := map[string]string{"prepare": phaseLoad, "run": phaseRun, "cleanup": "cleanup"}[l.command]
+	verb := map[string]string{"prepare": phaseLoad, "run": phaseRun, "cleanup": "cleanup", "prewarm": "prewarm"}[l.command]
 	out := []string{verb, workload}
 	if l.target && len(l.conn) > 0 {
 		return nil, usagef("give either --target or sysbench's connection options (--db-driver, --%s-host, ...), not both", l.driver)
@@ -335,8 +333,8 @@ func (l *sysbenchLine) candorArgs(flag func(verb, name string) *pflag.Flag) ([]s
 		if err != nil {
 			return nil, err
 		}
-		if verb == "cleanup" {
-			urls = urls[:1] // one session drops the tables
+		if verb == "cleanup" || verb == "prewarm" {
+			urls = urls[:1] // cleanup: one session drops the tables; prewarm: the first node's cache
 		}
 		for _, u := range urls {
 			out = append(out, "--target="+u)

@@ -67,6 +67,8 @@ func TestSysbenchCommandLineTranslation(t *testing.T) {
 		{"--test= names the test; --histogram passes on", []string{"--test=/usr/share/sysbench/oltp_read_write.lua", "--histogram", "--percentile=99", "run"},
 			nil, append(append([]string{"run", "sysbench/oltp_read_write", "--target=mysql://sbtest@localhost:3306/sbtest"}, runDefaults...),
 				"--histogram", "--percentile=99")},
+		{"prewarm on the first node, with its threads", []string{"--mysql-host=a,b", "--threads=4", "--time=60", "--tables=8", "oltp_read_write", "prewarm"},
+			nil, []string{"prewarm", "sysbench/oltp_read_write", "--target=mysql://sbtest@a:3306/sbtest", "--threads=4", "--tables=8"}},
 		{"help shows the test's options", []string{"oltp_read_write", "help"}, nil, []string{"run", "sysbench/oltp_read_write", "--help"}},
 	}
 	for _, c := range cases {
@@ -94,7 +96,6 @@ func TestSysbenchCommandLineRefusals(t *testing.T) {
 		{"not a database test", []string{"fileio", "run"}, ExitUsage, "not a database test"},
 		{"unknown test", []string{"oltp_frobnicate", "run"}, ExitUsage, "oltp_read_write"},
 		{"unknown command", []string{"oltp_read_write", "go"}, ExitUsage, `unknown command "go"`},
-		{"prewarm", []string{"oltp_read_write", "prewarm"}, ExitUnsupported, "prewarm"},
 		{"unknown driver", []string{"--db-driver=oracle", "oltp_read_write", "run"}, ExitUsage, "mysql and pgsql"},
 		{"a Unix socket", []string{"--mysql-socket=/tmp/s", "oltp_read_write", "run"}, ExitUsage, "TCP"},
 		{"pgsql options with the mysql driver", []string{"--pgsql-host=h", "oltp_read_write", "run"}, ExitUsage, "--db-driver is mysql"},
@@ -197,6 +198,15 @@ func TestSysbenchCommand(t *testing.T) {
 			}
 			if pw := password(u); pw != "" && (strings.Contains(cmd, "password="+pw) || !strings.Contains(cmd, "password=xxxxx")) {
 				t.Errorf("recorded command %q holds the password", cmd)
+			}
+			// prewarm: MySQL wire only, as in sysbench.
+			code, stdout, stderr = sb("--threads=2", "oltp_read_only", "prewarm")
+			if name == "mysql" {
+				if code != 0 || !strings.Contains(stdout, "Prewarming table sbtest1\n") || !strings.Contains(stdout, "Prewarming table sbtest2\n") {
+					t.Errorf("prewarm: exit %d\n%s%s", code, stdout, stderr)
+				}
+			} else if code != ExitUnsupported || !strings.Contains(stderr, "MySQL-wire only") {
+				t.Errorf("prewarm on %s: exit %d, want %d\n%s", name, code, ExitUnsupported, stderr)
 			}
 			if code, _, stderr := sb("--threads=2", "--time=300", "oltp_read_only", "cleanup"); code != 0 {
 				t.Fatalf("cleanup: exit %d\n%s", code, stderr)

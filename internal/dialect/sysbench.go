@@ -640,3 +640,24 @@ func appendLiteral(dst []byte, args []any, n int) ([]byte, error) {
 	}
 	return dst, fmt.Errorf("parameter %d is a %T", n+1, args[n])
 }
+
+// PrewarmSession are the statements oltp_common.lua's prewarm command runs
+// first on each connection (no temporary table on disk for what follows).
+var PrewarmSession = []string{"SET tmp_table_size=2*1024*1024*1024", "SET max_heap_table_size=2*1024*1024*1024"}
+
+// Prewarm returns the statements oltp_common.lua's prewarm command runs for
+// sbtest<table>: ANALYZE TABLE, then a scan of the primary key and one of
+// the rows, limited to the table size. sysbench offers the command on its
+// MySQL driver only, and so does candor (MySQL wire).
+func (s *SysbenchStatements) Prewarm(table int) ([]string, error) {
+	if !isMySQLFamily(s.d) {
+		return nil, fmt.Errorf("prewarm loads InnoDB's buffer pool and is MySQL-wire only, as in sysbench (the target is %s)", s.d.Name)
+	}
+	t := s.Tables[table-1].Name
+	n := strconv.FormatInt(s.opts.TableSize, 10)
+	return []string{
+		"ANALYZE TABLE " + t,
+		"SELECT AVG(id) FROM (SELECT * FROM " + t + " FORCE KEY (PRIMARY) LIMIT " + n + ") t",
+		"SELECT COUNT(*) FROM (SELECT * FROM " + t + " WHERE k LIKE '%0%' LIMIT " + n + ") t",
+	}, nil
+}

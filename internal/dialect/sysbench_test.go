@@ -362,3 +362,29 @@ func TestSysbenchInterpolated(t *testing.T) {
 		}
 	}
 }
+
+// oltp_common.lua's prewarm, on MySQL wire only.
+func TestSysbenchPrewarm(t *testing.T) {
+	o := sysbenchBase()
+	o.Tables, o.TableSize = 2, 1000
+	s, err := Sysbench(MySQL, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Prewarm(2)
+	want := []string{
+		"ANALYZE TABLE sbtest2",
+		"SELECT AVG(id) FROM (SELECT * FROM sbtest2 FORCE KEY (PRIMARY) LIMIT 1000) t",
+		"SELECT COUNT(*) FROM (SELECT * FROM sbtest2 WHERE k LIKE '%0%' LIMIT 1000) t",
+	}
+	if err != nil || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("prewarm of sbtest2: %q, %v; want %q", got, err, want)
+	}
+	pg, err := Sysbench(Postgres, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pg.Prewarm(1); err == nil {
+		t.Error("prewarm accepted on PostgreSQL")
+	}
+}

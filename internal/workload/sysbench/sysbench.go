@@ -563,3 +563,38 @@ func (w *Workload) schemaKind() string {
 	}
 	return "oltp"
 }
+
+// ErrNoPrewarm is returned by Prewarm where sysbench has no prewarm command:
+// bulk_insert, and drivers other than MySQL's.
+var ErrNoPrewarm = errors.New("no prewarm")
+
+// Prewarm is oltp_common.lua's prewarm command on one connection: worker
+// thread of threads (0-based) takes tables thread+1, thread+1+threads, ...,
+// tells say each table's name, runs ANALYZE TABLE and reads the primary key
+// and the rows into the server's cache (dialect.SysbenchStatements.Prewarm).
+func (w *Workload) Prewarm(ctx context.Context, c target.Conn, thread, threads int, say func(table string)) error {
+	if w.test == BulkInsert {
+		return fmt.Errorf("%w: bulk_insert has no prewarm command, as in sysbench", ErrNoPrewarm)
+	}
+	if _, err := w.stmts.Prewarm(1); err != nil {
+		return fmt.Errorf("%w: %v", ErrNoPrewarm, err)
+	}
+	for _, q := range dialect.PrewarmSession {
+		if _, err := c.Exec(ctx, q); err != nil {
+			return err
+		}
+	}
+	for i := thread + 1; i <= w.opts.Tables; i += threads {
+		stmts, err := w.stmts.Prewarm(i)
+		if err != nil {
+			return err
+		}
+		say(w.stmts.Tables[i-1].Name)
+		for _, q := range stmts {
+			if _, err := c.Query(ctx, q, nil, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
