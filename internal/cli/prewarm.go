@@ -18,7 +18,7 @@ type prewarmer interface {
 }
 
 func newPrewarmCmd(env *Env) *cobra.Command {
-	var targetURL string
+	var targetURLs []string
 	var threads int
 	var timeout flexDuration
 	timeout.d = target.DefaultConnectTimeout
@@ -28,8 +28,9 @@ func newPrewarmCmd(env *Env) *cobra.Command {
 		Long: `Runs oltp_common.lua's prewarm command of sysbench 1.0.20 on the tables of a sysbench workload:
 per table ANALYZE TABLE, a scan of the primary key and one of the rows, each limited to --table-size,
 after raising the session's in-memory temporary table sizes. --threads connections share the tables
-(table i goes to connection (i-1) mod threads). As in sysbench, only on MySQL-wire targets. Nothing
-is measured or written.`,
+(table i goes to connection (i-1) mod threads); with several --target nodes connection c opens node
+c mod n, as sysbench's connections go round its hosts. As in sysbench, only on MySQL-wire targets.
+Nothing is measured or written.`,
 		Example: `  candor prewarm sysbench --tables 10 --table-size 1000000 --threads 4 --target mysql://user:pw@127.0.0.1:3306/db`,
 		Args:    oneWorkload,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -48,24 +49,28 @@ is measured or written.`,
 			if threads < 1 {
 				return usagef("--threads %d: give at least 1", threads)
 			}
-			if targetURL == "" {
-				targetURL = DefaultTarget
+			if len(targetURLs) == 0 {
+				targetURLs = []string{DefaultTarget}
 			}
 			ctx, stop := interruptContext(env)
 			defer stop()
-			tgt, err := target.Open(ctx, targetURL, target.Options{ConnectTimeout: timeout.d})
-			if err != nil {
-				return err
+			var tgts []target.Target
+			for _, u := range targetURLs {
+				tgt, err := target.Open(ctx, u, target.Options{ConnectTimeout: timeout.d})
+				if err != nil {
+					return err
+				}
+				defer tgt.Close()
+				tgts = append(tgts, tgt)
 			}
-			defer tgt.Close()
-			if err := wl.Bind(workloadEnv(tgt)); err != nil {
+			if err := wl.Bind(workloadEnv(tgts[0])); err != nil {
 				return withCode(ExitUnsupported, err)
 			}
-			return prewarm(ctx, env, tgt, pw, threads)
+			return prewarm(ctx, env, tgts, pw, threads)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&targetURL, "target", "", "database URL (default "+DefaultTarget+")")
+	fl.StringArrayVar(&targetURLs, "target", nil, "database URL (default "+DefaultTarget+"); repeat it for the nodes of a cluster: connection c uses node c mod n")
 	fl.IntVar(&threads, "threads", 1, "connections sharing the tables")
 	fl.Var(&timeout, "connect-timeout", "give up connecting after this long")
 	addWorkloadFlags(fl)
@@ -74,7 +79,7 @@ is measured or written.`,
 
 // prewarm runs the command on threads connections and prints sysbench's
 // "Prewarming table sbtestN" line for each table.
-func prewarm(ctx context.Context, env *Env, tgt target.Target, pw prewarmer, threads int) error {
+func prewarm(ctx context.Context, env *Env, tgts []target.Target, pw prewarmer, threads int) error {
 	var mu sync.Mutex
 	say := func(table string) {
 		mu.Lock()
@@ -88,7 +93,7 @@ func prewarm(ctx context.Context, env *Env, tgt target.Target, pw prewarmer, thr
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := tgt.Connect(ctx)
+			c, err := tgts[i%len(tgts)].Connect(ctx)
 			if err != nil {
 				connErrs[i] = err
 				return

@@ -31,7 +31,7 @@ import (
 const sysbenchCmdLong = `Takes a sysbench 1.0.20 command line as it is: put 'candor' in front of
 'sysbench [options]... TESTNAME COMMAND'. TESTNAME is one of sysbench's OLTP tests (a path
 such as /usr/share/sysbench/oltp_read_write.lua works too); COMMAND is prepare, run, cleanup,
-prewarm (MySQL wire, on the first node) or help. As in sysbench, options take their value after '=' (--threads=16) and on/off
+prewarm (MySQL wire) or help. As in sysbench, options take their value after '=' (--threads=16) and on/off
 options alone mean on.
 
   --db-driver=mysql|pgsql          sysbench's default is mysql
@@ -333,8 +333,8 @@ func (l *sysbenchLine) candorArgs(flag func(verb, name string) *pflag.Flag) ([]s
 		if err != nil {
 			return nil, err
 		}
-		if verb == "cleanup" || verb == "prewarm" {
-			urls = urls[:1] // cleanup: one session drops the tables; prewarm: the first node's cache
+		if verb == "cleanup" {
+			urls = urls[:1] // one session drops the tables
 		}
 		for _, u := range urls {
 			out = append(out, "--target="+u)

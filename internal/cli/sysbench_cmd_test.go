@@ -67,8 +67,8 @@ func TestSysbenchCommandLineTranslation(t *testing.T) {
 		{"--test= names the test; --histogram passes on", []string{"--test=/usr/share/sysbench/oltp_read_write.lua", "--histogram", "--percentile=99", "run"},
 			nil, append(append([]string{"run", "sysbench/oltp_read_write", "--target=mysql://sbtest@localhost:3306/sbtest"}, runDefaults...),
 				"--histogram", "--percentile=99")},
-		{"prewarm on the first node, with its threads", []string{"--mysql-host=a,b", "--threads=4", "--time=60", "--tables=8", "oltp_read_write", "prewarm"},
-			nil, []string{"prewarm", "sysbench/oltp_read_write", "--target=mysql://sbtest@a:3306/sbtest", "--threads=4", "--tables=8"}},
+		{"prewarm on every node, with its threads", []string{"--mysql-host=a,b", "--threads=4", "--time=60", "--tables=8", "oltp_read_write", "prewarm"},
+			nil, []string{"prewarm", "sysbench/oltp_read_write", "--target=mysql://sbtest@a:3306/sbtest", "--target=mysql://sbtest@b:3306/sbtest", "--threads=4", "--tables=8"}},
 		{"help shows the test's options", []string{"oltp_read_write", "help"}, nil, []string{"run", "sysbench/oltp_read_write", "--help"}},
 	}
 	for _, c := range cases {
