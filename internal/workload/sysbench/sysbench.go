@@ -564,9 +564,15 @@ func (w *Workload) schemaKind() string {
 	return "oltp"
 }
 
-// ErrNoPrewarm is returned by Prewarm where sysbench has no prewarm command:
-// bulk_insert, and drivers other than MySQL's.
+// ErrNoPrewarm matches the errors of Prewarm where sysbench has no prewarm
+// command: bulk_insert, and drivers other than MySQL's.
 var ErrNoPrewarm = errors.New("no prewarm")
+
+// noPrewarm says why, and is ErrNoPrewarm.
+type noPrewarm struct{ why string }
+
+func (e noPrewarm) Error() string        { return e.why }
+func (e noPrewarm) Is(target error) bool { return target == ErrNoPrewarm }
 
 // Prewarm is oltp_common.lua's prewarm command on one connection: worker
 // thread of threads (0-based) takes tables thread+1, thread+1+threads, ...,
@@ -574,10 +580,10 @@ var ErrNoPrewarm = errors.New("no prewarm")
 // and the rows into the server's cache (dialect.SysbenchStatements.Prewarm).
 func (w *Workload) Prewarm(ctx context.Context, c target.Conn, thread, threads int, say func(table string)) error {
 	if w.test == BulkInsert {
-		return fmt.Errorf("%w: bulk_insert has no prewarm command, as in sysbench", ErrNoPrewarm)
+		return noPrewarm{"bulk_insert has no prewarm command, as in sysbench"}
 	}
 	if _, err := w.stmts.Prewarm(1); err != nil {
-		return fmt.Errorf("%w: %v", ErrNoPrewarm, err)
+		return noPrewarm{err.Error()}
 	}
 	for _, q := range dialect.PrewarmSession {
 		if _, err := c.Exec(ctx, q); err != nil {
