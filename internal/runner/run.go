@@ -221,6 +221,14 @@ type worker struct {
 	_     cacheline.Pad
 }
 
+// over reports whether an attempt that returned at end (from the phase
+// start) was cut short: the phase is over at its end, not when the
+// context's timer has fired, which can be milliseconds late on a busy
+// machine; ctx is also cancelled by an interrupt.
+func (wr *worker) over(ctx context.Context, end time.Duration) bool {
+	return end >= wr.end || ctx.Err() != nil
+}
+
 // backlog tells, at a tick of an open-loop phase, how many operations are
 // due and not yet begun (sysbench's "queue length") and how many workers are
 // running one (its "concurrency"). Each worker's schedule is replayed from
@@ -290,10 +298,12 @@ func (wr *worker) loop(ctx context.Context) {
 		*o = measure.Outcome{Op: int(op), OpenLoop: open}
 		var err error
 		var end time.Duration
+		cut := false // by the end of the phase or an interrupt: not counted
 		for attempt := 0; ; attempt++ {
 			if wr.sess.conn == nil {
 				if err = wr.sess.reconnect(ctx); err != nil {
 					end = time.Since(wr.start)
+					cut = wr.over(ctx, end)
 					break
 				}
 			}
@@ -303,11 +313,9 @@ func (wr *worker) loop(ctx context.Context) {
 				ectx = quiet
 			}
 			err = wr.w.Exec(ectx, wr.sess.conn, &wr.span)
-			// The phase is over at its end, not when the context's timer
-			// has fired, which can be milliseconds late on a busy machine.
 			end = time.Since(wr.start)
-			if end >= wr.end || ctx.Err() != nil {
-				wr.span.discard() // cut short: neither the operation nor its parts count
+			if cut = wr.over(ctx, end); cut {
+				wr.span.discard() // neither the operation nor its parts count
 				break
 			}
 			wr.span.commit()
@@ -319,6 +327,7 @@ func (wr *worker) loop(ctx context.Context) {
 			if cls == target.ClassConnection {
 				if rerr := wr.sess.reconnect(ctx); rerr != nil {
 					end = time.Since(wr.start)
+					cut = wr.over(ctx, end)
 					break
 				}
 			}
@@ -330,8 +339,7 @@ func (wr *worker) loop(ctx context.Context) {
 			wr.busy.Store(false)
 		}
 		wr.w.Done(err)
-		if end >= wr.end || ctx.Err() != nil {
-			// Cut short by the end of the phase or an interrupt: not counted.
+		if cut {
 			return
 		}
 		done++
