@@ -399,7 +399,14 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 			every = cfg.ReportInterval.Seconds()
 		}
 		sysbenchHeader(env.Stdout, cfg.Threads, cfg.Rate, every, reportSeed(wl, cfg.Seed))
-		r.StatusLine = func(iv result.Interval, threads int) string { return sysbenchIntervalLine(iv, threads, sb.pct) }
+		r.StatusLine = func(iv result.Interval, threads int) string {
+			// sysbench prints a line at each tick of its report timer only:
+			// none for the part of an interval left when the phase ends.
+			if iv.LengthSec < 0.99*cfg.ReportInterval.Seconds() {
+				return ""
+			}
+			return sysbenchIntervalLine(iv, threads, sb.pct)
+		}
 		if every > 0 && !f.quiet {
 			r.Status = env.Stdout
 		}

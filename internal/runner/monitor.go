@@ -170,12 +170,9 @@ func (m *monitor) status(iv result.Interval, rows int64) {
 		return // the empty tail of a phase that just ended
 	}
 	if m.r.StatusLine != nil {
-		// sysbench prints a line at each tick of its report timer only: no
-		// line for the part of an interval left when the phase ends.
-		if iv.LengthSec < 0.99*m.r.Config.ReportInterval.Seconds() {
-			return
+		if line := m.r.StatusLine(iv, m.r.Config.Threads); line != "" {
+			fmt.Fprintln(w, line)
 		}
-		fmt.Fprintln(w, m.r.StatusLine(iv, m.r.Config.Threads))
 		return
 	}
 	var b strings.Builder

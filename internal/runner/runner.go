@@ -106,7 +106,7 @@ type Runner struct {
 	Intervals func(result.Interval)
 	// StatusLine, when set, formats the run phase's status line for an
 	// interval in place of candor's own (sysbench's report-interval line);
-	// a last interval cut short by the end of the phase gets none.
+	// "" prints none.
 	StatusLine func(iv result.Interval, threads int) string
 }
 
