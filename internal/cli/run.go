@@ -388,7 +388,7 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 
 	r := &runner.Runner{Target: tgt, Workload: wl, Config: cfg, StatusTTY: env.StderrTTY,
 		Intervals: func(iv result.Interval) { _ = side.Append(iv) }}
-	sb := sysbenchReportOf(wl)
+	sb := sysbenchReportOf(wl, cfg.Seed)
 	switch {
 	case f.format == "sysbench" && phase == phaseRun:
 		// sysbench prints its header and interval lines on stdout, and the
@@ -398,7 +398,7 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 		if fs.Changed("report-interval") {
 			every = cfg.ReportInterval.Seconds()
 		}
-		sysbenchHeader(env.Stdout, cfg.Threads, cfg.Rate, every, reportSeed(wl, cfg.Seed))
+		sysbenchHeader(env.Stdout, cfg.Threads, cfg.Rate, every, sb.seed)
 		r.StatusLine = func(iv result.Interval, threads int) string {
 			// sysbench prints a line at each tick of its report timer only:
 			// none for the part of an interval left when the phase ends.
@@ -634,26 +634,21 @@ func arrivalIf(cfg runner.Config) string {
 }
 
 // sysbenchReportOf is what a workload asks of sysbench-format reports:
-// sysbench's --percentile (95 for workloads without one; 0 = none) and
-// --histogram.
-func sysbenchReportOf(wl workload.Workload) sysbenchReport {
-	sb := sysbenchReport{pct: 95}
+// sysbench's --percentile (95 for workloads without one; 0 = none),
+// --histogram, and the seed its header names (--rand-seed when the workload
+// has one, else the run seed).
+func sysbenchReportOf(wl workload.Workload, runSeed int64) sysbenchReport {
+	sb := sysbenchReport{pct: 95, seed: runSeed}
 	if p, ok := wl.(interface{ ReportPercentile() float64 }); ok {
 		sb.pct = p.ReportPercentile()
 	}
 	if h, ok := wl.(interface{ ReportHistogram() bool }); ok {
 		sb.histogram = h.ReportHistogram()
 	}
-	return sb
-}
-
-// reportSeed is the seed a sysbench-format report names: the workload's own
-// (sysbench's --rand-seed) when it has one, else the run seed.
-func reportSeed(wl workload.Workload, runSeed int64) int64 {
 	if s, ok := wl.(interface{ ReportSeed() int64 }); ok && s.ReportSeed() != 0 {
-		return s.ReportSeed()
+		sb.seed = s.ReportSeed()
 	}
-	return runSeed
+	return sb
 }
 
 // postRun reads a workload's server-side figures after a run.

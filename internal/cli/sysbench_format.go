@@ -21,10 +21,12 @@ import (
 // percentiles are computed for --percentile (0: none, as in sysbench).
 
 // sysbenchReport is what a workload asks of the sysbench format: the
-// percentile (0 = off) and whether to print the latency histogram.
+// percentile (0 = off), whether to print the latency histogram, and the
+// seed the header names.
 type sysbenchReport struct {
 	pct       float64
 	histogram bool
+	seed      int64
 }
 
 // sysbenchWidth is the width sysbench right-aligns latency figures to.
