@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/target/mysql"
 	"github.com/candor-bench/candor/internal/version"
 	"github.com/candor-bench/candor/internal/workload/sysbench"
@@ -439,9 +438,7 @@ func checkIgnoreErrors(list string) error {
 			not = append(not, c)
 			continue
 		}
-		switch mysql.ErrorClass(uint16(n)) {
-		case target.ClassRetryable, target.ClassConstraint:
-		default:
+		if !slices.Contains(sysbench.RestartClasses, mysql.ErrorClass(uint16(n))) {
 			not = append(not, c)
 		}
 	}

@@ -301,14 +301,18 @@ func (w *Workload) SetThreads(n int) {
 	}
 }
 
+// RestartClasses are the error classes on which an event is restarted, as
+// sysbench restarts it on its ignorable errors.
+var RestartClasses = []target.ErrorClass{target.ClassRetryable, target.ClassConstraint}
+
 // Limits returns sysbench's run defaults: --time=10 (sysbench's default
-// duration), and unlimited retries of retryable and constraint errors
-// (sysbench restarts an event on its ignorable errors without limit).
+// duration), and unlimited retries of the RestartClasses (sysbench restarts
+// an event on its ignorable errors without limit).
 func (w *Workload) Limits() workload.Limits {
 	return workload.Limits{
 		Duration:     10 * time.Second,
 		Retries:      -1,
-		RetryClasses: []target.ErrorClass{target.ClassRetryable, target.ClassConstraint},
+		RetryClasses: RestartClasses,
 		Transactions: w.usesTransactions(),
 	}
 }
