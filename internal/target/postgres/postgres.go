@@ -23,6 +23,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/candor-bench/candor/internal/cacheline"
 	"github.com/candor-bench/candor/internal/dialect"
@@ -301,7 +302,7 @@ func (c *Conn) Query(ctx context.Context, sql string, args []any, fn func(cols [
 		n++
 		vals := rows.RawValues()
 		if plain {
-			if vals, err = c.rawBytea(rows.FieldDescriptions(), vals); err != nil {
+			if vals, err = rawBytea(rows.FieldDescriptions(), vals); err != nil {
 				rows.Close()
 				return n, err
 			}
@@ -317,9 +318,9 @@ func (c *Conn) Query(ctx context.Context, sql string, args []any, fn func(cols [
 
 // rawBytea replaces the text form of bytea columns (hex, PostgreSQL's
 // bytea_output default: \x then two digits a byte) by their raw bytes.
-func (c *Conn) rawBytea(fields []pgconn.FieldDescription, vals [][]byte) ([][]byte, error) {
+func rawBytea(fields []pgconn.FieldDescription, vals [][]byte) ([][]byte, error) {
 	for i, f := range fields {
-		if f.DataTypeOID != byteaOID || f.Format != pgx.TextFormatCode || vals[i] == nil {
+		if f.DataTypeOID != pgtype.ByteaOID || f.Format != pgtype.TextFormatCode || vals[i] == nil {
 			continue
 		}
 		v := vals[i]
@@ -334,9 +335,6 @@ func (c *Conn) rawBytea(fields []pgconn.FieldDescription, vals [][]byte) ([][]by
 	}
 	return vals, nil
 }
-
-// byteaOID is the type OID of bytea.
-const byteaOID = 17
 
 // CopyFrom implements target.Copier with the COPY protocol. table and
 // columns are treated like the unquoted identifiers candor's DDL uses:
