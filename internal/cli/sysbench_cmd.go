@@ -149,7 +149,7 @@ var sysbenchOffOnly = map[string]string{
 }
 
 // sysbenchIgnored are accepted and have no meaning for candor.
-var sysbenchIgnored = map[string]bool{"thread-stack-size": true, "verbosity": true, "thread-init-timeout": true}
+var sysbenchIgnored = map[string]bool{"thread-stack-size": true, "verbosity": true}
 
 // sysbenchConnOpts are the drivers' connection options.
 var sysbenchConnOpts = map[string]string{
@@ -343,7 +343,7 @@ func (l *sysbenchLine) candorArgs(flag func(verb, name string) *pflag.Flag) ([]s
 		if l.endless() {
 			return nil, usagef("--time=0 with no --events is sysbench's endless test; candor's runs have an end: give --time=SECONDS or --events=N")
 		}
-		out = append(out, "--format=sysbench", "--time=10", "--load=never")
+		out = append(out, "--format=sysbench", "--time="+sysbenchTime, "--load=never")
 	}
 	for _, o := range l.opts {
 		name := o.name
@@ -362,10 +362,13 @@ func (l *sysbenchLine) candorArgs(flag func(verb, name string) *pflag.Flag) ([]s
 	return out, nil
 }
 
+// sysbenchTime is sysbench's default --time, in seconds.
+const sysbenchTime = "10"
+
 // endless reports whether the last --time is 0 and no --events limit is set
 // (sysbench then runs until it is stopped).
 func (l *sysbenchLine) endless() bool {
-	time, events := "10", "0"
+	time, events := sysbenchTime, "0"
 	for _, o := range l.opts {
 		switch o.name {
 		case "time":

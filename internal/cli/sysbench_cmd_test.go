@@ -169,26 +169,12 @@ func TestSysbenchCommand(t *testing.T) {
 					t.Errorf("the report lacks %q:\n%s", want, stdout)
 				}
 			}
-			res, err := result.Read(filepath.Join(dir, "ro.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			p := res.Phases[len(res.Phases)-1]
-			if n := p.Ops[0].Count; n == 0 || p.Counters["reads"] != 14*n || p.Counters["other"] != 2*n {
-				t.Errorf("%d events with r/w/o %v, want 14/0/2 each", n, p.Counters)
-			}
+			res := readOnlyResult(t, filepath.Join(dir, "ro.json"))
 			// --db-ps-mode=disable: statements as text, counted the same.
 			if code, stdout, stderr := sb("--threads=2", "--time=1", "--db-ps-mode=disable", "--out=text.json", "oltp_read_only", "run"); code != 0 {
 				t.Fatalf("run --db-ps-mode=disable: exit %d\n%s%s", code, stdout, stderr)
 			}
-			text, err := result.Read(filepath.Join(dir, "text.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			tp := text.Phases[len(text.Phases)-1]
-			if n := tp.Ops[0].Count; n == 0 || tp.Counters["reads"] != 14*n || tp.Counters["other"] != 2*n {
-				t.Errorf("--db-ps-mode=disable: %d events with r/w/o %v, want 14/0/2 each", n, tp.Counters)
-			}
+			text := readOnlyResult(t, filepath.Join(dir, "text.json"))
 			if !strings.Contains(fmt.Sprint(text.Workload.Options), "disable") {
 				t.Errorf("--db-ps-mode=disable is not recorded in the workload's options: %v", text.Workload.Options)
 			}
@@ -227,6 +213,21 @@ func TestSysbenchCommand(t *testing.T) {
 			t.Errorf("--version: exit %d\n%s", code, stdout)
 		}
 	})
+}
+
+// readOnlyResult reads the result of an oltp_read_only run and checks its
+// queries: exactly 14 reads and 2 other per event.
+func readOnlyResult(t *testing.T, path string) *result.Result {
+	t.Helper()
+	res, err := result.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Phases[len(res.Phases)-1]
+	if n := p.Ops[0].Count; n == 0 || p.Counters["reads"] != 14*n || p.Counters["other"] != 2*n {
+		t.Errorf("%s: %d events with r/w/o %v, want 14/0/2 each", filepath.Base(path), n, p.Counters)
+	}
+	return res
 }
 
 // sysbenchConnArgs are sysbench's connection options for a test target
