@@ -21,6 +21,14 @@ import (
 // Statements with arguments of other types, or with bytes for a bytea
 // parameter (whose text format would need escaping), go through pgx as
 // before.
+//
+// An execution is Bind, Execute and Sync (pgconn.ExecStatement): the
+// columns are known from preparing, so no Describe is sent and the server
+// builds no RowDescription each time. libpq, and so sysbench and pgbench,
+// describe every execution; pgx does not for the statements it caches.
+// On oltp_point_select with 4 threads that took the server's CPU per
+// transaction from 19.0 µs to 18.5 (sysbench's: 18.2) and candor's from
+// 10.9 to 10.6 (docs/BENCHMARKS.md §7).
 
 // maxFastStmts bounds the statements one Conn prepares on the fast path;
 // when full they are all deallocated and the cache starts again.
@@ -144,7 +152,7 @@ func (c *Conn) fastParams(d *fastStmt, args []any) bool {
 // row (nil for statements without rows); it returns the rows read and the
 // command tag. An error from fn stops the reading and is returned.
 func (c *Conn) fastExec(ctx context.Context, d *fastStmt, fn func(cols [][]byte) error) (int, pgconn.CommandTag, error) {
-	rr := c.pc.PgConn().ExecPrepared(ctx, d.Name, c.params, nil, d.formats)
+	rr := c.pc.PgConn().ExecStatement(ctx, d.StatementDescription, c.params, nil, d.formats)
 	n := 0
 	var ferr error
 	for rr.NextRow() {

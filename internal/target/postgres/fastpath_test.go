@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/candor-bench/candor/internal/target/targettest"
 )
@@ -91,6 +94,46 @@ func TestFastPath(t *testing.T) {
 	}
 	if len(c.fast) > maxFastStmts {
 		t.Errorf("fast-path cache holds %d statements, bound %d", len(c.fast), maxFastStmts)
+	}
+}
+
+// On the fast path a prepared statement runs as Bind, Execute and Sync: the
+// session knows the result's columns from preparing it, so it sends no
+// Describe and the server sends no RowDescription each time, as pgx does
+// for the statements it caches (libpq describes every execution).
+func TestFastPathSendsNoDescribe(t *testing.T) {
+	tgt := openTarget(t, testURL(t))
+	ctx := context.Background()
+	c := targettest.Connect(t, tgt).(*Conn)
+	q := "SELECT $1::int * 2, decode('ff', 'hex')"
+	run := func() {
+		t.Helper()
+		var got [2]string
+		if _, err := c.Query(ctx, q, []any{21}, func(cols [][]byte) error {
+			got[0], got[1] = string(cols[0]), string(cols[1])
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if got != [2]string{"42", "\xff"} {
+			t.Fatalf("%s = %q, want 42 as text and the bytea raw", q, got)
+		}
+	}
+	run() // prepares
+	var trace strings.Builder
+	fe := c.pc.PgConn().Frontend()
+	fe.Trace(&trace, pgproto3.TracerOptions{SuppressTimestamps: true})
+	run()
+	fe.Untrace()
+	for _, want := range []string{"Bind", "Execute", "DataRow"} {
+		if !strings.Contains(trace.String(), want) {
+			t.Errorf("no %s in the trace:\n%s", want, trace.String())
+		}
+	}
+	for _, unwanted := range []string{"Describe", "RowDescription", "Parse"} {
+		if strings.Contains(trace.String(), unwanted) {
+			t.Errorf("%s sent for a prepared statement:\n%s", unwanted, trace.String())
+		}
 	}
 }
 
