@@ -7,7 +7,8 @@
 // "transactions:" line. Modes:
 //
 //	wire     the extended-protocol messages written and read by hand
-//	pgconn   pgx's pgconn.ExecPrepared, as candor's PostgreSQL driver calls it
+//	pgconn   pgx's pgconn.ExecStatement, as candor's PostgreSQL driver calls
+//	         it (Bind, Execute, Sync: no Describe, unlike wire and libpq)
 //	conn     candor's PostgreSQL driver (target.Conn.Query)
 //
 // bench/pgfloor.sh runs each mode beside sysbench and candor; figures are in
@@ -128,7 +129,8 @@ func rawSession(ctx context.Context, url string, wire bool, id func() int64) (se
 	if err != nil {
 		return nil, err
 	}
-	if _, err := pc.Prepare(ctx, "s1", query, nil); err != nil {
+	sd, err := pc.Prepare(ctx, "s1", query, nil)
+	if err != nil {
 		return nil, err
 	}
 	if !wire {
@@ -138,7 +140,7 @@ func rawSession(ctx context.Context, url string, wire bool, id func() int64) (se
 			var n int64
 			for ; !stop.Load(); n++ {
 				params[0] = strconv.AppendInt(params[0][:0], id(), 10)
-				rr := pc.ExecPrepared(ctx, "s1", params, nil, nil)
+				rr := pc.ExecStatement(ctx, sd, params, nil, nil)
 				for rr.NextRow() {
 				}
 				if _, err := rr.Close(); err != nil {
