@@ -26,9 +26,9 @@ import (
 // columns are known from preparing, so no Describe is sent and the server
 // builds no RowDescription each time. libpq, and so sysbench and pgbench,
 // describe every execution; pgx does not for the statements it caches.
-// On oltp_point_select with 4 threads that took the server's CPU per
-// transaction from 19.0 µs to 18.5 (sysbench's: 18.2) and candor's from
-// 10.9 to 10.6 (docs/BENCHMARKS.md §7).
+// On oltp_point_select with 4 threads that saves the server 0.1–0.5 µs of
+// CPU per transaction of about 19 (bench/server-cpu.sh, docs/BENCHMARKS.md
+// §7).
 
 // maxFastStmts bounds the statements one Conn prepares on the fast path;
 // when full they are all deallocated and the cache starts again.

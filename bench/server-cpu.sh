@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# server-cpu.sh — what each client's transactions cost the PostgreSQL server,
+# not only the client: sysbench 1.0.20 and one or more candor builds run one
+# sysbench test in turn on the same throwaway PostgreSQL, and for every run
+# the script prints the rate and the CPU per transaction of the server and
+# of the client.
+#
+#   bench/server-cpu.sh                               # this tree's candor
+#   CANDORS="/tmp/old/bin/candor bin/candor" bench/server-cpu.sh
+#
+# Environment: CANDORS (candor binaries to measure, space-separated;
+# bin/candor, built by the script, by default; build an older commit with
+# `git worktree add /tmp/old COMMIT && (cd /tmp/old && make build)`), TEST
+# (oltp_point_select), THREADS (4), DURATION seconds per run (8), ROUNDS (4),
+# TABLE_SIZE (1000000). sysbench prepares the one table. Each round runs
+# sysbench, then every candor in the order given. Installs sysbench with
+# apt-get when it is missing (as root).
+#
+# Server CPU is the user + system time, from /proc, of the postmaster and of
+# the children it has reaped (fields 14-17 of its stat file): a client's
+# backends exit when it disconnects, so their whole time is counted once the
+# run is over. The server's other processes (checkpointer, walwriter,
+# autovacuum launcher) live on and are not counted. Client CPU is the
+# kernel's user + system time of the finished client process (`times`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BENCH_NAME=server-cpu
+. bench/lib.sh
+
+TEST=${TEST:-oltp_point_select}
+THREADS=${THREADS:-4}
+DURATION=${DURATION:-8}
+ROUNDS=${ROUNDS:-4}
+TABLE_SIZE=${TABLE_SIZE:-1000000}
+if [ -z "${CANDORS:-}" ]; then
+	log "building candor"
+	make build >/dev/null
+	CANDORS=bin/candor
+fi
+read -r -a BINS <<<"$CANDORS"
+for b in "${BINS[@]}"; do
+	[ -x "$b" ] || die "CANDORS: $b is not an executable"
+done
+
+install_sysbench
+OUT=$(mktemp -d /tmp/candor-server-cpu.XXXXXX) # reports, times, result files
+DIR=$(mktemp -d /tmp/candor-server-cpu-pg.XXXXXX) # the sandbox makes it anew
+rmdir "$DIR"
+trap 'scripts/pg-sandbox.sh stop "$DIR" >/dev/null 2>&1 || true' EXIT
+URL=$(scripts/pg-sandbox.sh start "$DIR")
+sysbench_conn postgres "$URL"
+log "preparing 1 table of $TABLE_SIZE rows"
+sysbench oltp_common "${SB[@]}" --tables=1 --table-size="$TABLE_SIZE" prepare >/dev/null
+psql -q "$URL" -c "VACUUM ANALYZE sbtest1"
+POSTMASTER=$(head -1 "$DIR/data/postmaster.pid")
+
+# server_ticks prints the postmaster's CPU time and its reaped children's, in
+# clock ticks.
+server_ticks() { awk '{ print $14 + $15 + $16 + $17 }' "/proc/$POSTMASTER/stat"; }
+TICK=$(getconf CLK_TCK)
+
+# measure NAME: one run of NAME (sysbench or a candor binary), in a subshell
+# so that `times` counts that run alone; prints "transactions tps server-µs
+# client-µs".
+measure() {
+	local before after f="$OUT/$round-${2}"
+	before=$(server_ticks)
+	(
+		if [ "$1" = sysbench ]; then
+			sysbench "$TEST" "${SB[@]}" --tables=1 --table-size="$TABLE_SIZE" --threads="$THREADS" \
+				--time="$DURATION" run
+		else
+			"$1" run "sysbench/$TEST" --tables 1 --table-size "$TABLE_SIZE" --threads "$THREADS" \
+				--time "$DURATION" --target "$URL" -q --format sysbench --load never \
+				--allow-foreign-tables -o "$f.json"
+		fi >"$f.out"
+		times >"$f.times"
+	)
+	sleep 1 # the postmaster reaps the backends
+	after=$(server_ticks)
+	local tx tps
+	read -r tx tps < <(transactions "$f.out")
+	[ -n "$tx" ] && [ "$tx" -gt 0 ] || die "$1 reported no transactions (see $f.out)"
+	echo "$tx $tps $(calc "f'{($after - $before) / $TICK * 1e6 / $tx:.2f}'") $(calc "f'{$(cpu_seconds "$f.times") * 1e6 / $tx:.2f}'")"
+}
+
+declare -A SUM # tool -> "tx server client" sums
+echo "| round | tool | tps | server CPU µs/txn | client CPU µs/txn |"
+echo "|---|---|---|---|---|"
+for round in $(seq 1 "$ROUNDS"); do
+	i=0
+	for tool in sysbench "${BINS[@]}"; do
+		log "round $round: $tool $TEST, $THREADS threads, ${DURATION}s"
+		read -r tx tps srv cli < <(measure "$tool" "$i")
+		echo "| $round | $tool | $tps | $srv | $cli |"
+		read -r a b c <<<"${SUM[$tool]:-0 0 0}"
+		SUM[$tool]="$((a + tx)) $(calc "$b + $srv") $(calc "$c + $cli")"
+		i=$((i + 1))
+	done
+done
+echo
+echo "| tool | transactions / sysbench's | mean server CPU µs/txn | mean client CPU µs/txn |"
+echo "|---|---|---|---|"
+read -r base _ _ <<<"${SUM[sysbench]}"
+for tool in sysbench "${BINS[@]}"; do
+	read -r a b c <<<"${SUM[$tool]}"
+	echo "| $tool | $(calc "f'{$a / $base:.3f}'") | $(calc "f'{$b / $ROUNDS:.2f}'") | $(calc "f'{$c / $ROUNDS:.2f}'") |"
+done
+log "reports and result files in $OUT"
