@@ -54,19 +54,15 @@ Nothing is measured or written.`,
 			}
 			ctx, stop := interruptContext(env)
 			defer stop()
-			var tgts []target.Target
-			for _, u := range targetURLs {
-				tgt, err := target.Open(ctx, u, target.Options{ConnectTimeout: timeout.d})
-				if err != nil {
-					return err
-				}
-				defer tgt.Close()
-				tgts = append(tgts, tgt)
+			tgt, err := target.OpenMulti(ctx, targetURLs, target.Options{ConnectTimeout: timeout.d})
+			if err != nil {
+				return err
 			}
-			if err := wl.Bind(workloadEnv(tgts[0])); err != nil {
+			defer tgt.Close()
+			if err := wl.Bind(workloadEnv(tgt)); err != nil {
 				return withCode(ExitUnsupported, err)
 			}
-			return prewarm(ctx, env, tgts, pw, threads)
+			return prewarm(ctx, env, tgt, pw, threads)
 		},
 	}
 	fl := cmd.Flags()
@@ -79,7 +75,7 @@ Nothing is measured or written.`,
 
 // prewarm runs the command on threads connections and prints sysbench's
 // "Prewarming table sbtestN" line for each table.
-func prewarm(ctx context.Context, env *Env, tgts []target.Target, pw prewarmer, threads int) error {
+func prewarm(ctx context.Context, env *Env, tgt target.Target, pw prewarmer, threads int) error {
 	var mu sync.Mutex
 	say := func(table string) {
 		mu.Lock()
@@ -93,7 +89,7 @@ func prewarm(ctx context.Context, env *Env, tgts []target.Target, pw prewarmer, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := tgts[i%len(tgts)].Connect(ctx)
+			c, err := target.ConnectWorker(ctx, tgt, i) // node i mod n, as the run's workers
 			if err != nil {
 				connErrs[i] = err
 				return

@@ -146,10 +146,7 @@ type session struct {
 // connect opens the worker's session (on its own endpoint of a multi-node
 // target).
 func (s *session) connect(ctx context.Context) (target.Conn, error) {
-	if wc, ok := s.t.(target.WorkerConnector); ok {
-		return wc.ConnectWorker(ctx, s.worker)
-	}
-	return s.t.Connect(ctx)
+	return target.ConnectWorker(ctx, s.t, s.worker)
 }
 
 func (s *session) setConn(c target.Conn) {

@@ -14,6 +14,15 @@ type WorkerConnector interface {
 	ConnectWorker(ctx context.Context, worker int) (Conn, error)
 }
 
+// ConnectWorker opens worker w's session on t: on its own endpoint when t
+// routes workers (Multi), else as t.Connect.
+func ConnectWorker(ctx context.Context, t Target, w int) (Conn, error) {
+	if wc, ok := t.(WorkerConnector); ok {
+		return wc.ConnectWorker(ctx, w)
+	}
+	return t.Connect(ctx)
+}
+
 // Multi spreads workers over several endpoints of one database (the nodes
 // of a cluster): worker w always talks to endpoint w mod n, as the published
 // scale-out tests ran one job per node. Dialect, capabilities and error
