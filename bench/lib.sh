@@ -63,3 +63,20 @@ sandbox_script() {
 	*) die "unknown database $1 (postgres, mariadb)" ;;
 	esac
 }
+
+# sysbench_postgres NAME ROWS starts a throwaway PostgreSQL (stopped when the
+# script exits), sets DIR (its directory), URL and SB (sysbench_conn), and
+# has sysbench prepare one table of ROWS rows, then VACUUM ANALYZE it.
+# candor runs on that table with --allow-foreign-tables, so any of its
+# options (--rand-type, ...) can be tried on one table (a table of candor's
+# own is tied to the options it was loaded with).
+sysbench_postgres() {
+	DIR=$(mktemp -d "/tmp/candor-$1-pg.XXXXXX") # the sandbox makes it anew
+	rmdir "$DIR"
+	trap 'scripts/pg-sandbox.sh stop "$DIR" >/dev/null 2>&1 || true' EXIT
+	URL=$(scripts/pg-sandbox.sh start "$DIR")
+	sysbench_conn postgres "$URL"
+	log "preparing 1 table of $2 rows"
+	sysbench oltp_common "${SB[@]}" --tables=1 --table-size="$2" prepare >/dev/null
+	psql -q "$URL" -c "VACUUM ANALYZE sbtest1"
+}

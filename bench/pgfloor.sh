@@ -30,16 +30,8 @@ go build -o bin/candor ./cmd/candor
 go build -o bin/pgfloor ./bench/pgfloor
 
 OUT=$(mktemp -d /tmp/candor-pgfloor.XXXXXX) # candor's result files
-DIR=$(mktemp -d /tmp/candor-pgfloor-pg.XXXXXX) # the sandbox makes it anew
-rmdir "$DIR"
-trap 'scripts/pg-sandbox.sh stop "$DIR" >/dev/null 2>&1 || true' EXIT
-URL=$(scripts/pg-sandbox.sh start "$DIR")
-sysbench_conn postgres "$URL"
-# sysbench prepares the table, so candor runs on it with either distribution
-# (a table of candor's own is tied to the options it was loaded with).
-log "preparing 1 table of $TABLE_SIZE rows"
-sysbench oltp_common "${SB[@]}" --tables=1 --table-size="$TABLE_SIZE" prepare >/dev/null
-psql -q "$URL" -c "VACUUM ANALYZE sbtest1"
+# sysbench prepares the table, so candor runs on it with either distribution.
+sysbench_postgres pgfloor "$TABLE_SIZE"
 
 # tps tool rand-type: one run's transactions per second.
 tps() {

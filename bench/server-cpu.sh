@@ -44,14 +44,7 @@ done
 
 install_sysbench
 OUT=$(mktemp -d /tmp/candor-server-cpu.XXXXXX) # reports, times, result files
-DIR=$(mktemp -d /tmp/candor-server-cpu-pg.XXXXXX) # the sandbox makes it anew
-rmdir "$DIR"
-trap 'scripts/pg-sandbox.sh stop "$DIR" >/dev/null 2>&1 || true' EXIT
-URL=$(scripts/pg-sandbox.sh start "$DIR")
-sysbench_conn postgres "$URL"
-log "preparing 1 table of $TABLE_SIZE rows"
-sysbench oltp_common "${SB[@]}" --tables=1 --table-size="$TABLE_SIZE" prepare >/dev/null
-psql -q "$URL" -c "VACUUM ANALYZE sbtest1"
+sysbench_postgres server-cpu "$TABLE_SIZE"
 POSTMASTER=$(head -1 "$DIR/data/postmaster.pid")
 
 # server_ticks prints the postmaster's CPU time and its reaped children's, in
