@@ -47,7 +47,10 @@
 //     every workload; the runner counts the events.
 //     Statements are sent as prepared statements as sysbench's default
 //     --db-ps-mode=auto does; oltp_insert and bulk_insert send plain text, as
-//     sysbench's con:query does.
+//     sysbench's con:query does. On PostgreSQL an execution is Bind, Execute
+//     and Sync: the columns are known from preparing, so candor sends no
+//     Describe and the server no RowDescription each time, where libpq (and
+//     so sysbench) describes every execution (postgres fast path).
 //   - Whitespace in sysbench's multi-line SQL is normalised (dialect package).
 //   - select_random_points/ranges partition the k range by worker as sysbench
 //     partitions it by thread; the thread count comes from Env.Threads
