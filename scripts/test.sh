@@ -5,7 +5,8 @@
 #      (scripts/pg-sandbox.sh and scripts/mariadb-sandbox.sh install them
 #      with apt-get when missing and we are root) and their URLs exported as
 #      CANDOR_TEST_POSTGRES_URL and CANDOR_TEST_MYSQL_URL;
-#   3. chromium is installed when missing (root), for the HTML report test;
+#   3. chromium and sysbench are installed when missing (root), for the
+#      HTML report test and the distribution reference test;
 #      go test -race ./... runs every unit, runner and integration test;
 #   4. the servers are stopped, whatever happened.
 # Exits non-zero when anything fails. Extra arguments go to `go test`.
@@ -44,6 +45,19 @@ if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" -eq 0 ]; then
 	apt-get install -y -q chromium >/dev/null 2>&1 ||
 		{ apt-get update -q >/dev/null 2>&1 && apt-get install -y -q chromium >/dev/null 2>&1; } ||
 		echo "   chromium could not be installed: the browser test will be skipped"
+fi
+
+# The distributions are checked against sysbench 1.0.20's own draws
+# (internal/keydist), from Debian's package.
+if ! command -v sysbench >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
+	echo "== installing sysbench for the distribution reference test"
+	apt-get install -y -q sysbench >/dev/null 2>&1 ||
+		{ apt-get update -q >/dev/null 2>&1 && apt-get install -y -q sysbench >/dev/null 2>&1; } ||
+		echo "   sysbench could not be installed: the distribution reference test will be skipped"
+fi
+if command -v sysbench >/dev/null 2>&1; then
+	CANDOR_TEST_SYSBENCH=$(command -v sysbench)
+	export CANDOR_TEST_SYSBENCH
 fi
 
 echo "== go test -race"
