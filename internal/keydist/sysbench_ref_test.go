@@ -10,8 +10,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/candor-bench/candor/internal/target/targettest"
 )
 
 // The distributions against sysbench 1.0.20 itself: the binary draws with
@@ -21,10 +22,8 @@ import (
 // branch; this checks that the formulas are the ones the binary runs (its
 // option parsing and precomputed constants included).
 //
-// The sysbench binary is $CANDOR_TEST_SYSBENCH (scripts/test.sh installs
-// Debian's sysbench package and sets it), else sysbench on the PATH; the test
-// is skipped without either. Both sides draw from fixed seeds, so the outcome
-// is the same on every run.
+// The binary is targettest.SysbenchBinary's. Both sides draw from fixed
+// seeds, so the outcome is the same on every run.
 
 // refDrawScript prints one sysbench.rand.default(a, b) per event, a and b from
 // the environment.
@@ -34,26 +33,6 @@ function event()
   io.write(sysbench.rand.default(a, b), "\n")
 end
 `
-
-func sysbenchBinary(t *testing.T) string {
-	t.Helper()
-	p := os.Getenv("CANDOR_TEST_SYSBENCH")
-	if p == "" {
-		var err error
-		if p, err = exec.LookPath("sysbench"); err != nil {
-			t.Skip("sysbench 1.0.20 not found: set CANDOR_TEST_SYSBENCH or install Debian's sysbench package (scripts/test.sh does)")
-		}
-	}
-	out, err := exec.Command(p, "--version").Output()
-	if err != nil {
-		t.Fatalf("%s --version: %v", p, err)
-	}
-	// 1.1 changed the default distribution and dropped special.
-	if v := string(bytes.TrimSpace(out)); !strings.HasPrefix(v, "sysbench 1.0.20") {
-		t.Skipf("%s is %q; the reference is sysbench 1.0.20", p, v)
-	}
-	return p
-}
 
 // refStringScript prints one sysbench.rand.string of $SB_TEMPLATE per
 // event, between brackets.
@@ -144,7 +123,7 @@ func TestKSStatistic(t *testing.T) {
 }
 
 func TestSysbenchDistributionsMatchBinary(t *testing.T) {
-	bin := sysbenchBinary(t)
+	bin := targettest.SysbenchBinary(t)
 	script := writeScript(t, refDrawScript)
 	const n = 100000
 	// Reject at the 0.1% level: c(α) = sqrt(-ln(α/2)/2) = 1.95.
@@ -205,7 +184,7 @@ func TestSysbenchDistributionsMatchBinary(t *testing.T) {
 // each '#' and '@' the same characters at frequencies a two-sample
 // chi-squared test cannot tell apart.
 func TestSysbenchStringMatchesBinary(t *testing.T) {
-	bin := sysbenchBinary(t)
+	bin := targettest.SysbenchBinary(t)
 	script := writeScript(t, refStringScript)
 	const template = "#@-x#@ ###########-@"
 	const n = 20000

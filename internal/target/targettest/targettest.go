@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -474,4 +475,28 @@ func envURL(t testing.TB, name, script string) string {
 		t.Skipf("%s is not set (scripts/test.sh sets it; or start a server with `U=$(%s start /tmp/db)` and export %s=$U)", name, script, name)
 	}
 	return u
+}
+
+// SysbenchBinary returns the sysbench 1.0.20 the reference tests compare
+// candor with: $CANDOR_TEST_SYSBENCH (scripts/test.sh installs Debian's
+// sysbench package and sets it), else sysbench on the PATH. It skips the test
+// without one, or when the binary is another version (1.1 changed the
+// default distribution and dropped special).
+func SysbenchBinary(t testing.TB) string {
+	t.Helper()
+	p := os.Getenv("CANDOR_TEST_SYSBENCH")
+	if p == "" {
+		var err error
+		if p, err = exec.LookPath("sysbench"); err != nil {
+			t.Skip("sysbench 1.0.20 not found: set CANDOR_TEST_SYSBENCH or install Debian's sysbench package (scripts/test.sh does)")
+		}
+	}
+	out, err := exec.Command(p, "--version").Output()
+	if err != nil {
+		t.Fatalf("%s --version: %v", p, err)
+	}
+	if v := strings.TrimSpace(string(out)); !strings.HasPrefix(v, "sysbench 1.0.20") {
+		t.Skipf("%s is %q; the reference is sysbench 1.0.20", p, v)
+	}
+	return p
 }
