@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"runtime"
 	"sync"
@@ -145,6 +146,7 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 		go func() {
 			defer wg.Done()
 			wr.loop(runCtx)
+			wr.finish(ctx)
 		}()
 	}
 	// The phase ends when the last worker returns, not after the final tick
@@ -265,6 +267,24 @@ func (b *backlog) sample(now time.Duration) (queued, running int64) {
 		}
 	}
 	return queued, running
+}
+
+// finish lets a workload.Finisher send what its worker has left once its
+// operations are over (ctx is the phase's own: an interrupt skips it). A
+// failure is reported on the status stream; the phase goes on ending.
+func (wr *worker) finish(ctx context.Context) {
+	f, ok := wr.w.(workload.Finisher)
+	if !ok || ctx.Err() != nil || wr.sess.conn == nil {
+		return
+	}
+	if err := f.Finish(ctx, wr.sess.conn, &wr.span); err != nil {
+		wr.span.discard()
+		if wr.r.Status != nil {
+			fmt.Fprintf(wr.r.Status, "candor: a worker could not finish its run: %v\n", err)
+		}
+		return
+	}
+	wr.span.commit()
 }
 
 func (wr *worker) loop(ctx context.Context) {

@@ -734,3 +734,68 @@ func deref(p *int64) int64 {
 	}
 	return *p
 }
+
+// finishWorkload's workers are workload.Finishers: Finish adds 100
+// statements once, after the worker's last operation.
+type finishWorkload struct {
+	opWorkload
+	finished atomic.Int64 // Finish calls
+	early    atomic.Int64 // Finish calls before any operation of their worker
+}
+
+func (w *finishWorkload) NewWorker(int, *rand.Rand) workload.Worker {
+	return &finishWorker{w: w}
+}
+
+type finishWorker struct {
+	opWorker
+	w   *finishWorkload
+	ops int
+}
+
+func (f *finishWorker) Exec(ctx context.Context, c target.Conn, s workload.Span) error {
+	f.ops++
+	return f.opWorker.Exec(ctx, c, s)
+}
+
+func (f *finishWorker) Finish(ctx context.Context, c target.Conn, s workload.Span) error {
+	if f.ops == 0 {
+		f.w.early.Add(1)
+	}
+	f.w.finished.Add(1)
+	s.(workload.Counter).Add(0, 100)
+	_, err := c.Exec(ctx, "INSERT")
+	return err
+}
+
+func TestFinisherRunsOnceAfterTheLastOperation(t *testing.T) {
+	w := &finishWorkload{}
+	r := newRunner(fake.New(fake.Config{}), Config{Operations: 1003})
+	r.Workload = w
+	p, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := w.finished.Load(); n != 4 || w.early.Load() != 0 {
+		t.Fatalf("Finish called %d times (%d before any operation), want once per worker (4), after its operations", n, w.early.Load())
+	}
+	if got := op(t, p, "OP").Count; got != 1003 {
+		t.Fatalf("OP count %d: Finish must not count as an operation", got)
+	}
+	if got := p.Counters["statements"]; got != 2*1003+4*100 {
+		t.Fatalf("workload counter %d, want 2 per operation plus 100 per Finish = %d", got, 2*1003+4*100)
+	}
+
+	// An interrupted phase is not finished.
+	w = &finishWorkload{}
+	r = newRunner(fake.New(fake.Config{Latency: time.Millisecond}), Config{Duration: time.Minute})
+	r.Workload = w
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	if _, err := r.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := w.finished.Load(); n != 0 {
+		t.Fatalf("Finish called %d times after an interrupt, want 0", n)
+	}
+}

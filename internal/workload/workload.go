@@ -85,6 +85,15 @@ type Worker interface {
 	Done(err error)
 }
 
+// Finisher is implemented by workers that have statements left to send when
+// their run phase ends, as sysbench's thread_done does (bulk_insert's last,
+// partial multi-row INSERT). The runner calls Finish once per worker after
+// its last operation, on the worker's connection, unless the phase was
+// interrupted. What it counts through s counts; it is not an operation.
+type Finisher interface {
+	Finish(ctx context.Context, c target.Conn, s Span) error
+}
+
 // Loader inserts the initial data in batches.
 type Loader interface {
 	// LoadBatch inserts records [from, to) of the load range.

@@ -393,7 +393,14 @@ func exercise(t *testing.T, u string) {
 	if got != int64(events-1) {
 		t.Errorf("bulk_insert: %d rows after %d events and two flushes, want %d (the last event's row is buffered)", got, events, events-1)
 	}
-	t.Logf("bulk_insert: %d events, %d rows written in 2 statements", events, got)
+	// thread_done: Finish writes the buffered row.
+	if err := wk.(workload.Finisher).Finish(ctx, c, &bn); err != nil {
+		t.Fatal(err)
+	}
+	if got := scalar(t, c, "SELECT "+castText(tgt, "count(*)")+" FROM sbtest1"); got != int64(events) || bn[1] != 3 {
+		t.Errorf("bulk_insert after Finish: %d rows and %d writes, want %d rows in 3 statements", got, bn[1], events)
+	}
+	t.Logf("bulk_insert: %d events, %d rows written in 2 statements and 1 more at the end", events, got)
 }
 
 // concurrent runs oltp_read_write with four workers for a while and checks

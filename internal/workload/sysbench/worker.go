@@ -87,6 +87,19 @@ func (wk *worker) Next() workload.OpID { return OpTransaction }
 // Done has nothing to finish.
 func (wk *worker) Done(error) {}
 
+// Finish is bulk_insert.lua's thread_done (workload.Finisher): the rows still
+// pending go as the last multi-row INSERT (db_bulk_insert_done), counted as
+// a write. Other tests have nothing left.
+func (wk *worker) Finish(ctx context.Context, c target.Conn, s workload.Span) error {
+	if wk.w.test != BulkInsert || wk.bulkRows == 0 {
+		return nil
+	}
+	wk.cnt, _ = s.(workload.Counter)
+	sql := string(wk.bulk)
+	wk.bulk, wk.bulkRows = wk.bulk[:0], 0
+	return wk.exec(ctx, c, sql)
+}
+
 // Exec runs one event of the test on c and counts its statements through s
 // when s is a workload.Counter. On an error inside a transaction it rolls back
 // (best effort) and returns the error.

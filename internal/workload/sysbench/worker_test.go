@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/candor-bench/candor/internal/workload"
 )
 
 // kind names a recorded statement by its shape, for comparing sequences.
@@ -379,6 +381,34 @@ func TestBulkInsert(t *testing.T) {
 	}
 	if n.String() != "0/2/0" {
 		t.Errorf("counts %s, want two writes", n)
+	}
+	// Finish (thread_done) sends the rows still pending, once: the row of the
+	// event that sent the second INSERT and three more.
+	for range 3 {
+		if err := wk.Exec(ctx, conn, &n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := wk.(workload.Finisher)
+	for range 2 {
+		if err := f.Finish(ctx, conn, &n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(conn.calls) != 3 {
+		t.Fatalf("%d statements after Finish, want the pending rows in a third", len(conn.calls))
+	}
+	if last, r := conn.calls[2].sql, strings.Count(second, "("); strings.Count(last, "(") != 4 ||
+		!strings.HasPrefix(last, fmt.Sprintf("INSERT INTO sbtest2 VALUES(%d,%d),", rows+r+1, rows+r+1)) {
+		t.Errorf("finishing INSERT %q, want the four rows after the second flush's %d", last, r)
+	}
+	if n.String() != "0/3/0" {
+		t.Errorf("counts %s, want three writes", n)
+	}
+	// Other tests have nothing to finish.
+	other := &fakeConn{}
+	if err := bound(t, pgEnv, OLTPReadWrite).NewWorker(0, newRand(1)).(workload.Finisher).Finish(ctx, other, nil); err != nil || len(other.calls) != 0 {
+		t.Errorf("oltp_read_write Finish: %v, %d statements", err, len(other.calls))
 	}
 	// A worker beyond the thread count has no table.
 	if err := w.NewWorker(2, newRand(9)).Exec(ctx, conn, nil); err == nil || !strings.Contains(err.Error(), "Env.Threads") {
