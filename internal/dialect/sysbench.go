@@ -106,11 +106,11 @@ type SysbenchStatements struct {
 
 	// RandomPoints is select_random_points.lua's query on sbtest1:
 	// SELECT id, k, c, pad FROM sbtest1 WHERE k IN (?, ...) with
-	// Options.RandomPoints parameters.
+	// Options.RandomPoints parameters, laid out on lines as the script's.
 	RandomPoints string
 	// RandomRanges is select_random_ranges.lua's query on sbtest1:
 	// SELECT count(k) FROM sbtest1 WHERE k BETWEEN ? AND ? OR ... with
-	// Options.NumberOfRanges ranges.
+	// Options.NumberOfRanges ranges, laid out on lines as the script's.
 	RandomRanges string
 
 	// LoadColumns are the columns the load writes, in order: k, c, pad with
@@ -187,7 +187,9 @@ func Sysbench(d Dialect, o SysbenchOptions) (SysbenchStatements, error) {
 		}
 		in.WriteString(p(i))
 	}
-	s.RandomPoints = "SELECT id, k, c, pad FROM sbtest1 WHERE k IN (" + in.String() + ")"
+	// The layout is the Lua long strings' of the two scripts, newlines and
+	// indentation included, so that the server sees the same text.
+	s.RandomPoints = "        SELECT id, k, c, pad\n          FROM sbtest1\n          WHERE k IN (" + in.String() + ")\n        "
 	var rr strings.Builder
 	for i := 0; i < o.NumberOfRanges; i++ {
 		if i > 0 {
@@ -195,7 +197,7 @@ func Sysbench(d Dialect, o SysbenchOptions) (SysbenchStatements, error) {
 		}
 		rr.WriteString("k BETWEEN " + p(2*i+1) + " AND " + p(2*i+2))
 	}
-	s.RandomRanges = "SELECT count(k) FROM sbtest1 WHERE " + rr.String()
+	s.RandomRanges = "        SELECT count(k)\n          FROM sbtest1\n          WHERE " + rr.String()
 	return s, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -53,7 +54,14 @@ var sysbenchDialects = []Dialect{Postgres, YugabyteDB, CockroachDB, MySQL, TiDB,
 
 func renderSysbench(d Dialect) string {
 	var b strings.Builder
-	line := func(name, sql string) { fmt.Fprintf(&b, "%s: %s\n", name, sql) }
+	// A statement laid out on several lines (select_random_points and
+	// _ranges, as the scripts have them) is written quoted, whitespace shown.
+	line := func(name, sql string) {
+		if strings.ContainsAny(sql, "\n") {
+			sql = strconv.Quote(sql)
+		}
+		fmt.Fprintf(&b, "%s: %s\n", name, sql)
+	}
 	for _, c := range sysbenchCases {
 		o := sysbenchBase()
 		c.mod(&o)

@@ -51,13 +51,18 @@
 //     and Sync: the columns are known from preparing, so candor sends no
 //     Describe and the server no RowDescription each time, where libpq (and
 //     so sysbench) describes every execution (postgres fast path).
-//   - Whitespace in sysbench's multi-line SQL is normalised (dialect package).
+//   - Whitespace in sysbench's multi-line CREATE TABLE is normalised (dialect
+//     package). The statements of the events are the scripts' texts, byte
+//     for byte, multi-line select_random_points/ranges included: a test runs
+//     one command line through sysbench 1.0.20 and candor and compares what
+//     each sends (internal/cli, TestSysbenchStatementsMatchBinary).
 //   - select_random_points/ranges partition the k range by worker as sysbench
 //     partitions it by thread; the thread count comes from Env.Threads
 //     (default 1). bulk_insert writes one table per thread (sbtest1..N, N from
-//     Env.Threads); its ids continue across repetitions in one process; and
-//     the rows still buffered when the phase ends are not written (sysbench
-//     flushes them in thread_done, after its timed events).
+//     Env.Threads); its ids continue across repetitions in one process. The
+//     rows still buffered when the phase ends go as a last INSERT after the
+//     timed events, as sysbench's thread_done sends them (Finish), but not
+//     after an interrupt.
 //   - Tables are completed before loading by the dialect's setup statements
 //     (a sequence cache, pre-splits) and the secondary index is created after
 //     loading (PostLoad), like sysbench's prepare, except with TableLoad:

@@ -1,0 +1,358 @@
+package cli
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/candor-bench/candor/internal/target/targettest"
+)
+
+// The statements against sysbench 1.0.20 itself: one sysbench command line is
+// run by the sysbench binary and by `candor sysbench`, each through a proxy
+// that records the statements the client has the server execute, and the
+// two sequences must be the same statement for statement (literal values
+// aside). The golden files in internal/dialect pin the texts; this checks
+// them, and their order within each event, against what the reference
+// actually sends.
+
+// stmtProxy forwards TCP connections to a server and records, per
+// connection, the text of every statement executed: PostgreSQL's simple
+// Query and every Bind of a prepared statement (by its Parse), MySQL's
+// COM_QUERY and every COM_STMT_EXECUTE (by its COM_STMT_PREPARE).
+type stmtProxy struct {
+	ln       net.Listener
+	upstream string
+	mysql    bool
+
+	mu    sync.Mutex
+	conns [][]string // executed statements per connection, in accept order
+	wg    sync.WaitGroup
+}
+
+func newStmtProxy(t *testing.T, upstream string, mysql bool) *stmtProxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &stmtProxy{ln: ln, upstream: upstream, mysql: mysql}
+	go p.accept()
+	t.Cleanup(func() { ln.Close() })
+	return p
+}
+
+func (p *stmtProxy) accept() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		s, err := net.Dial("tcp", p.upstream)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		p.mu.Lock()
+		i := len(p.conns)
+		p.conns = append(p.conns, nil)
+		p.mu.Unlock()
+		rec := &connRecorder{p: p, i: i}
+		p.wg.Add(2)
+		go func() {
+			defer p.wg.Done()
+			if p.mysql {
+				rec.mysqlClient(c, s)
+			} else {
+				rec.pgClient(c, s)
+			}
+			s.Close()
+		}()
+		go func() {
+			defer p.wg.Done()
+			if p.mysql {
+				rec.mysqlServer(s, c)
+			} else {
+				_, _ = io.Copy(c, s)
+			}
+			c.Close()
+		}()
+	}
+}
+
+// take waits for every connection to end and returns what they executed,
+// forgetting it.
+func (p *stmtProxy) take() [][]string {
+	p.wg.Wait()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := p.conns
+	p.conns = nil
+	return out
+}
+
+type connRecorder struct {
+	p *stmtProxy
+	i int
+
+	mu      sync.Mutex
+	pgStmts map[string]string // PostgreSQL: prepared statement name → text
+	myStmts map[uint32]string // MySQL: statement id → text
+	pending string            // MySQL: the text of a COM_STMT_PREPARE awaiting its reply
+}
+
+func (r *connRecorder) executed(text string) {
+	r.p.mu.Lock()
+	r.p.conns[r.i] = append(r.p.conns[r.i], text)
+	r.p.mu.Unlock()
+}
+
+// cstring splits b at its first NUL.
+func cstring(b []byte) (string, []byte) {
+	i := strings.IndexByte(string(b), 0)
+	if i < 0 {
+		return string(b), nil
+	}
+	return string(b[:i]), b[i+1:]
+}
+
+// pgClient forwards the frontend's messages and records its statements.
+func (r *connRecorder) pgClient(c, s net.Conn) {
+	r.pgStmts = map[string]string{}
+	started := false
+	for {
+		var head [5]byte
+		n := 5
+		if !started {
+			n = 4 // untyped: SSLRequest, GSSENCRequest, StartupMessage
+		}
+		if _, err := io.ReadFull(c, head[:n]); err != nil {
+			return
+		}
+		size := binary.BigEndian.Uint32(head[n-4 : n])
+		body := make([]byte, int(size)-4)
+		if _, err := io.ReadFull(c, body); err != nil {
+			return
+		}
+		if !started {
+			code := binary.BigEndian.Uint32(body[:4])
+			started = code != 80877103 && code != 80877104 // not an SSL or GSS request
+		} else {
+			switch head[0] {
+			case 'P':
+				name, rest := cstring(body)
+				text, _ := cstring(rest)
+				r.pgStmts[name] = text
+			case 'B':
+				_, rest := cstring(body)
+				name, _ := cstring(rest)
+				r.executed(r.pgStmts[name])
+			case 'Q':
+				text, _ := cstring(body)
+				r.executed(text)
+			}
+		}
+		if _, err := s.Write(append(head[:n:n], body...)); err != nil {
+			return
+		}
+	}
+}
+
+// mysqlPacket reads one packet: its 4-byte header and payload.
+func mysqlPacket(c net.Conn) ([]byte, []byte, error) {
+	head := make([]byte, 4)
+	if _, err := io.ReadFull(c, head); err != nil {
+		return nil, nil, err
+	}
+	body := make([]byte, int(head[0])|int(head[1])<<8|int(head[2])<<16)
+	if _, err := io.ReadFull(c, body); err != nil {
+		return nil, nil, err
+	}
+	return head, body, nil
+}
+
+// mysqlClient forwards the client's packets and records its statements: a
+// command is a packet with sequence number 0.
+func (r *connRecorder) mysqlClient(c, s net.Conn) {
+	for {
+		head, body, err := mysqlPacket(c)
+		if err != nil {
+			return
+		}
+		if head[3] == 0 && len(body) > 0 {
+			switch body[0] {
+			case 0x03: // COM_QUERY
+				r.executed(string(body[1:]))
+			case 0x16: // COM_STMT_PREPARE
+				r.mu.Lock()
+				r.pending = string(body[1:])
+				r.mu.Unlock()
+			case 0x17: // COM_STMT_EXECUTE
+				if len(body) >= 5 {
+					r.mu.Lock()
+					text := r.myStmts[binary.LittleEndian.Uint32(body[1:5])]
+					r.mu.Unlock()
+					r.executed(text)
+				}
+			}
+		}
+		if _, err := s.Write(append(head, body...)); err != nil {
+			return
+		}
+	}
+}
+
+// mysqlServer forwards the server's packets, noting the statement id of
+// each COM_STMT_PREPARE_OK before the client can use it.
+func (r *connRecorder) mysqlServer(s, c net.Conn) {
+	r.mu.Lock()
+	r.myStmts = map[uint32]string{}
+	r.mu.Unlock()
+	for {
+		head, body, err := mysqlPacket(s)
+		if err != nil {
+			return
+		}
+		r.mu.Lock()
+		if r.pending != "" && head[3] == 1 {
+			if len(body) >= 5 && body[0] == 0x00 {
+				r.myStmts[binary.LittleEndian.Uint32(body[1:5])] = r.pending
+			}
+			r.pending = ""
+		}
+		r.mu.Unlock()
+		if _, err := c.Write(append(head, body...)); err != nil {
+			return
+		}
+	}
+}
+
+var (
+	quotedLiteral  = regexp.MustCompile(`'[^']*'`)
+	numericLiteral = regexp.MustCompile(`-?\b[0-9]+\b`)
+)
+
+// workerStatements picks the connection that ran the test (the one that
+// executed the most statements on sbtest tables) and returns its statements
+// from the first BEGIN or sbtest statement on, literals replaced by ? and N.
+func workerStatements(conns [][]string) []string {
+	var best []string
+	bestN := -1
+	for _, stmts := range conns {
+		n := 0
+		for _, s := range stmts {
+			if strings.Contains(s, "sbtest") {
+				n++
+			}
+		}
+		if n > bestN {
+			best, bestN = stmts, n
+		}
+	}
+	var out []string
+	for _, s := range best {
+		if len(out) == 0 && !strings.Contains(s, "sbtest") && s != "BEGIN" {
+			continue
+		}
+		s = quotedLiteral.ReplaceAllString(s, "'?'")
+		out = append(out, numericLiteral.ReplaceAllString(s, "N"))
+	}
+	return out
+}
+
+func TestSysbenchStatementsMatchBinary(t *testing.T) {
+	bin := targettest.SysbenchBinary(t)
+	targets := integrationTargets(t)
+	delete(targets, "sqlite") // the binary has no SQLite driver
+	if len(targets) == 0 {
+		t.Skip("no PostgreSQL or MySQL-wire test server (scripts/test.sh starts both)")
+	}
+	runs := [][]string{
+		{"oltp_read_write"},
+		{"oltp_read_write", "--skip-trx=on"},
+		{"oltp_read_only"},
+		{"oltp_read_only", "--range-selects=off"},
+		{"oltp_write_only"},
+		{"oltp_point_select"},
+		{"oltp_insert"},
+		{"oltp_update_index"},
+		{"oltp_update_non_index"},
+		{"oltp_delete"},
+		{"select_random_points"},
+		{"select_random_ranges"},
+		{"oltp_read_write", "--point-selects=2", "--simple-ranges=0", "--delete-inserts=2", "--index-updates=0"},
+		{"oltp_read_write", "--db-ps-mode=disable"},
+		{"select_random_points", "--db-ps-mode=disable", "--random-points=3"},
+		{"select_random_ranges", "--db-ps-mode=disable", "--number-of-ranges=2", "--delta=7"},
+	}
+	for name, u := range targets {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			common := []string{"--tables=1", "--table-size=1000"}
+			sb := func(args ...string) {
+				t.Helper()
+				args = append(append(append([]string{"sysbench"}, sysbenchConnArgs(t, u)...), common...), args...)
+				if code, stdout, stderr := runCLI(t, dir, nil, args...); code != 0 {
+					t.Fatalf("candor %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
+				}
+			}
+			sb("oltp_read_write", "cleanup")
+			sb("oltp_read_write", "prepare")
+			t.Cleanup(func() { sb("oltp_read_write", "cleanup") })
+
+			pu, err := url.Parse(u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			proxy := newStmtProxy(t, pu.Host, name == "mysql")
+			viaProxy := *pu
+			viaProxy.Host = proxy.ln.Addr().String()
+			conn := sysbenchConnArgs(t, viaProxy.String())
+			// compare runs one test by both tools, between sysbench's run
+			// and candor's when given.
+			compare := func(run []string, between func()) {
+				t.Helper()
+				test, opts := run[0], run[1:]
+				args := append(append(append(append([]string{}, conn...), common...), opts...),
+					"--threads=1", "--events=3", "--time=0", test, "run")
+				out, err := exec.Command(bin, args...).CombinedOutput()
+				if err != nil {
+					t.Fatalf("sysbench %s: %v\n%s", strings.Join(args, " "), err, out)
+				}
+				want := workerStatements(proxy.take())
+				if between != nil {
+					between()
+				}
+				if code, stdout, stderr := runCLI(t, dir, nil, append([]string{"sysbench", "--out=ref.json"}, args...)...); code != 0 {
+					t.Fatalf("candor sysbench %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
+				}
+				got := workerStatements(proxy.take())
+				if len(want) == 0 {
+					t.Fatalf("%v: no statements recorded from sysbench", run)
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("%v: candor's statements differ from sysbench 1.0.20's\nsysbench:\n  %s\ncandor:\n  %s",
+						run, strings.Join(want, "\n  "), strings.Join(got, "\n  "))
+				}
+			}
+			for _, run := range runs {
+				compare(run, nil)
+			}
+			// bulk_insert has tables of its own, and both tools insert the
+			// same ids: each runs on freshly prepared ones.
+			sb("oltp_read_write", "cleanup")
+			sb("--threads=1", "bulk_insert", "prepare")
+			compare([]string{"bulk_insert"}, func() {
+				sb("--threads=1", "bulk_insert", "cleanup")
+				sb("--threads=1", "bulk_insert", "prepare")
+			})
+			sb("--threads=1", "bulk_insert", "cleanup")
+		})
+	}
+}
