@@ -6,7 +6,8 @@
 #      with apt-get when missing and we are root) and their URLs exported as
 #      CANDOR_TEST_POSTGRES_URL and CANDOR_TEST_MYSQL_URL;
 #   3. chromium and sysbench are installed when missing (root), for the
-#      HTML report test and the distribution reference test;
+#      HTML report test and the tests that compare candor with sysbench
+#      1.0.20 itself (its distributions and its statements);
 #      go test -race ./... runs every unit, runner and integration test;
 #   4. the servers are stopped, whatever happened.
 # Exits non-zero when anything fails. Extra arguments go to `go test`.
@@ -47,13 +48,13 @@ if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" -eq 0 ]; then
 		echo "   chromium could not be installed: the browser test will be skipped"
 fi
 
-# The distributions are checked against sysbench 1.0.20's own draws
-# (internal/keydist), from Debian's package.
+# The distributions (internal/keydist) and the statements (internal/cli) are
+# checked against sysbench 1.0.20 itself, from Debian's package.
 if ! command -v sysbench >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
-	echo "== installing sysbench for the distribution reference test"
+	echo "== installing sysbench for the reference tests"
 	apt-get install -y -q sysbench >/dev/null 2>&1 ||
 		{ apt-get update -q >/dev/null 2>&1 && apt-get install -y -q sysbench >/dev/null 2>&1; } ||
-		echo "   sysbench could not be installed: the distribution reference test will be skipped"
+		echo "   sysbench could not be installed: the reference tests will be skipped"
 fi
 if command -v sysbench >/dev/null 2>&1; then
 	CANDOR_TEST_SYSBENCH=$(command -v sysbench)
