@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -96,19 +97,17 @@ func newCleanupCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if targetURL == "" {
-				targetURL = DefaultTarget
+			var urls []string
+			if targetURL != "" {
+				urls = []string{targetURL}
 			}
 			ctx, stop := interruptContext(env)
 			defer stop()
-			tgt, err := target.Open(ctx, targetURL, target.Options{ConnectTimeout: timeout.d})
+			tgt, err := openBound(ctx, urls, target.Options{ConnectTimeout: timeout.d}, wl, 0)
 			if err != nil {
 				return err
 			}
 			defer tgt.Close()
-			if err := wl.Bind(workloadEnv(tgt)); err != nil {
-				return withCode(ExitUnsupported, err)
-			}
 			conn, err := tgt.Connect(ctx)
 			if err != nil {
 				return err
@@ -160,7 +159,24 @@ func workloadEntries() []workloadLine {
 	return out
 }
 
-// workloadEnv describes the target to a workload before it builds statements.
-func workloadEnv(t target.Target) workload.Env {
-	return workload.Env{Dialect: t.Dialect(), Capabilities: t.Capabilities()}
+// openBound opens the target at urls (DefaultTarget when none; several are
+// the nodes of one cluster) and binds wl to it for threads workers. A
+// workload that cannot run there is ExitUnsupported; an open cut short by an
+// interrupt is ExitInterrupted. The caller closes the target.
+func openBound(ctx context.Context, urls []string, opts target.Options, wl workload.Workload, threads int) (target.Target, error) {
+	if len(urls) == 0 {
+		urls = []string{DefaultTarget}
+	}
+	tgt, err := target.OpenMulti(ctx, urls, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, &ExitError{Code: ExitInterrupted, Err: errInterrupted}
+		}
+		return nil, err
+	}
+	if err := wl.Bind(workload.Env{Dialect: tgt.Dialect(), Capabilities: tgt.Capabilities(), Threads: threads}); err != nil {
+		tgt.Close()
+		return nil, withCode(ExitUnsupported, fmt.Errorf("%s on %s: %w", wl.Name(), tgt.Driver(), err))
+	}
+	return tgt, nil
 }

@@ -49,19 +49,13 @@ Nothing is measured or written.`,
 			if threads < 1 {
 				return usagef("--threads %d: give at least 1", threads)
 			}
-			if len(targetURLs) == 0 {
-				targetURLs = []string{DefaultTarget}
-			}
 			ctx, stop := interruptContext(env)
 			defer stop()
-			tgt, err := target.OpenMulti(ctx, targetURLs, target.Options{ConnectTimeout: timeout.d})
+			tgt, err := openBound(ctx, targetURLs, target.Options{ConnectTimeout: timeout.d}, wl, threads)
 			if err != nil {
 				return err
 			}
 			defer tgt.Close()
-			if err := wl.Bind(workloadEnv(tgt)); err != nil {
-				return withCode(ExitUnsupported, err)
-			}
 			return prewarm(ctx, env, tgt, pw, threads)
 		},
 	}

@@ -331,23 +331,13 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 	if err != nil {
 		return err
 	}
-	urls := f.targets
-	if len(urls) == 0 {
-		urls = []string{DefaultTarget}
-	}
 	ctx, stop := interruptContext(env)
 	defer stop()
-	tgt, err := target.OpenMulti(ctx, urls, target.Options{ConnectTimeout: f.connectTimeout.d, Isolation: f.isolation})
+	tgt, err := openBound(ctx, f.targets, target.Options{ConnectTimeout: f.connectTimeout.d, Isolation: f.isolation}, wl, cfg.Threads)
 	if err != nil {
-		if ctx.Err() != nil {
-			return &ExitError{Code: ExitInterrupted, Err: errInterrupted}
-		}
 		return err
 	}
 	defer tgt.Close()
-	if err := wl.Bind(workload.Env{Dialect: tgt.Dialect(), Capabilities: tgt.Capabilities(), Threads: cfg.Threads}); err != nil {
-		return withCode(ExitUnsupported, fmt.Errorf("%s on %s: %w", wl.Name(), tgt.Driver(), err))
-	}
 	if phase == phaseRun {
 		// Refused before any table is created or loaded.
 		if _, err := cfg.ChooseSessionIO(tgt.Capabilities()); err != nil {
