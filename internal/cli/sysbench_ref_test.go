@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -113,9 +114,11 @@ func (r *connRecorder) executed(text string) {
 	r.p.mu.Unlock()
 }
 
-// cstring splits b at its first NUL.
+// cstring splits b at its first NUL. (The messages are decoded here rather
+// than with pgproto3.Backend, which needs the authentication method to read
+// the client's password messages.)
 func cstring(b []byte) (string, []byte) {
-	i := strings.IndexByte(string(b), 0)
+	i := bytes.IndexByte(b, 0)
 	if i < 0 {
 		return string(b), nil
 	}
