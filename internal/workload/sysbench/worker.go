@@ -89,9 +89,9 @@ func (wk *worker) Done(error) {}
 
 // Finish is bulk_insert.lua's thread_done (workload.Finisher): the rows still
 // pending go as the last multi-row INSERT (db_bulk_insert_done), counted as
-// a write. Other tests have nothing left.
+// a write. Other tests have no rows pending.
 func (wk *worker) Finish(ctx context.Context, c target.Conn, s workload.Span) error {
-	if wk.w.test != BulkInsert || wk.bulkRows == 0 {
+	if wk.bulkRows == 0 {
 		return nil
 	}
 	wk.cnt, _ = s.(workload.Counter)
