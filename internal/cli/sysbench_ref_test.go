@@ -18,16 +18,18 @@ import (
 
 // The statements against sysbench 1.0.20 itself: one sysbench command line is
 // run by the sysbench binary and by `candor sysbench`, each through a proxy
-// that records the statements the client has the server execute, and the
-// two sequences must be the same statement for statement (literal values
+// that records the statements the client has the server execute and how
+// each was sent (as text, or by executing a prepared statement), and the two
+// sequences must be the same statement for statement (literal values
 // aside). The golden files in internal/dialect pin the texts; this checks
 // them, and their order within each event, against what the reference
 // actually sends.
 
 // stmtProxy forwards TCP connections to a server and records, per
-// connection, the text of every statement executed: PostgreSQL's simple
-// Query and every Bind of a prepared statement (by its Parse), MySQL's
-// COM_QUERY and every COM_STMT_EXECUTE (by its COM_STMT_PREPARE).
+// connection, every statement executed, as "text: SQL" for PostgreSQL's
+// simple Query and MySQL's COM_QUERY, and "prepared: SQL" for every Bind of
+// a prepared statement (its text from the Parse) and every COM_STMT_EXECUTE
+// (from the COM_STMT_PREPARE).
 type stmtProxy struct {
 	ln       net.Listener
 	upstream string
@@ -108,9 +110,17 @@ type connRecorder struct {
 	pending string            // MySQL: the text of a COM_STMT_PREPARE awaiting its reply
 }
 
-func (r *connRecorder) executed(text string) {
+// How a statement was sent: as text with its values written in, or by
+// executing a statement prepared before.
+const (
+	sentAsText     = "text"
+	sentAsPrepared = "prepared"
+)
+
+// executed records one statement, and how it was sent.
+func (r *connRecorder) executed(how, text string) {
 	r.p.mu.Lock()
-	r.p.conns[r.i] = append(r.p.conns[r.i], text)
+	r.p.conns[r.i] = append(r.p.conns[r.i], how+": "+text)
 	r.p.mu.Unlock()
 }
 
@@ -155,10 +165,10 @@ func (r *connRecorder) pgClient(c, s net.Conn) {
 			case 'B':
 				_, rest := cstring(body)
 				name, _ := cstring(rest)
-				r.executed(r.pgStmts[name])
+				r.executed(sentAsPrepared, r.pgStmts[name])
 			case 'Q':
 				text, _ := cstring(body)
-				r.executed(text)
+				r.executed(sentAsText, text)
 			}
 		}
 		if _, err := s.Write(append(head[:n:n], body...)); err != nil {
@@ -191,7 +201,7 @@ func (r *connRecorder) mysqlClient(c, s net.Conn) {
 		if head[3] == 0 && len(body) > 0 {
 			switch body[0] {
 			case 0x03: // COM_QUERY
-				r.executed(string(body[1:]))
+				r.executed(sentAsText, string(body[1:]))
 			case 0x16: // COM_STMT_PREPARE
 				r.mu.Lock()
 				r.pending = string(body[1:])
@@ -201,7 +211,7 @@ func (r *connRecorder) mysqlClient(c, s net.Conn) {
 					r.mu.Lock()
 					text := r.myStmts[binary.LittleEndian.Uint32(body[1:5])]
 					r.mu.Unlock()
-					r.executed(text)
+					r.executed(sentAsPrepared, text)
 				}
 			}
 		}
@@ -260,7 +270,7 @@ func workerStatements(conns [][]string) []string {
 	}
 	var out []string
 	for _, s := range best {
-		if len(out) == 0 && !strings.Contains(s, "sbtest") && s != "BEGIN" {
+		if len(out) == 0 && !strings.Contains(s, "sbtest") && !strings.HasSuffix(s, ": BEGIN") {
 			continue
 		}
 		s = quotedLiteral.ReplaceAllString(s, "'?'")

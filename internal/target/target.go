@@ -161,6 +161,17 @@ type Interrupter interface {
 	Interrupt()
 }
 
+// Preparer is implemented by connections that send a statement without
+// arguments as plain text from Exec (so that several ;-separated statements
+// may go at once) but can also run it as a prepared statement: ExecPrepared
+// prepares sql once per session, caches it as Exec caches statements with
+// arguments, executes it and returns the rows it affected. sysbench prepares
+// its BEGIN and COMMIT (--db-ps-mode=auto), and the sysbench workload sends
+// them this way to do the same.
+type Preparer interface {
+	ExecPrepared(ctx context.Context, sql string) (int64, error)
+}
+
 // TableLoader is implemented by connections of targets with
 // Capabilities.TableLoad. LoadTable writes n rows into table, which must be
 // empty, in one transaction of its own on this session; row(i, dst) appends

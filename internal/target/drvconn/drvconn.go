@@ -67,7 +67,10 @@ type Conn struct {
 	_       cacheline.Pad
 }
 
-var _ target.Conn = (*Conn)(nil)
+var (
+	_ target.Conn     = (*Conn)(nil)
+	_ target.Preparer = (*Conn)(nil)
+)
 
 // New wraps a driver connection; the Conn owns it until Close.
 func New(dc driver.Conn, opts Options) *Conn {
@@ -176,6 +179,19 @@ func (c *Conn) Exec(ctx context.Context, query string, args ...any) (int64, erro
 	return res.RowsAffected()
 }
 
+// ExecPrepared implements target.Preparer: query is prepared (and cached)
+// even without arguments.
+func (c *Conn) ExecPrepared(ctx context.Context, query string) (int64, error) {
+	if c.closed || c.broken {
+		return 0, ErrConnDone
+	}
+	res, err := c.execStmt(ctx, query, nil)
+	if err != nil {
+		return 0, c.fail(err)
+	}
+	return res.RowsAffected()
+}
+
 func (c *Conn) exec(ctx context.Context, query string, args []any) (driver.Result, error) {
 	if len(args) == 0 && !c.opts.PrepareQueries && c.execer != nil {
 		res, err := c.execer.ExecContext(ctx, query, nil)
@@ -183,6 +199,11 @@ func (c *Conn) exec(ctx context.Context, query string, args []any) (driver.Resul
 			return res, err
 		}
 	}
+	return c.execStmt(ctx, query, args)
+}
+
+// execStmt runs query's cached prepared statement with args.
+func (c *Conn) execStmt(ctx context.Context, query string, args []any) (driver.Result, error) {
 	s, nv, err := c.prepared(ctx, query, args)
 	if err != nil {
 		return nil, err

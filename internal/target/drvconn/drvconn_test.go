@@ -234,6 +234,33 @@ func TestPrepareQueries(t *testing.T) {
 	}
 }
 
+// ExecPrepared prepares a statement without arguments, which Exec would
+// send as plain text, caches it and reports the rows it affected.
+func TestExecPrepared(t *testing.T) {
+	c := open(t, Options{MaxStmts: 8})
+	mustExec(t, c, "CREATE TABLE a (x INTEGER); INSERT INTO a VALUES (1), (2)")
+	ctx := context.Background()
+	for i := 1; i <= 2; i++ {
+		n, err := c.ExecPrepared(ctx, "UPDATE a SET x = x + 1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 2 {
+			t.Errorf("UPDATE of 2 rows reported %d", n)
+		}
+		if c.Cached() != 1 {
+			t.Errorf("after %d executions the cache holds %d, want 1", i, c.Cached())
+		}
+	}
+	if got := table(rows(t, c, "SELECT x FROM a ORDER BY x")); got != `["3"] ["4"]` {
+		t.Errorf("rows after two updates: %s", got)
+	}
+	c.Close()
+	if _, err := c.ExecPrepared(ctx, "UPDATE a SET x = 0"); !errors.Is(err, ErrConnDone) {
+		t.Errorf("ExecPrepared after Close: %v, want ErrConnDone", err)
+	}
+}
+
 // An error from fn stops the query after that row and comes back as is;
 // the connection stays usable, for writes too (the rows were closed).
 func TestFnErrorStops(t *testing.T) {

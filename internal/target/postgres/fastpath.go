@@ -22,10 +22,12 @@ import (
 // parameter (whose text format would need escaping), go through pgx as
 // before.
 //
-// An execution is Bind, Execute and Sync (pgconn.ExecStatement): the
-// columns are known from preparing, so no Describe is sent and the server
-// builds no RowDescription each time. libpq, and so sysbench and pgbench,
-// describe every execution; pgx does not for the statements it caches.
+// An execution of a statement that returns rows is Bind, Execute and Sync
+// (pgconn.ExecStatement): the columns are known from preparing, so no
+// Describe is sent and the server builds no RowDescription each time.
+// libpq, and so sysbench and pgbench, describe every execution; pgx does
+// not for the statements it caches (it still describes the portal of a
+// statement without result columns, such as an UPDATE, and gets NoData).
 // On oltp_point_select with 4 threads that saves the server 0.1–0.5 µs of
 // CPU per transaction of about 19 (bench/server-cpu.sh, docs/BENCHMARKS.md
 // §7).

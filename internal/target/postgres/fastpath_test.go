@@ -186,3 +186,45 @@ func TestNoArgumentsArePlainText(t *testing.T) {
 		t.Errorf("%s statements prepared in the session after statements without arguments, want 0", prepared)
 	}
 }
+
+// ExecPrepared runs a statement without arguments as a prepared statement,
+// as sysbench runs its BEGIN and COMMIT: prepared once per session, then
+// executed with Bind (pgx describes the portal of a statement that returns
+// no rows, as libpq does), and the rows affected come back as from Exec.
+func TestExecPrepared(t *testing.T) {
+	tgt := openTarget(t, testURL(t))
+	ctx := context.Background()
+	c := targettest.Connect(t, tgt).(*Conn)
+	if _, err := c.Exec(ctx, "CREATE TEMPORARY TABLE prep (x int); INSERT INTO prep VALUES (1), (2), (3)"); err != nil {
+		t.Fatal(err)
+	}
+	run := func(q string) int64 {
+		t.Helper()
+		n, err := c.ExecPrepared(ctx, q)
+		if err != nil {
+			t.Fatalf("ExecPrepared(%q): %v", q, err)
+		}
+		return n
+	}
+	run("BEGIN")
+	run("COMMIT")
+	var trace strings.Builder
+	fe := c.pc.PgConn().Frontend()
+	fe.Trace(&trace, pgproto3.TracerOptions{SuppressTimestamps: true})
+	run("BEGIN")
+	n := run("UPDATE prep SET x = x + 1")
+	run("COMMIT")
+	fe.Untrace()
+	if n != 3 {
+		t.Errorf("UPDATE of 3 rows reported %d", n)
+	}
+	if got := strings.Count(trace.String(), "F\tBind"); got != 3 {
+		t.Errorf("%d Binds for 3 prepared executions:\n%s", got, trace.String())
+	}
+	if strings.Contains(trace.String(), "F\tQuery") {
+		t.Errorf("a simple Query sent by ExecPrepared:\n%s", trace.String())
+	}
+	if got := strings.Count(trace.String(), "F\tParse"); got != 1 {
+		t.Errorf("%d Parses, want 1 (BEGIN and COMMIT prepared before):\n%s", got, trace.String())
+	}
+}

@@ -232,6 +232,7 @@ var (
 	_ target.Conn        = (*Conn)(nil)
 	_ target.Copier      = (*Conn)(nil)
 	_ target.Interrupter = (*Conn)(nil)
+	_ target.Preparer    = (*Conn)(nil)
 )
 
 // Interrupt implements target.Interrupter: it sets the socket's deadline to
@@ -254,6 +255,21 @@ func (c *Conn) Exec(ctx context.Context, sql string, args ...any) (int64, error)
 		return tag.RowsAffected(), nil
 	}
 	tag, err := c.pc.Exec(ctx, sql, args...)
+	if err != nil {
+		return 0, err
+	}
+	return tag.RowsAffected(), nil
+}
+
+// ExecPrepared implements target.Preparer: sql is prepared on the fast path
+// and executed without parameters.
+func (c *Conn) ExecPrepared(ctx context.Context, sql string) (int64, error) {
+	d, err := c.fastDesc(ctx, sql)
+	if err != nil {
+		return 0, err
+	}
+	c.params = c.params[:0]
+	_, tag, err := c.fastExec(ctx, d, nil)
 	if err != nil {
 		return 0, err
 	}

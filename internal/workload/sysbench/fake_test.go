@@ -15,9 +15,10 @@ import (
 
 // call is one statement a fakeConn received.
 type call struct {
-	query bool // Query (rows) rather than Exec
-	sql   string
-	args  []any
+	query    bool // Query (rows) rather than Exec
+	sql      string
+	args     []any
+	prepared bool // ExecPrepared (target.Preparer) rather than Exec
 }
 
 // fakeConn records every statement and answers with chosen outcomes: Query
@@ -31,6 +32,16 @@ type fakeConn struct {
 	failAt      int
 	failErr     error
 	n           int
+}
+
+// prepConn adds target.Preparer to a fakeConn: an ExecPrepared is
+// recorded and answered as an Exec.
+type prepConn struct{ *fakeConn }
+
+func (c prepConn) ExecPrepared(ctx context.Context, sql string) (int64, error) {
+	n, err := c.Exec(ctx, sql)
+	c.calls[len(c.calls)-1].prepared = true
+	return n, err
 }
 
 // copyConn adds target.Copier to a fakeConn.
@@ -48,6 +59,7 @@ type copyCall struct {
 var (
 	_ target.Conn        = (*fakeConn)(nil)
 	_ target.Copier      = (*copyConn)(nil)
+	_ target.Preparer    = prepConn{}
 	_ target.TableLoader = (*tableLoadConn)(nil)
 )
 
@@ -60,7 +72,7 @@ func (c *fakeConn) fail() error {
 }
 
 func (c *fakeConn) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
-	c.calls = append(c.calls, call{false, sql, append([]any(nil), args...)})
+	c.calls = append(c.calls, call{sql: sql, args: append([]any(nil), args...)})
 	if err := c.fail(); err != nil {
 		return 0, err
 	}
@@ -80,7 +92,7 @@ func (c *fakeConn) Exec(ctx context.Context, sql string, args ...any) (int64, er
 }
 
 func (c *fakeConn) Query(ctx context.Context, sql string, args []any, fn func(cols [][]byte) error) (int, error) {
-	c.calls = append(c.calls, call{true, sql, append([]any(nil), args...)})
+	c.calls = append(c.calls, call{query: true, sql: sql, args: append([]any(nil), args...)})
 	if err := c.fail(); err != nil {
 		return 0, err
 	}

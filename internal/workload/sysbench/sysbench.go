@@ -47,10 +47,12 @@
 //     every workload; the runner counts the events.
 //     Statements are sent as prepared statements as sysbench's default
 //     --db-ps-mode=auto does; oltp_insert and bulk_insert send plain text, as
-//     sysbench's con:query does. On PostgreSQL an execution is Bind, Execute
-//     and Sync: the columns are known from preparing, so candor sends no
-//     Describe and the server no RowDescription each time, where libpq (and
-//     so sysbench) describes every execution (postgres fast path).
+//     sysbench's con:query does; BEGIN and COMMIT are prepared too, as
+//     sysbench prepares them (target.Preparer). On PostgreSQL an execution
+//     of a SELECT is Bind, Execute and Sync: the columns are known from
+//     preparing, so candor sends no Describe and the server no
+//     RowDescription each time, where libpq (and so sysbench) describes
+//     every execution (postgres fast path).
 //   - Whitespace in sysbench's multi-line CREATE TABLE is normalised (dialect
 //     package). The statements of the events are the scripts' texts, byte
 //     for byte, multi-line select_random_points/ranges included: a test runs

@@ -393,9 +393,16 @@ func (wk *worker) exec(ctx context.Context, c target.Conn, sql string, args ...a
 // MySQL they affect no rows, which makes them "other" by the rule of exec;
 // counting them directly keeps that true where a driver reports the previous
 // statement's row count for them (SQLite's sqlite3_changes() is not reset by
-// COMMIT).
+// COMMIT). Like sysbench's, they are prepared statements unless
+// --db-ps-mode=disable.
 func (wk *worker) control(ctx context.Context, c target.Conn, sql string) error {
-	if _, err := c.Exec(ctx, sql); err != nil {
+	var err error
+	if p, ok := c.(target.Preparer); ok && !wk.w.opts.TextStatements() {
+		_, err = p.ExecPrepared(ctx, sql)
+	} else {
+		_, err = c.Exec(ctx, sql)
+	}
+	if err != nil {
 		return err
 	}
 	wk.add(CounterOther)

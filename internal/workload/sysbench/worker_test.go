@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/workload"
 )
 
@@ -130,6 +131,51 @@ func TestControlStatementsAreOther(t *testing.T) {
 	}
 	if n.String() != "0/4/2" {
 		t.Errorf("counted %s, want 0/4/2", n)
+	}
+}
+
+// sysbench prepares BEGIN and COMMIT like its other statements, and sends
+// them as text with --db-ps-mode=disable; a connection without
+// target.Preparer gets them through Exec.
+func TestControlStatementsPrepared(t *testing.T) {
+	for _, c := range []struct {
+		props []string
+		prep  bool // the connection implements target.Preparer
+		want  string
+	}{
+		{nil, true, "BEGIN:prepared COMMIT:prepared"},
+		{[]string{"db-ps-mode=disable"}, true, "BEGIN:exec COMMIT:exec"},
+		{nil, false, "BEGIN:exec COMMIT:exec"},
+	} {
+		w := bound(t, pgEnv, OLTPReadOnly, c.props...)
+		fc := &fakeConn{}
+		var conn target.Conn = fc
+		if c.prep {
+			conn = prepConn{fc}
+		}
+		var n counts
+		if err := w.NewWorker(0, newRand(1)).Exec(ctx, conn, &n); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, call := range fc.calls {
+			switch {
+			case call.sql != "BEGIN" && call.sql != "COMMIT":
+				if call.prepared {
+					t.Errorf("%v: %s went through ExecPrepared", c.props, call.sql)
+				}
+			case call.prepared:
+				got = append(got, call.sql+":prepared")
+			default:
+				got = append(got, call.sql+":exec")
+			}
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("%v (Preparer %v): %s, want %s", c.props, c.prep, strings.Join(got, " "), c.want)
+		}
+		if n.String() != "14/0/2" {
+			t.Errorf("%v: counted %s, want 14/0/2", c.props, n)
+		}
 	}
 }
 
