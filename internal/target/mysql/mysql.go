@@ -438,7 +438,7 @@ func (t *Target) Close() error {
 // prepared on the server once per session and cached by SQL text (at most
 // maxCachedStmts; the cache is emptied when full); statements without
 // arguments are sent as plain text, so several ;-separated statements may go
-// at once. A client deadline or cancellation aborts a statement by closing
+// at once (ExecPrepared, target.Preparer, prepares them too). A client deadline or cancellation aborts a statement by closing
 // the session: the operation fails with the context's error and the session
 // is unusable afterwards (its errors classify as connection). Values are
 // text: strings, binary columns and DECIMAL as stored, integers in decimal

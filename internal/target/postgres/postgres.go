@@ -210,8 +210,8 @@ func (t *Target) Close() error {
 // prepared once per session and reused (fastpath.go; arguments of types it
 // does not render go through pgx's QueryExecModeCacheStatement, which
 // prepares too). Statements without arguments use the simple protocol, so
-// several ;-separated DDL statements may be sent at once. A Conn is used by
-// one goroutine at a time.
+// several ;-separated DDL statements may be sent at once, unless run with
+// ExecPrepared. A Conn is used by one goroutine at a time.
 type Conn struct {
 	_      cacheline.Pad // see package cacheline
 	pc     *pgx.Conn
