@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,7 +24,8 @@ import (
 // that records the statements the client has the server execute and how
 // each was sent (as text, or by executing a prepared statement), and the two
 // sequences must be the same statement for statement (literal values
-// aside). The golden files in internal/dialect pin the texts; this checks
+// aside). The counts of the two reports' "SQL statistics" blocks must agree
+// too (sqlStatistics). The golden files in internal/dialect pin the texts; this checks
 // them, and their order within each event, against what the reference
 // actually sends.
 
@@ -281,6 +283,29 @@ func workerStatements(conns [][]string) []string {
 	return out
 }
 
+// statisticsLine is one count of the "SQL statistics" block of sysbench's
+// report.
+var statisticsLine = regexp.MustCompile(`(?m)^\s*(read|write|other|total|transactions|queries|ignored errors|reconnects):\s+([0-9]+)`)
+
+// sqlStatistics returns the counts of a report's "SQL statistics" block
+// that do not depend on which rows the random ids hit: transactions, reads,
+// writes and other statements together (an UPDATE or DELETE that finds no
+// row is other, not a write), all queries, ignored errors and reconnects.
+func sqlStatistics(t *testing.T, report string) string {
+	t.Helper()
+	n := map[string]string{}
+	for _, m := range statisticsLine.FindAllStringSubmatch(report, -1) {
+		n[m[1]] = m[2]
+	}
+	if len(n) != 8 {
+		t.Fatalf("no SQL statistics block in the report:\n%s", report)
+	}
+	w, _ := strconv.Atoi(n["write"])
+	o, _ := strconv.Atoi(n["other"])
+	return fmt.Sprintf("transactions %s, read %s, write+other %d, total %s, queries %s, ignored errors %s, reconnects %s",
+		n["transactions"], n["read"], w+o, n["total"], n["queries"], n["ignored errors"], n["reconnects"])
+}
+
 func TestSysbenchStatementsMatchBinary(t *testing.T) {
 	bin := targettest.SysbenchBinary(t)
 	targets := integrationTargets(t)
@@ -344,7 +369,8 @@ func TestSysbenchStatementsMatchBinary(t *testing.T) {
 				if between != nil {
 					between()
 				}
-				if code, stdout, stderr := runCLI(t, dir, nil, append([]string{"sysbench", "--out=ref.json"}, args...)...); code != 0 {
+				code, stdout, stderr := runCLI(t, dir, nil, append([]string{"sysbench", "--out=ref.json"}, args...)...)
+				if code != 0 {
 					t.Fatalf("candor sysbench %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
 				}
 				got := workerStatements(proxy.take())
@@ -354,6 +380,9 @@ func TestSysbenchStatementsMatchBinary(t *testing.T) {
 				if fmt.Sprint(got) != fmt.Sprint(want) {
 					t.Errorf("%v: candor's statements differ from sysbench 1.0.20's\nsysbench:\n  %s\ncandor:\n  %s",
 						run, strings.Join(want, "\n  "), strings.Join(got, "\n  "))
+				}
+				if w, g := sqlStatistics(t, string(out)), sqlStatistics(t, stdout); w != g {
+					t.Errorf("%v: candor's SQL statistics differ from sysbench 1.0.20's\nsysbench: %s\ncandor:   %s", run, w, g)
 				}
 			}
 			for _, run := range runs {
