@@ -25,7 +25,8 @@ import (
 // each was sent (as text, or by executing a prepared statement), and the two
 // sequences must be the same statement for statement (literal values
 // aside). The counts of the two reports' "SQL statistics" blocks must agree
-// too (sqlStatistics). The golden files in internal/dialect pin the texts; this checks
+// too (sqlStatistics), and the reports must be laid out alike
+// (reportLayout). The golden files in internal/dialect pin the texts; this checks
 // them, and their order within each event, against what the reference
 // actually sends.
 
@@ -306,6 +307,24 @@ func sqlStatistics(t *testing.T, report string) string {
 		n["transactions"], n["read"], w+o, n["total"], n["queries"], n["ignored errors"], n["reconnects"])
 }
 
+// number is a number with the spaces before it, which pad it to a width.
+var number = regexp.MustCompile(` *[0-9]+(\.[0-9]+)?`)
+
+// reportLayout is a report with every number and its padding replaced by
+// " N", without the two lines candor words otherwise (the first, naming the
+// program, and the one saying how the random numbers were seeded).
+func reportLayout(report string) string {
+	lines := strings.Split(report, "\n")
+	var out []string
+	for i, l := range lines {
+		if i == 0 || strings.HasPrefix(l, "Initializing random number generator") {
+			continue
+		}
+		out = append(out, number.ReplaceAllString(l, " N"))
+	}
+	return strings.Join(out, "\n")
+}
+
 func TestSysbenchStatementsMatchBinary(t *testing.T) {
 	bin := targettest.SysbenchBinary(t)
 	targets := integrationTargets(t)
@@ -383,6 +402,9 @@ func TestSysbenchStatementsMatchBinary(t *testing.T) {
 				}
 				if w, g := sqlStatistics(t, string(out)), sqlStatistics(t, stdout); w != g {
 					t.Errorf("%v: candor's SQL statistics differ from sysbench 1.0.20's\nsysbench: %s\ncandor:   %s", run, w, g)
+				}
+				if w, g := reportLayout(string(out)), reportLayout(stdout); w != g {
+					t.Errorf("%v: candor's report is laid out unlike sysbench 1.0.20's\nsysbench:\n%s\ncandor:\n%s", run, w, g)
 				}
 			}
 			for _, run := range runs {
