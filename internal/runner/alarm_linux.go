@@ -38,7 +38,7 @@ func newSleeper(ctx context.Context) sleeper {
 }
 
 func (a *alarm) sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
+	if d <= 0 || ctx.Err() != nil {
 		return ctx.Err() == nil
 	}
 	// A relative expiry: an it_value of zero would disarm the timer, and d
