@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os/exec"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -466,11 +467,33 @@ func tableShape(t *testing.T, db, u, name string, size int) []string {
 	return out
 }
 
+// ddl returns the CREATE TABLE and CREATE INDEX statements on sysbench's
+// tables the connections executed, sorted (the tools create tables and
+// indexes in different orders and on different connections), how each was
+// sent dropped. candor's own bookkeeping table is left out.
+func ddl(conns [][]string) []string {
+	var out []string
+	for _, stmts := range conns {
+		for _, s := range stmts {
+			_, text, _ := strings.Cut(s, ": ")
+			head := strings.TrimSpace(text)
+			if (strings.HasPrefix(head, "CREATE TABLE") || strings.HasPrefix(head, "CREATE INDEX")) && strings.Contains(head, "sbtest") {
+				out = append(out, strconv.Quote(text))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // TestSysbenchPrepareMatchesBinary prepares sysbench's tables with the
 // sysbench binary and then with `candor sysbench`, the same command line,
-// and compares what each left behind (tableShape). MariaDB's own bulk path
-// defines the k index before loading rather than after it; the index is
-// the same.
+// each through a recording proxy, and compares the CREATE TABLE and CREATE
+// INDEX statements each sent, byte for byte, and what each left behind
+// (tableShape). The rows go differently (COPY on PostgreSQL, LOAD DATA on
+// MariaDB, where candor also creates the k index before loading rather than
+// after), so only the DDL's texts and the tables are compared. bulk_insert's
+// table is compared by its DDL.
 func TestSysbenchPrepareMatchesBinary(t *testing.T) {
 	bin := targettest.SysbenchBinary(t)
 	targets := integrationTargets(t)
@@ -484,16 +507,28 @@ func TestSysbenchPrepareMatchesBinary(t *testing.T) {
 		{"--auto-inc=off"},
 		{"--create-secondary=off"},
 		{"--secondary=on"}, // MySQL only: sysbench writes KEY xid into PostgreSQL's CREATE TABLE too
+		{"--threads=1", "bulk_insert"},
 	}
 	for name, u := range targets {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
+			pu, err := url.Parse(u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			proxy := newStmtProxy(t, pu.Host, name == "mysql")
+			viaProxy := *pu
+			viaProxy.Host = proxy.ln.Addr().String()
 			for _, v := range variants {
 				if name == "postgres" && len(v) > 0 && v[0] == "--secondary=on" {
 					continue
 				}
-				args := append(append(sysbenchConnArgs(t, u), "--tables=2", fmt.Sprintf("--table-size=%d", size)), v...)
-				args = append(args, "oltp_read_write")
+				test := "oltp_read_write"
+				if len(v) > 0 && v[len(v)-1] == "bulk_insert" {
+					test, v = "bulk_insert", v[:len(v)-1]
+				}
+				args := append(append(sysbenchConnArgs(t, viaProxy.String()), "--tables=2", fmt.Sprintf("--table-size=%d", size)), v...)
+				args = append(args, test)
 				binary := func(verb string) {
 					t.Helper()
 					if out, err := exec.Command(bin, append(args, verb)...).CombinedOutput(); err != nil {
@@ -506,19 +541,33 @@ func TestSysbenchPrepareMatchesBinary(t *testing.T) {
 						t.Fatalf("candor sysbench %s %s: exit %d\n%s%s", strings.Join(args, " "), verb, code, stdout, stderr)
 					}
 				}
-				candor("cleanup")
-				binary("prepare")
-				var want []string
-				for _, table := range []string{"sbtest1", "sbtest2"} {
-					want = append(want, tableShape(t, name, u, table, size)...)
+				shapes := func() []string {
+					var out []string
+					for _, table := range []string{"sbtest1", "sbtest2"} {
+						if test != "bulk_insert" {
+							out = append(out, tableShape(t, name, u, table, size)...)
+						}
+					}
+					return out
 				}
+				candor("cleanup")
+				proxy.take()
+				binary("prepare")
+				wantDDL := ddl(proxy.take())
+				want := shapes()
 				binary("cleanup")
 				candor("prepare")
-				var got []string
-				for _, table := range []string{"sbtest1", "sbtest2"} {
-					got = append(got, tableShape(t, name, u, table, size)...)
-				}
+				gotDDL := ddl(proxy.take())
+				got := shapes()
 				candor("cleanup")
+				proxy.take()
+				if len(wantDDL) == 0 {
+					t.Fatalf("%v %s: no CREATE statements recorded from sysbench", v, test)
+				}
+				if strings.Join(gotDDL, "\n") != strings.Join(wantDDL, "\n") {
+					t.Errorf("%v %s: candor's CREATE statements differ from sysbench 1.0.20's\nsysbench:\n  %s\ncandor:\n  %s",
+						v, test, strings.Join(wantDDL, "\n  "), strings.Join(gotDDL, "\n  "))
+				}
 				if strings.Join(got, "\n") != strings.Join(want, "\n") {
 					t.Errorf("%v: candor's tables differ from sysbench 1.0.20's\nsysbench:\n  %s\ncandor:\n  %s",
 						v, strings.Join(want, "\n  "), strings.Join(got, "\n  "))

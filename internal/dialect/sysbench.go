@@ -11,10 +11,9 @@ import (
 // sysbench 1.0.20's SQL (src/lua/oltp_common.lua, select_random_*.lua,
 // bulk_insert.lua, oltp_insert.lua; specs/sysbench.md §2.2–2.5), per product.
 //
-// Statement text is sysbench's with two mechanical changes: whitespace is
-// normalised to single spaces (sysbench's CREATE TABLE and select_random_*
-// queries are multi-line Lua strings), and bind parameters are written in the
-// dialect's placeholder style ($n on the PostgreSQL wire).
+// Statement text is sysbench's, byte for byte, multi-line Lua strings
+// (CREATE TABLE, select_random_*) included; bind parameters are written in
+// the dialect's placeholder style ($n on the PostgreSQL wire).
 //
 // Where sysbench's DDL does not exist on a product, the product's nearest
 // equivalent is written and documented next to the code: SQLite gets the
@@ -476,39 +475,29 @@ func sysbenchCreate(d Dialect, o SysbenchOptions, n int, bulk bool) (string, []s
 		keyDef = "PRIMARY KEY (id)"
 	}
 
-	var b strings.Builder
-	b.WriteString("CREATE TABLE ")
-	if bulk {
-		b.WriteString("IF NOT EXISTS " + name + " (id " + idDef + ", k INTEGER DEFAULT '0' NOT NULL")
-	} else {
-		b.WriteString(name + "(id " + idDef + ", k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL")
-	}
-	if keyDef != "" {
-		b.WriteString(", " + keyDef)
-	}
-	b.WriteString(")")
-
-	// Table options (engine_def, create_table_options) and distribution.
+	// Table options (engine_def, extra_table_options) and distribution.
+	var engineDef string
+	var extra []string
 	points := splitPoints(o)
 	switch d.Name {
 	case MySQL.Name:
 		if !bulk {
-			b.WriteString(" /*! ENGINE = " + engine(o) + " */")
+			engineDef = "/*! ENGINE = " + engine(o) + " */"
 		}
 	case TiDB.Name:
 		if !bulk {
-			b.WriteString(" /*! ENGINE = " + engine(o) + " */")
+			engineDef = "/*! ENGINE = " + engine(o) + " */"
 		}
 		if o.SequenceCache > 0 && autoInc {
-			b.WriteString(" AUTO_ID_CACHE = " + strconv.FormatInt(o.SequenceCache, 10))
+			extra = append(extra, "AUTO_ID_CACHE = "+strconv.FormatInt(o.SequenceCache, 10))
 		}
 		if hash {
 			bits := log2(o.Presplit)
 			if !autoInc {
-				b.WriteString(" SHARD_ROW_ID_BITS = " + itoa(max(4, bits)))
+				extra = append(extra, "SHARD_ROW_ID_BITS = "+itoa(max(4, bits)))
 			}
 			if bits > 0 {
-				b.WriteString(" PRE_SPLIT_REGIONS = " + itoa(bits))
+				extra = append(extra, "PRE_SPLIT_REGIONS = "+itoa(bits))
 			}
 		}
 		if rng && len(o.SplitAt) > 0 {
@@ -520,15 +509,38 @@ func sysbenchCreate(d Dialect, o SysbenchOptions, n int, bulk bool) (string, []s
 	case YugabyteDB.Name:
 		switch {
 		case hash && o.Presplit >= 2:
-			b.WriteString(" SPLIT INTO " + itoa(o.Presplit) + " TABLETS")
+			extra = append(extra, "SPLIT INTO "+itoa(o.Presplit)+" TABLETS")
 		case rng && len(points) > 0:
-			b.WriteString(" SPLIT AT VALUES (" + valueList(points) + ")")
+			extra = append(extra, "SPLIT AT VALUES ("+valueList(points)+")")
 		}
 	case CockroachDB.Name:
 		if rng && len(points) > 0 {
 			setup = append(setup, "ALTER TABLE "+name+" SPLIT AT VALUES "+valueList(points))
 		}
 	}
+
+	// The texts of sysbench's Lua long strings, blanks and line breaks
+	// included. oltp_common.lua's ends in ") <engine_def> <extra options>",
+	// so on PostgreSQL (neither) in ")  ".
+	var b strings.Builder
+	if bulk {
+		b.WriteString("        CREATE TABLE IF NOT EXISTS " + name + " (\n          id " + idDef +
+			",\n          k INTEGER DEFAULT '0' NOT NULL")
+		if keyDef != "" {
+			b.WriteString(",\n          " + keyDef)
+		}
+		b.WriteString(")")
+		if len(extra) > 0 {
+			b.WriteString(" " + strings.Join(extra, " "))
+		}
+		return b.String(), setup
+	}
+	b.WriteString("CREATE TABLE " + name + "(\n  id " + idDef + ",\n  k INTEGER DEFAULT '0' NOT NULL,\n" +
+		"  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL")
+	if keyDef != "" {
+		b.WriteString(",\n  " + keyDef)
+	}
+	b.WriteString("\n) " + engineDef + " " + strings.Join(extra, " "))
 	return b.String(), setup
 }
 

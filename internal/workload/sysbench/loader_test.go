@@ -349,7 +349,7 @@ func TestBindErrors(t *testing.T) {
 	}
 	// The same options bind on YugabyteDB.
 	w := bound(t, yb, OLTPReadWrite, "sharding=range", "split-at=2500,5000")
-	if s := w.Schema(); len(s) != 1 || !strings.HasSuffix(s[0].Create, "PRIMARY KEY (id ASC)) SPLIT AT VALUES ((2500), (5000))") {
+	if s := w.Schema(); len(s) != 1 || !strings.HasSuffix(s[0].Create, "PRIMARY KEY (id ASC)\n)  SPLIT AT VALUES ((2500), (5000))") {
 		t.Errorf("YugabyteDB schema %+v", s)
 	}
 }

@@ -53,11 +53,12 @@
 //     preparing, so candor sends no Describe and the server no
 //     RowDescription each time, where libpq (and so sysbench) describes
 //     every execution (postgres fast path).
-//   - Whitespace in sysbench's multi-line CREATE TABLE is normalised (dialect
-//     package). The statements of the events are the scripts' texts, byte
-//     for byte, multi-line select_random_points/ranges included: a test runs
-//     one command line through sysbench 1.0.20 and candor and compares what
-//     each sends (internal/cli, TestSysbenchStatementsMatchBinary).
+//   - Statements are the scripts' texts, byte for byte, multi-line
+//     CREATE TABLE and select_random_points/ranges included: tests run one
+//     command line through sysbench 1.0.20 and candor and compare what each
+//     sends (internal/cli, TestSysbenchStatementsMatchBinary and, for
+//     prepare's CREATE TABLE and CREATE INDEX,
+//     TestSysbenchPrepareMatchesBinary).
 //   - select_random_points/ranges partition the k range by worker as sysbench
 //     partitions it by thread; the thread count comes from Env.Threads
 //     (default 1). bulk_insert writes one table per thread (sbtest1..N, N from

@@ -402,7 +402,7 @@ func TestBulkInsert(t *testing.T) {
 	w := bound(t, pgEnv, BulkInsert)
 	w.SetThreads(2)
 	schema := w.Schema()
-	if len(schema) != 2 || schema[1].Name != "sbtest2" || !strings.Contains(schema[1].Create, "(id INTEGER NOT NULL, k INTEGER DEFAULT '0' NOT NULL, PRIMARY KEY (id))") {
+	if len(schema) != 2 || schema[1].Name != "sbtest2" || !strings.Contains(schema[1].Create, "CREATE TABLE IF NOT EXISTS sbtest2 (\n          id INTEGER NOT NULL,\n          k INTEGER DEFAULT '0' NOT NULL,\n          PRIMARY KEY (id))") {
 		t.Fatalf("schema %+v", schema)
 	}
 	wk := w.NewWorker(1, newRand(8))
