@@ -169,37 +169,34 @@ func (c *Conn) namedValues(s driver.Stmt, args []any) ([]driver.NamedValue, erro
 // Exec implements target.Conn: the driver's affected-rows figure (for
 // several ;-separated statements, the last one's).
 func (c *Conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	if c.closed || c.broken {
-		return 0, ErrConnDone
-	}
-	res, err := c.exec(ctx, query, args)
-	if err != nil {
-		return 0, c.fail(err)
-	}
-	return res.RowsAffected()
+	return c.exec(ctx, query, args, c.opts.PrepareQueries)
 }
 
 // ExecPrepared implements target.Preparer: query is prepared (and cached)
 // even without arguments.
 func (c *Conn) ExecPrepared(ctx context.Context, query string) (int64, error) {
+	return c.exec(ctx, query, nil, true)
+}
+
+// exec runs query and returns the rows it affected. A statement without
+// arguments goes to the connection as plain text unless prepare is set;
+// otherwise its cached prepared statement runs.
+func (c *Conn) exec(ctx context.Context, query string, args []any, prepare bool) (int64, error) {
 	if c.closed || c.broken {
 		return 0, ErrConnDone
 	}
-	res, err := c.execStmt(ctx, query, nil)
+	var res driver.Result
+	err := driver.ErrSkip
+	if len(args) == 0 && !prepare && c.execer != nil {
+		res, err = c.execer.ExecContext(ctx, query, nil)
+	}
+	if errors.Is(err, driver.ErrSkip) {
+		res, err = c.execStmt(ctx, query, args)
+	}
 	if err != nil {
 		return 0, c.fail(err)
 	}
 	return res.RowsAffected()
-}
-
-func (c *Conn) exec(ctx context.Context, query string, args []any) (driver.Result, error) {
-	if len(args) == 0 && !c.opts.PrepareQueries && c.execer != nil {
-		res, err := c.execer.ExecContext(ctx, query, nil)
-		if !errors.Is(err, driver.ErrSkip) {
-			return res, err
-		}
-	}
-	return c.execStmt(ctx, query, args)
 }
 
 // execStmt runs query's cached prepared statement with args.
