@@ -22,6 +22,21 @@ transactions() {
 	awk '/^ *transactions:/ { x = $2; y = $3; sub(/^\(/, "", y); print x, y; exit }' "$1"
 }
 
+# candor_bins sets BINS to the candor binaries in CANDORS (space-separated),
+# or builds this tree and uses bin/candor when CANDORS is unset.
+candor_bins() {
+	if [ -z "${CANDORS:-}" ]; then
+		log "building candor"
+		make build >/dev/null
+		CANDORS=bin/candor
+	fi
+	read -r -a BINS <<<"$CANDORS"
+	local b
+	for b in "${BINS[@]}"; do
+		[ -x "$b" ] || die "CANDORS: $b is not an executable"
+	done
+}
+
 install_sysbench() {
 	command -v sysbench >/dev/null 2>&1 && return
 	[ "$(id -u)" -eq 0 ] || die "sysbench is not installed and we are not root: install the sysbench package"

@@ -28,15 +28,7 @@ RATES=${RATES:-200 2000}
 DURATION=${DURATION:-5}
 ROUNDS=${ROUNDS:-3}
 TABLE_SIZE=${TABLE_SIZE:-100000}
-if [ -z "${CANDORS:-}" ]; then
-	log "building candor"
-	make build >/dev/null
-	CANDORS=bin/candor
-fi
-read -r -a BINS <<<"$CANDORS"
-for b in "${BINS[@]}"; do
-	[ -x "$b" ] || die "CANDORS: $b is not an executable"
-done
+candor_bins
 install_sysbench
 
 STOPS=()

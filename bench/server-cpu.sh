@@ -32,15 +32,7 @@ THREADS=${THREADS:-4}
 DURATION=${DURATION:-8}
 ROUNDS=${ROUNDS:-4}
 TABLE_SIZE=${TABLE_SIZE:-1000000}
-if [ -z "${CANDORS:-}" ]; then
-	log "building candor"
-	make build >/dev/null
-	CANDORS=bin/candor
-fi
-read -r -a BINS <<<"$CANDORS"
-for b in "${BINS[@]}"; do
-	[ -x "$b" ] || die "CANDORS: $b is not an executable"
-done
+candor_bins
 
 install_sysbench
 OUT=$(mktemp -d /tmp/candor-server-cpu.XXXXXX) # reports, times, result files
