@@ -40,18 +40,27 @@ type stmtProxy struct {
 	ln       net.Listener
 	upstream string
 	mysql    bool
+	url      string // the target's URL with the proxy's address
 
 	mu    sync.Mutex
 	conns [][]string // executed statements per connection, in accept order
 	wg    sync.WaitGroup
 }
 
-func newStmtProxy(t *testing.T, upstream string, mysql bool) *stmtProxy {
+// newStmtProxy starts a proxy in front of the server of rawURL (MySQL wire
+// for a mysql:// URL, else PostgreSQL's).
+func newStmtProxy(t *testing.T, rawURL string) *stmtProxy {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &stmtProxy{ln: ln, upstream: upstream, mysql: mysql}
+	p := &stmtProxy{ln: ln, upstream: u.Host, mysql: u.Scheme == "mysql"}
+	u.Host = ln.Addr().String()
+	p.url = u.String()
 	go p.accept()
 	t.Cleanup(func() { ln.Close() })
 	return p
@@ -366,14 +375,8 @@ func TestSysbenchStatementsMatchBinary(t *testing.T) {
 			sb("oltp_read_write", "prepare")
 			t.Cleanup(func() { sb("oltp_read_write", "cleanup") })
 
-			pu, err := url.Parse(u)
-			if err != nil {
-				t.Fatal(err)
-			}
-			proxy := newStmtProxy(t, pu.Host, name == "mysql")
-			viaProxy := *pu
-			viaProxy.Host = proxy.ln.Addr().String()
-			conn := sysbenchConnArgs(t, viaProxy.String())
+			proxy := newStmtProxy(t, u)
+			conn := sysbenchConnArgs(t, proxy.url)
 			// compare runs one test by both tools, between sysbench's run
 			// and candor's when given.
 			compare := func(run []string, between func()) {
@@ -512,13 +515,7 @@ func TestSysbenchPrepareMatchesBinary(t *testing.T) {
 	for name, u := range targets {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			pu, err := url.Parse(u)
-			if err != nil {
-				t.Fatal(err)
-			}
-			proxy := newStmtProxy(t, pu.Host, name == "mysql")
-			viaProxy := *pu
-			viaProxy.Host = proxy.ln.Addr().String()
+			proxy := newStmtProxy(t, u)
 			for _, v := range variants {
 				if name == "postgres" && len(v) > 0 && v[0] == "--secondary=on" {
 					continue
@@ -527,7 +524,7 @@ func TestSysbenchPrepareMatchesBinary(t *testing.T) {
 				if len(v) > 0 && v[len(v)-1] == "bulk_insert" {
 					test, v = "bulk_insert", v[:len(v)-1]
 				}
-				args := append(append(sysbenchConnArgs(t, viaProxy.String()), "--tables=2", fmt.Sprintf("--table-size=%d", size)), v...)
+				args := append(append(sysbenchConnArgs(t, proxy.url), "--tables=2", fmt.Sprintf("--table-size=%d", size)), v...)
 				args = append(args, test)
 				binary := func(verb string) {
 					t.Helper()
