@@ -171,3 +171,13 @@ func (c *Conn) fastExec(ctx context.Context, d *fastStmt, fn func(cols [][]byte)
 	}
 	return n, tag, err
 }
+
+// fastAffected runs a prepared statement without rows with c.params and
+// returns the rows it affected, per its command tag.
+func (c *Conn) fastAffected(ctx context.Context, d *fastStmt) (int64, error) {
+	_, tag, err := c.fastExec(ctx, d, nil)
+	if err != nil {
+		return 0, err
+	}
+	return tag.RowsAffected(), nil
+}

@@ -248,11 +248,7 @@ func (c *Conn) Exec(ctx context.Context, sql string, args ...any) (int64, error)
 	if d, err := c.fastPath(ctx, sql, args); err != nil {
 		return 0, err
 	} else if d != nil {
-		_, tag, err := c.fastExec(ctx, d, nil)
-		if err != nil {
-			return 0, err
-		}
-		return tag.RowsAffected(), nil
+		return c.fastAffected(ctx, d)
 	}
 	tag, err := c.pc.Exec(ctx, sql, args...)
 	if err != nil {
@@ -269,11 +265,7 @@ func (c *Conn) ExecPrepared(ctx context.Context, sql string) (int64, error) {
 		return 0, err
 	}
 	c.params = c.params[:0]
-	_, tag, err := c.fastExec(ctx, d, nil)
-	if err != nil {
-		return 0, err
-	}
-	return tag.RowsAffected(), nil
+	return c.fastAffected(ctx, d)
 }
 
 // Query implements target.Conn. Values are passed as they came off the wire,
