@@ -152,8 +152,17 @@ func (c *Conn) fastParams(d *fastStmt, args []any) bool {
 
 // fastExec runs a prepared statement with c.params, calling fn for every
 // row (nil for statements without rows); it returns the rows read and the
-// command tag. An error from fn stops the reading and is returned.
-func (c *Conn) fastExec(ctx context.Context, d *fastStmt, fn func(cols [][]byte) error) (int, pgconn.CommandTag, error) {
+// rows affected per the command tag. An error from fn stops the calls to fn
+// (the rest of the result is read and dropped) and is returned.
+//
+// Under a context that can be cancelled it goes through pgconn, which
+// watches the context. Otherwise (the runner's sessions, which it interrupts
+// through Interrupt instead) it writes the messages and reads the replies
+// itself with pgconn's own encoder and decoder (wireExec).
+func (c *Conn) fastExec(ctx context.Context, d *fastStmt, fn func(cols [][]byte) error) (int, int64, error) {
+	if wirePath(ctx) && c.paramBytes() <= maxWireParamBytes {
+		return c.wireExec(d, fn)
+	}
 	rr := c.pc.PgConn().ExecStatement(ctx, d.StatementDescription, c.params, nil, d.formats)
 	n := 0
 	var ferr error
@@ -167,17 +176,14 @@ func (c *Conn) fastExec(ctx context.Context, d *fastStmt, fn func(cols [][]byte)
 	}
 	tag, err := rr.Close()
 	if ferr != nil {
-		return n, tag, ferr
+		return n, 0, ferr
 	}
-	return n, tag, err
+	return n, tag.RowsAffected(), err
 }
 
 // fastAffected runs a prepared statement without rows with c.params and
 // returns the rows it affected, per its command tag.
 func (c *Conn) fastAffected(ctx context.Context, d *fastStmt) (int64, error) {
-	_, tag, err := c.fastExec(ctx, d, nil)
-	if err != nil {
-		return 0, err
-	}
-	return tag.RowsAffected(), nil
+	_, affected, err := c.fastExec(ctx, d, nil)
+	return affected, err
 }

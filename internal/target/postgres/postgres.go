@@ -23,6 +23,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/candor-bench/candor/internal/cacheline"
@@ -224,6 +225,7 @@ type Conn struct {
 	buf     []byte
 	ends    []int
 	nulls   []bool
+	bind    pgproto3.Bind // the wire path's (wire.go)
 
 	_ cacheline.Pad
 }
@@ -410,7 +412,8 @@ func Classify(err error) target.ErrorClass {
 		}
 		return target.ClassOther
 	}
-	if pgconn.Timeout(err) {
+	var wt *wireTimeout
+	if pgconn.Timeout(err) || errors.As(err, &wt) {
 		return target.ClassTimeout
 	}
 	if isConnectionError(err) {
