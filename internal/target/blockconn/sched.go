@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
+	_ "unsafe" // for go:linkname
 )
 
 // Blocking sessions and the Go scheduler.
@@ -31,6 +32,20 @@ import (
 // sysbench thread does. Yielding is only cheap with a P to spare: with fewer
 // Ps than sessions a yielding session queues behind the others and waits for
 // sysmon to free a P, so sessions yield only while Reserve is in force.
+//
+// A yield is the runtime's goyield, not runtime.Gosched. Gosched puts the
+// goroutine on the global run queue and wakes the thread of an idle P to
+// look for work, and the spare P is idle by design: every yield woke a
+// thread on another core, which found nothing, or took the session over and
+// moved it to another thread. goyield puts the goroutine on its own P's
+// queue and wakes nothing, so the session goes on on its own thread. With
+// the collector kept quiet during the phase (runner/gcpace.go) and the
+// PostgreSQL driver's per-statement timer gone (postgres/wire.go), that
+// took oltp_point_select with 4 threads on two cores from 0.94–0.98 of
+// sysbench's rate to 1.03–1.04; no one or two of the three did
+// (docs/BENCHMARKS.md §7, "A quiet client"). goyield is one of the runtime functions Go keeps
+// reachable by go:linkname for packages outside the standard library
+// (go.dev/issue/67401), with this signature.
 //
 // Even so, blocking sessions cost more than Go's network poller once many
 // share a core (oltp_point_select with 16 sessions on two cores: 0.75–0.84×
@@ -78,6 +93,11 @@ func (c *Conn) maybeYield() {
 	}
 	if now := int64(time.Since(epoch)); now-c.yielded.Load() > int64(yieldAfter) {
 		c.yielded.Store(now)
-		runtime.Gosched()
+		goyield()
 	}
 }
+
+// goyield is runtime.goyield: Gosched without waking another thread.
+//
+//go:linkname goyield runtime.goyield
+func goyield()
