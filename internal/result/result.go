@@ -244,6 +244,12 @@ type ClientUsage struct {
 	// network poller); empty for targets without sessions over a socket
 	// and in older results.
 	SessionIO string `json:"session_io,omitempty"`
+	// GCCycles counts the Go garbage collections during a run phase (nil
+	// for load phases and in older results), and GCHeadroom is how far past
+	// the live heap the collector let the heap grow (runner/gcpace.go; 0
+	// when the environment set GOGC).
+	GCCycles   *uint64 `json:"gc_cycles,omitempty"`
+	GCHeadroom int64   `json:"gc_headroom_bytes,omitempty"`
 }
 
 // UsageSample is one client resource sample at the end of an interval.

@@ -28,6 +28,7 @@ type monitor struct {
 	reconnects *atomic.Int64
 	lastRecon  int64
 	queue      *backlog // open-loop run phases
+	gc         *gcPacer // run phases
 	// load progress
 	loadTotal int64
 }
@@ -75,6 +76,9 @@ func (m *monitor) loop(done <-chan struct{}, rows func() int64) {
 // tick closes one interval.
 func (m *monitor) tick(now time.Time, rows int64) {
 	snap := m.coll.Tick(now)
+	if m.gc != nil {
+		m.gc.tick()
+	}
 	u := measure.SampleUsage()
 	d := measure.Delta(m.prev, u)
 	m.prev, m.last = u, u

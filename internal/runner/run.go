@@ -105,6 +105,9 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 		defer blockconn.Reserve(cfg.Threads)()
 	}
 
+	gc := startGCPacer()
+	defer gc.stop()
+
 	open := cfg.Rate > 0
 	start := time.Now()
 	warmEnd := start.Add(cfg.Warmup)
@@ -160,6 +163,7 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	mon.warmEnd = warmEnd
 	mon.counters = counters
 	mon.reconnects = &reconnects
+	mon.gc = gc
 	if open {
 		mon.queue = &queue
 	}
@@ -179,6 +183,11 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	phase.Client.CPUNsPerOp = mon.cpuNsPer(phase.Operations)
 	phase.Client.GoMaxProcs = runtime.GOMAXPROCS(0) // still under Reserve: its end is deferred
 	phase.Client.SessionIO = string(io)
+	cycles := gc.stop()
+	phase.Client.GCCycles = &cycles
+	if gc.percent > 0 {
+		phase.Client.GCHeadroom = gcHeadroom
+	}
 	if open {
 		achieved := float64(phase.Operations) / secondsOf(measured) // failed ones were offered too
 		phase.Rate = &result.RateResult{
