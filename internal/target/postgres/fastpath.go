@@ -23,7 +23,8 @@ import (
 // before.
 //
 // An execution of a statement that returns rows is Bind, Execute and Sync
-// (pgconn.ExecStatement): the columns are known from preparing, so no
+// (pgconn.ExecStatement, or the same messages on the wire path during a
+// run, wire.go): the columns are known from preparing, so no
 // Describe is sent and the server builds no RowDescription each time.
 // libpq, and so sysbench and pgbench, describe every execution; pgx does
 // not for the statements it caches (it still describes the portal of a
@@ -160,7 +161,7 @@ func (c *Conn) fastParams(d *fastStmt, args []any) bool {
 // through Interrupt instead) it writes the messages and reads the replies
 // itself with pgconn's own encoder and decoder (wireExec).
 func (c *Conn) fastExec(ctx context.Context, d *fastStmt, fn func(cols [][]byte) error) (int, int64, error) {
-	if wirePath(ctx) && c.paramBytes() <= maxWireParamBytes {
+	if wirePath(ctx) && len(c.buf) <= maxWireParamBytes { // c.params are slices of c.buf
 		return c.wireExec(d, fn)
 	}
 	rr := c.pc.PgConn().ExecStatement(ctx, d.StatementDescription, c.params, nil, d.formats)

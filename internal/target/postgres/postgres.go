@@ -266,7 +266,7 @@ func (c *Conn) ExecPrepared(ctx context.Context, sql string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	c.params = c.params[:0]
+	c.params, c.buf = c.params[:0], c.buf[:0]
 	return c.fastAffected(ctx, d)
 }
 

@@ -52,15 +52,6 @@ var (
 // context cannot be cancelled, so nothing needs watching.
 func wirePath(ctx context.Context) bool { return ctx.Done() == nil }
 
-// paramBytes is the size of c.params.
-func (c *Conn) paramBytes() int {
-	n := 0
-	for _, p := range c.params {
-		n += len(p)
-	}
-	return n
-}
-
 // wireExec is fastExec's path under a context without a Done channel.
 func (c *Conn) wireExec(d *fastStmt, fn func(cols [][]byte) error) (int, int64, error) {
 	pg := c.pc.PgConn()

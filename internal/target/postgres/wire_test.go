@@ -68,6 +68,7 @@ func TestWirePathMatchesPgconn(t *testing.T) {
 			run(ctx, "SELECT $1::text, NULL::text, decode('00ff', 'hex')", "é"),
 			run(ctx, "SELECT 10 / (3 - g) FROM generate_series(1, $1::int) g", 5), // two rows, then 22012
 			run(ctx, "SELECT $1::int", 7), // the session goes on
+			run(ctx, "SELECT length($1::text)", strings.Repeat("x", maxWireParamBytes+1)), // through pgconn
 			exec(ctx, "DELETE FROM "+table+" WHERE id > $1", 10*i+4),
 		)
 		want := []string{
@@ -77,6 +78,7 @@ func TestWirePathMatchesPgconn(t *testing.T) {
 			`1 rows ["é" "" "\x00\xff"]`,
 			`2 rows ["5"] ["10"], error 22012 (other)`,
 			`1 rows ["7"]`,
+			fmt.Sprintf(`1 rows ["%d"]`, maxWireParamBytes+1),
 			"1 affected, <nil>",
 		}
 		for j := range want {
