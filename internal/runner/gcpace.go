@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+
+	"github.com/candor-bench/candor/internal/result"
 )
 
 // Garbage collection during a run phase.
@@ -92,12 +94,23 @@ func (p *gcPacer) tick() {
 	}
 }
 
-// stop restores the setting from before the phase and returns the
-// collections made during it.
+// stop restores the setting from before the phase, if the pacer changed it,
+// and returns the collections made since the phase began.
 func (p *gcPacer) stop() uint64 {
 	if p.on {
 		debug.SetGCPercent(p.old)
 		p.on = false
 	}
 	return p.read()[1] - p.cycles0
+}
+
+// finish stops the pacer and records the phase's collections and headroom
+// in c.
+func (p *gcPacer) finish(c *result.ClientUsage) {
+	paced := p.on
+	cycles := p.stop()
+	c.GCCycles = &cycles
+	if paced {
+		c.GCHeadroom = gcHeadroom
+	}
 }

@@ -183,11 +183,7 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	phase.Client.CPUNsPerOp = mon.cpuNsPer(phase.Operations)
 	phase.Client.GoMaxProcs = runtime.GOMAXPROCS(0) // still under Reserve: its end is deferred
 	phase.Client.SessionIO = string(io)
-	cycles := gc.stop()
-	phase.Client.GCCycles = &cycles
-	if gc.percent > 0 {
-		phase.Client.GCHeadroom = gcHeadroom
-	}
+	gc.finish(&phase.Client)
 	if open {
 		achieved := float64(phase.Operations) / secondsOf(measured) // failed ones were offered too
 		phase.Rate = &result.RateResult{
