@@ -335,13 +335,22 @@ func reportLayout(report string) string {
 	return strings.Join(out, "\n")
 }
 
-func TestSysbenchStatementsMatchBinary(t *testing.T) {
-	bin := targettest.SysbenchBinary(t)
-	targets := integrationTargets(t)
+// sysbenchBinaryTargets returns the sysbench 1.0.20 binary and the test
+// servers it can drive (PostgreSQL and MySQL wire), skipping the test when
+// there is no such server.
+func sysbenchBinaryTargets(t *testing.T) (bin string, targets map[string]string) {
+	t.Helper()
+	bin = targettest.SysbenchBinary(t)
+	targets = integrationTargets(t)
 	delete(targets, "sqlite") // the binary has no SQLite driver
 	if len(targets) == 0 {
 		t.Skip("no PostgreSQL or MySQL-wire test server (scripts/test.sh starts both)")
 	}
+	return bin, targets
+}
+
+func TestSysbenchStatementsMatchBinary(t *testing.T) {
+	bin, targets := sysbenchBinaryTargets(t)
 	runs := [][]string{
 		{"oltp_read_write"},
 		{"oltp_read_write", "--skip-trx=on"},
@@ -498,12 +507,7 @@ func ddl(conns [][]string) []string {
 // after), so only the DDL's texts and the tables are compared. bulk_insert's
 // table is compared by its DDL.
 func TestSysbenchPrepareMatchesBinary(t *testing.T) {
-	bin := targettest.SysbenchBinary(t)
-	targets := integrationTargets(t)
-	delete(targets, "sqlite") // the binary has no SQLite driver
-	if len(targets) == 0 {
-		t.Skip("no PostgreSQL or MySQL-wire test server (scripts/test.sh starts both)")
-	}
+	bin, targets := sysbenchBinaryTargets(t)
 	const size = 500
 	variants := [][]string{
 		nil,
