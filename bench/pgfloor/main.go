@@ -7,8 +7,9 @@
 // "transactions:" line. Modes:
 //
 //	wire     the extended-protocol messages written and read by hand
-//	pgconn   pgx's pgconn.ExecStatement, as candor's PostgreSQL driver calls
-//	         it (Bind, Execute, Sync: no Describe, unlike wire and libpq)
+//	pgconn   pgx's pgconn.ExecStatement (Bind, Execute, Sync: no Describe,
+//	         unlike wire and libpq), as candor's PostgreSQL driver ran
+//	         statements until its wire path (internal/target/postgres/wire.go)
 //	conn     candor's PostgreSQL driver (target.Conn.Query)
 //
 // bench/pgfloor.sh runs each mode beside sysbench and candor; figures are in
