@@ -13,7 +13,10 @@
 # machine to go idle before the runs, see settle), CANDOR_BIN (bin/candor,
 # built by the script; another path measures that build, e.g. an older
 # commit's), CANDOR_ARGS (more options for every `candor run`, e.g.
-# "--session-io blocking"), PERF_STAT (0; 1 runs each tool under `perf stat` and adds a
+# "--session-io blocking"), WARMUP (10: seconds of each test, at the
+# highest thread count, run unmeasured by the table's owner after the
+# prepares, so that neither tool's first run pays for a cold buffer pool;
+# 0 for none), PERF_STAT (0; 1 runs each tool under `perf stat` and adds a
 # table of the Go runtime's monitor wake-ups (nanosleep), futex calls and
 # context switches per transaction, from Debian's linux-perf). Installs sysbench with apt-get when it is missing (as root).
 #
@@ -53,6 +56,7 @@ ROUNDS=${ROUNDS:-1}
 PREPARE_THREADS=${PREPARE_THREADS:-4}
 DBS=${DBS:-"postgres mariadb"}
 SETTLE_MAX=${SETTLE_MAX:-120}
+WARMUP=${WARMUP:-10}
 TOOLS=${TOOLS:-"candor sysbench"}
 CANDOR_BIN=${CANDOR_BIN:-bin/candor}
 # CANDOR_ARGS: more options for every candor run, split on spaces.
@@ -204,6 +208,23 @@ timed_prepare() {
 	settle
 }
 
+# warm_up db tool round: each test once for WARMUP seconds at the highest
+# thread count, unmeasured (MariaDB's buffer pool is smaller than the table
+# by default and reads bypass the page cache, so without it the first run
+# after a prepare is the slower one: docs/BENCHMARKS.md §7).
+warm_up() {
+	local db=$1 tool=$2 round=$3 test t max=0
+	[ "$WARMUP" -gt 0 ] || return 0
+	for t in $THREADS; do [ "$t" -gt "$max" ] && max=$t; done
+	PERF=()
+	for test in $TESTS; do
+		log "$db: $tool $test warm-up, $max threads, ${WARMUP}s (round $round)"
+		DURATION=$WARMUP "${tool}_run" "$OUT/$db-$tool-$test-warmup-$round.txt" "$test" "$max" \
+			2>"$OUT/$db-$tool-$test-warmup-$round.err" ||
+			log "$db: the warm-up failed (output in $OUT/$db-$tool-$test-warmup-$round.*); going on"
+	done
+}
+
 # timed_run db tool test threads round: one run, its tps and CPU µs/txn.
 timed_run() {
 	local db=$1 tool=$2 test=$3 t=$4 round=$5 out c0 c1 x y
@@ -269,6 +290,7 @@ for db in $DBS; do
 			timed_prepare "$db" "$tool" "$round"
 			owner=$tool
 		done
+		warm_up "$db" "$owner" "$round"
 		for test in $TESTS; do
 			for t in $THREADS; do
 				for tool in $order; do
@@ -282,7 +304,7 @@ for db in $DBS; do
 	STOPS=()
 done
 
-echo "sysbench $(sysbench --version 2>/dev/null | awk '{print $2}') vs candor $("$CANDOR_BIN" version 2>/dev/null | awk 'NR == 1 {print $2}'); 1 table × $TABLE_SIZE rows, ${DURATION}s per run, $(nproc) cores, client and server on the same machine"
+echo "sysbench $(sysbench --version 2>/dev/null | awk '{print $2}') vs candor $("$CANDOR_BIN" version 2>/dev/null | awk 'NR == 1 {print $2}'); 1 table × $TABLE_SIZE rows, ${DURATION}s per run after a ${WARMUP}s warm-up of each test, $(nproc) cores, client and server on the same machine"
 echo
 echo "| db | tool | round | prepare s | rows/s | rows | table shape vs the other tool |"
 echo "|---|---|---|---|---|---|---|"
