@@ -16,9 +16,13 @@
 # "--session-io blocking"), WARMUP (10: seconds of each test, at the
 # highest thread count, run unmeasured by the table's owner after the
 # prepares, so that neither tool's first run pays for a cold buffer pool;
-# 0 for none), PERF_STAT (0; 1 runs each tool under `perf stat` and adds a
-# table of the Go runtime's monitor wake-ups (nanosleep), futex calls and
-# context switches per transaction, from Debian's linux-perf). Installs sysbench with apt-get when it is missing (as root).
+# 0 for none), MARIADB_SETTINGS ("": mariadbd options NAME=VALUE for the
+# throwaway MariaDB, e.g. innodb_buffer_pool_size=1G; see below),
+# POSTGRES_SETTINGS ("": postgresql.conf lines NAME=VALUE), PERF_STAT (0; 1 runs each tool
+# under `perf stat` and adds a table of the Go runtime's monitor wake-ups
+# (nanosleep), futex calls and context switches per transaction, from
+# Debian's linux-perf). Installs sysbench with apt-get when it is missing
+# (as root).
 #
 # Both tools name their table sbtest1, so they cannot hold their tables side
 # by side. Each round, per database, both tools prepare in turn (timed and
@@ -30,6 +34,14 @@
 # sysbench's table, even rounds the other way round; with ROUNDS=1 candor
 # always goes first, use ROUNDS=2 or more to cancel order effects. After each
 # prepare the script waits for the machine to go idle (settle).
+#
+# The servers run with their compiled-in defaults unless the *_SETTINGS say
+# otherwise (the settings are printed with the results). PostgreSQL reads
+# through the page cache, so the table is in memory whatever its shared
+# buffers; InnoDB reads past the page cache, and its default 128 MB buffer
+# pool is smaller than a 1,000,000-row table (about 240 MB). A 1 GB pool
+# did not make MariaDB's runs steadier, and it made sysbench's prepare
+# faster than candor's (docs/BENCHMARKS.md §7).
 #
 # Prepare is checked as well as timed: after each prepare the table must hold
 # TABLE_SIZE rows, and its column and index shape (from information_schema or
@@ -57,6 +69,8 @@ PREPARE_THREADS=${PREPARE_THREADS:-4}
 DBS=${DBS:-"postgres mariadb"}
 SETTLE_MAX=${SETTLE_MAX:-120}
 WARMUP=${WARMUP:-10}
+MARIADB_SETTINGS=${MARIADB_SETTINGS:-}
+POSTGRES_SETTINGS=${POSTGRES_SETTINGS:-}
 TOOLS=${TOOLS:-"candor sysbench"}
 CANDOR_BIN=${CANDOR_BIN:-bin/candor}
 # CANDOR_ARGS: more options for every candor run, split on spaces.
@@ -102,13 +116,16 @@ setup_mariadb() {
 }
 
 start_db() { # db -> URL, SB, SQL, SHAPE_SQL; the stop command joins STOPS
-	local db=$1 dir script
+	local db=$1 dir script extra
 	script=$(sandbox_script "$db")
 	[ -x "$script" ] || die "$script is missing"
 	dir=$(mktemp -d "/tmp/candor-bench-$db.XXXXXX")
 	rmdir "$dir"
 	STOPS+=("$script stop $dir")
-	URL=$("$script" start "$dir")
+	local settings=MARIADB_SETTINGS
+	[ "$db" = postgres ] && settings=POSTGRES_SETTINGS
+	read -r -a extra <<<"${!settings}"
+	URL=$("$script" start "$dir" "${extra[@]}")
 	"setup_$db"
 }
 
@@ -304,6 +321,7 @@ for db in $DBS; do
 	STOPS=()
 done
 
+echo "server settings: MariaDB ${MARIADB_SETTINGS:-(defaults)}; PostgreSQL ${POSTGRES_SETTINGS:-(defaults)}"
 echo "sysbench $(sysbench --version 2>/dev/null | awk '{print $2}') vs candor $("$CANDOR_BIN" version 2>/dev/null | awk 'NR == 1 {print $2}'); 1 table × $TABLE_SIZE rows, ${DURATION}s per run after a ${WARMUP}s warm-up of each test, $(nproc) cores, client and server on the same machine"
 echo
 echo "| db | tool | round | prepare s | rows/s | rows | table shape vs the other tool |"
