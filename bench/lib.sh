@@ -85,13 +85,21 @@ sandbox_script() {
 # candor runs on that table with --allow-foreign-tables, so any of its
 # options (--rand-type, ...) can be tried on one table (a table of candor's
 # own is tied to the options it was loaded with).
-sysbench_postgres() {
-	DIR=$(mktemp -d "/tmp/candor-$1-pg.XXXXXX") # the sandbox makes it anew
+sysbench_postgres() { sysbench_db postgres "$@"; }
+
+# sysbench_db DB NAME ROWS is sysbench_postgres for DB (postgres or
+# mariadb); SANDBOX is the script that started the server.
+sysbench_db() {
+	local db=$1
+	SANDBOX=$(sandbox_script "$db")
+	DIR=$(mktemp -d "/tmp/candor-$2-$db.XXXXXX") # the sandbox makes it anew
 	rmdir "$DIR"
-	trap 'scripts/pg-sandbox.sh stop "$DIR" >/dev/null 2>&1 || true' EXIT
-	URL=$(scripts/pg-sandbox.sh start "$DIR")
-	sysbench_conn postgres "$URL"
-	log "preparing 1 table of $2 rows"
-	sysbench oltp_common "${SB[@]}" --tables=1 --table-size="$2" prepare >/dev/null
-	psql -q "$URL" -c "VACUUM ANALYZE sbtest1"
+	trap '"$SANDBOX" stop "$DIR" >/dev/null 2>&1 || true' EXIT
+	URL=$("$SANDBOX" start "$DIR")
+	sysbench_conn "$db" "$URL"
+	log "preparing 1 table of $3 rows"
+	sysbench oltp_common "${SB[@]}" --tables=1 --table-size="$3" prepare >/dev/null
+	if [ "$db" = postgres ]; then
+		psql -q "$URL" -c "VACUUM ANALYZE sbtest1"
+	fi
 }

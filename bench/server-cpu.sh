@@ -1,32 +1,36 @@
 #!/usr/bin/env bash
-# server-cpu.sh — what each client's transactions cost the PostgreSQL server,
-# not only the client: sysbench 1.0.20 and one or more candor builds run one
-# sysbench test in turn on the same throwaway PostgreSQL, and for every run
-# the script prints the rate and the CPU per transaction of the server and
-# of the client.
+# server-cpu.sh — what each client's transactions cost the server, not only
+# the client: sysbench 1.0.20 and one or more candor builds run one sysbench
+# test in turn on the same throwaway PostgreSQL or MariaDB, and for every
+# run the script prints the rate and the CPU per transaction of the server
+# and of the client.
 #
 #   bench/server-cpu.sh                               # this tree's candor
 #   CANDORS="/tmp/old/bin/candor bin/candor" bench/server-cpu.sh
+#   DB=mariadb TEST=oltp_read_write bench/server-cpu.sh
 #
-# Environment: CANDORS (candor binaries to measure, space-separated;
-# bin/candor, built by the script, by default; build an older commit with
-# `git worktree add /tmp/old COMMIT && (cd /tmp/old && make build)`), TEST
-# (oltp_point_select), THREADS (4), DURATION seconds per run (8), ROUNDS (4),
-# TABLE_SIZE (1000000). sysbench prepares the one table. Each round runs
-# sysbench, then every candor in the order given. Installs sysbench with
-# apt-get when it is missing (as root).
+# Environment: DB (postgres or mariadb; postgres), CANDORS (candor binaries
+# to measure, space-separated; bin/candor, built by the script, by default;
+# build an older commit with `git worktree add /tmp/old COMMIT && (cd
+# /tmp/old && make build)`), TEST (oltp_point_select), THREADS (4), DURATION
+# seconds per run (8), ROUNDS (4), TABLE_SIZE (1000000). sysbench prepares
+# the one table. Each round runs sysbench, then every candor in the order
+# given. Installs sysbench with apt-get when it is missing (as root).
 #
-# Server CPU is the user + system time, from /proc, of the postmaster and of
-# the children it has reaped (fields 14-17 of its stat file): a client's
-# backends exit when it disconnects, so their whole time is counted once the
-# run is over. The server's other processes (checkpointer, walwriter,
-# autovacuum launcher) live on and are not counted. Client CPU is the
-# kernel's user + system time of the finished client process (`times`).
+# Server CPU is user + system time from /proc. On PostgreSQL it is the
+# postmaster's and that of the children it has reaped (fields 14-17 of its
+# stat file): a client's backends exit when it disconnects, so their whole
+# time is counted once the run is over. The server's other processes
+# (checkpointer, walwriter, autovacuum launcher) live on and are not
+# counted. On MariaDB it is the one mariadbd process's (fields 14-15: all
+# its threads, background ones included). Client CPU is the kernel's user +
+# system time of the finished client process (`times`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BENCH_NAME=server-cpu
 . bench/lib.sh
 
+DB=${DB:-postgres}
 TEST=${TEST:-oltp_point_select}
 THREADS=${THREADS:-4}
 DURATION=${DURATION:-8}
@@ -36,12 +40,17 @@ candor_bins
 
 install_sysbench
 OUT=$(mktemp -d /tmp/candor-server-cpu.XXXXXX) # reports, times, result files
-sysbench_postgres server-cpu "$TABLE_SIZE"
-POSTMASTER=$(head -1 "$DIR/data/postmaster.pid")
+sysbench_db "$DB" server-cpu "$TABLE_SIZE"
+if [ "$DB" = postgres ]; then
+	SERVER=$(head -1 "$DIR/data/postmaster.pid")
+	FIELDS='$14 + $15 + $16 + $17'
+else
+	SERVER=$(cat "$DIR/pid" 2>/dev/null || cat "$DIR/mariadbd.pid")
+	FIELDS='$14 + $15'
+fi
 
-# server_ticks prints the postmaster's CPU time and its reaped children's, in
-# clock ticks.
-server_ticks() { awk '{ print $14 + $15 + $16 + $17 }' "/proc/$POSTMASTER/stat"; }
+# server_ticks prints the server's CPU time (see above), in clock ticks.
+server_ticks() { awk "{ print $FIELDS }" "/proc/$SERVER/stat"; }
 TICK=$(getconf CLK_TCK)
 
 # measure NAME: one run of NAME (sysbench or a candor binary), in a subshell

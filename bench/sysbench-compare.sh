@@ -9,8 +9,8 @@
 # DURATION seconds per run (30), TESTS ("oltp_point_select oltp_read_write"),
 # ROUNDS (1), PREPARE_THREADS (4), DBS ("postgres mariadb"), TOOLS ("candor
 # sysbench"; one of them alone measures that tool only, e.g. to try the
-# script out), SETTLE_MAX (120: the longest wait after a prepare for the
-# machine to go idle before the runs, see settle), CANDOR_BIN (bin/candor,
+# script out), SETTLE_MAX (120: the longest wait after a prepare, and before
+# each run, for the machine to go idle, see settle), CANDOR_BIN (bin/candor,
 # built by the script; another path measures that build, e.g. an older
 # commit's), CANDOR_ARGS (more options for every `candor run`, e.g.
 # "--session-io blocking"), WARMUP (10: seconds of each test, at the
@@ -33,7 +33,8 @@
 # same data in the same state. Odd rounds start with candor and run on
 # sysbench's table, even rounds the other way round; with ROUNDS=1 candor
 # always goes first, use ROUNDS=2 or more to cancel order effects. After each
-# prepare the script waits for the machine to go idle (settle).
+# prepare, and before each run, the script waits for the machine to go idle
+# (settle).
 #
 # The servers run with their compiled-in defaults unless the *_SETTINGS say
 # otherwise (the settings are printed with the results). PostgreSQL reads
@@ -242,11 +243,14 @@ warm_up() {
 	done
 }
 
-# timed_run db tool test threads round: one run, its tps and CPU µs/txn.
+# timed_run db tool test threads round: one run, its tps and CPU µs/txn,
+# once the machine is idle (the server may still be writing back or
+# purging what the run before left).
 timed_run() {
 	local db=$1 tool=$2 test=$3 t=$4 round=$5 out c0 c1 x y
 	local key="$db $test $t $round $tool"
 	out="$OUT/$db-$tool-$test-$t-$round.txt"
+	settle
 	log "$db: $tool $test, $t threads, ${DURATION}s (round $round)"
 	PERF=()
 	[ "$PERF_STAT" = 1 ] && PERF=(perf stat -x, -o "$out.perf"
