@@ -15,14 +15,14 @@
 # commit's), CANDOR_ARGS (more options for every `candor run`, e.g.
 # "--session-io blocking"), WARMUP (10: seconds of each test, at the
 # highest thread count, run unmeasured by the table's owner after the
-# prepares, so that neither tool's first run pays for a cold buffer pool;
-# 0 for none), MARIADB_SETTINGS ("": mariadbd options NAME=VALUE for the
-# throwaway MariaDB, e.g. innodb_buffer_pool_size=1G; see below),
-# POSTGRES_SETTINGS ("": postgresql.conf lines NAME=VALUE), PERF_STAT (0; 1 runs each tool
-# under `perf stat` and adds a table of the Go runtime's monitor wake-ups
-# (nanosleep), futex calls and context switches per transaction, from
-# Debian's linux-perf). Installs sysbench with apt-get when it is missing
-# (as root).
+# prepares, so that neither tool's first run meets the server fresh from a
+# prepare; 0 for none), MARIADB_SETTINGS ("": mariadbd options NAME=VALUE
+# for the throwaway MariaDB, e.g. innodb_buffer_pool_size=1G; see below),
+# POSTGRES_SETTINGS ("": postgresql.conf lines NAME=VALUE), PERF_STAT (0; 1
+# runs each tool under `perf stat` and adds a table of the Go runtime's
+# monitor wake-ups (nanosleep), futex calls and context switches per
+# transaction, from Debian's linux-perf). Installs sysbench with apt-get
+# when it is missing (as root).
 #
 # Both tools name their table sbtest1, so they cannot hold their tables side
 # by side. Each round, per database, both tools prepare in turn (timed and
@@ -227,9 +227,9 @@ timed_prepare() {
 }
 
 # warm_up db tool round: each test once for WARMUP seconds at the highest
-# thread count, unmeasured (MariaDB's buffer pool is smaller than the table
-# by default and reads bypass the page cache, so without it the first run
-# after a prepare is the slower one: docs/BENCHMARKS.md §7).
+# thread count, unmeasured. Without it, on MariaDB, the tool that ran first
+# after the prepares was the slower one in every round (docs/BENCHMARKS.md
+# §7, "Order, warm-up and noise").
 warm_up() {
 	local db=$1 tool=$2 round=$3 test t max=0
 	[ "$WARMUP" -gt 0 ] || return 0
