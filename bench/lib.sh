@@ -79,25 +79,45 @@ sandbox_script() {
 	esac
 }
 
-# sysbench_postgres NAME ROWS starts a throwaway PostgreSQL (stopped when the
-# script exits), sets DIR (its directory), URL and SB (sysbench_conn), and
-# has sysbench prepare one table of ROWS rows, then VACUUM ANALYZE it.
-# candor runs on that table with --allow-foreign-tables, so any of its
-# options (--rand-type, ...) can be tried on one table (a table of candor's
-# own is tied to the options it was loaded with).
+# Throwaway servers started by start_sandbox; stop_sandboxes stops them, and
+# so does the script's exit.
+SANDBOX_STOPS=()
+stop_sandboxes() {
+	local s
+	for s in "${SANDBOX_STOPS[@]}"; do $s >/dev/null 2>&1 || true; done
+	SANDBOX_STOPS=()
+}
+
+# start_sandbox DB NAME [NAME=VALUE ...] starts a throwaway DB (postgres or
+# mariadb) with those server options in a new /tmp/candor-NAME-DB.XXXXXX,
+# and sets SANDBOX (the script that started it), DIR and URL.
+start_sandbox() {
+	local db=$1 name=$2
+	shift 2
+	SANDBOX=$(sandbox_script "$db")
+	[ -x "$SANDBOX" ] || die "$SANDBOX is missing"
+	DIR=$(mktemp -d "/tmp/candor-$name-$db.XXXXXX") # the sandbox makes it anew
+	rmdir "$DIR"
+	SANDBOX_STOPS+=("$SANDBOX stop $DIR")
+	trap stop_sandboxes EXIT
+	URL=$("$SANDBOX" start "$DIR" "$@")
+}
+
+# sysbench_postgres NAME ROWS starts a throwaway PostgreSQL (start_sandbox),
+# sets SB (sysbench_conn), and has sysbench prepare one table of ROWS rows,
+# then VACUUM ANALYZE it. candor runs on that table with
+# --allow-foreign-tables, so any of its options (--rand-type, ...) can be
+# tried on one table (a table of candor's own is tied to the options it was
+# loaded with).
 sysbench_postgres() { sysbench_db postgres "$@"; }
 
 # sysbench_db DB NAME ROWS is sysbench_postgres for DB (postgres or
-# mariadb); SANDBOX is the script that started the server.
+# mariadb; no VACUUM on MariaDB).
 sysbench_db() {
 	local db=$1
-	SANDBOX=$(sandbox_script "$db")
-	DIR=$(mktemp -d "/tmp/candor-$2-$db.XXXXXX") # the sandbox makes it anew
-	rmdir "$DIR"
-	trap '"$SANDBOX" stop "$DIR" >/dev/null 2>&1 || true' EXIT
-	URL=$("$SANDBOX" start "$DIR")
+	start_sandbox "$db" "$2"
 	sysbench_conn "$db" "$URL"
-	log "preparing 1 table of $3 rows"
+	log "$db: sysbench prepares 1 table of $3 rows"
 	sysbench oltp_common "${SB[@]}" --tables=1 --table-size="$3" prepare >/dev/null
 	if [ "$db" = postgres ]; then
 		psql -q "$URL" -c "VACUUM ANALYZE sbtest1"

@@ -13,7 +13,7 @@
 # the script, by default), DBS ("postgres mariadb"), TEST (oltp_point_select),
 # THREADS (2), RATES ("200 2000") events per second, DURATION seconds per run
 # (5), ROUNDS (3), TABLE_SIZE (100000). sysbench prepares the one table per
-# database; candor runs on it with --allow-foreign-tables. Each round runs,
+# database (sysbench_db); candor runs on it with --allow-foreign-tables. Each round runs,
 # per rate, sysbench and then every candor in the order given. Installs
 # sysbench with apt-get when it is missing (as root).
 set -euo pipefail
@@ -31,8 +31,6 @@ TABLE_SIZE=${TABLE_SIZE:-100000}
 candor_bins
 install_sysbench
 
-STOPS=()
-trap 'for s in "${STOPS[@]}"; do $s >/dev/null 2>&1 || true; done' EXIT
 OUT=$(mktemp -d /tmp/candor-open-loop.XXXXXX)
 
 # report FILE prints "transactions avg p95 max" from a sysbench-style report.
@@ -47,14 +45,7 @@ report() {
 echo "| db | rate | round | tool | transactions | avg ms | p95 ms | max ms |"
 echo "|---|---|---|---|---|---|---|---|"
 for db in $DBS; do
-	script=$(sandbox_script "$db")
-	dir=$(mktemp -d "/tmp/candor-open-loop-$db.XXXXXX")
-	rmdir "$dir"
-	STOPS+=("$script stop $dir")
-	URL=$("$script" start "$dir")
-	sysbench_conn "$db" "$URL"
-	log "$db: sysbench prepares 1 table of $TABLE_SIZE rows"
-	sysbench oltp_common "${SB[@]}" --tables=1 --table-size="$TABLE_SIZE" prepare >/dev/null
+	sysbench_db "$db" open-loop "$TABLE_SIZE"
 	for round in $(seq 1 "$ROUNDS"); do
 		for rate in $RATES; do
 			for tool in sysbench "${BINS[@]}"; do

@@ -116,26 +116,13 @@ setup_mariadb() {
 		ORDER BY ix")
 }
 
-start_db() { # db -> URL, SB, SQL, SHAPE_SQL; the stop command joins STOPS
-	local db=$1 dir script extra
-	script=$(sandbox_script "$db")
-	[ -x "$script" ] || die "$script is missing"
-	dir=$(mktemp -d "/tmp/candor-bench-$db.XXXXXX")
-	rmdir "$dir"
-	STOPS+=("$script stop $dir")
-	local settings=MARIADB_SETTINGS
+start_db() { # db -> URL, SB, SQL, SHAPE_SQL (start_sandbox; stop_sandboxes stops it)
+	local db=$1 extra settings=MARIADB_SETTINGS
 	[ "$db" = postgres ] && settings=POSTGRES_SETTINGS
 	read -r -a extra <<<"${!settings}"
-	URL=$("$script" start "$dir" "${extra[@]}")
+	start_sandbox "$db" bench "${extra[@]}"
 	"setup_$db"
 }
-
-STOPS=()
-stop_all() {
-	local s
-	for s in "${STOPS[@]}"; do $s >/dev/null 2>&1 || true; done
-}
-trap stop_all EXIT
 
 # ---------------------------------------------------------------- tools
 
@@ -321,8 +308,7 @@ for db in $DBS; do
 		done
 		cleanup_table "$db" "$owner" "$round"
 	done
-	stop_all
-	STOPS=()
+	stop_sandboxes
 done
 
 echo "server settings: MariaDB ${MARIADB_SETTINGS:-(defaults)}; PostgreSQL ${POSTGRES_SETTINGS:-(defaults)}"
