@@ -216,7 +216,6 @@ type worker struct {
 	rec    *measure.Recorder
 	quota  int64
 	sched  Schedule      // nil in a closed loop
-	alarm  sleeper       // waits for intended starts (open loop)
 	start  time.Time     // phase start; the loop keeps times as offsets from it
 	end    time.Duration // the phase's end (--time), from start; an attempt returning after it is cut short
 	maxLag *atomic.Int64
@@ -295,9 +294,10 @@ func (wr *worker) finish(ctx context.Context) {
 
 func (wr *worker) loop(ctx context.Context) {
 	open := wr.sched != nil
+	var alarm sleeper // waits for intended starts (open loop)
 	if open {
-		wr.alarm = newSleeper(ctx)
-		defer wr.alarm.close()
+		alarm = newSleeper(ctx)
+		defer alarm.close()
 	}
 	retries := wr.r.Config.Retries
 	quiet := context.Context(quietCtx{ctx})
@@ -308,7 +308,7 @@ func (wr *worker) loop(ctx context.Context) {
 		var intended time.Duration
 		if open {
 			intended = wr.sched.Next()
-			if d := intended - time.Since(wr.start); d > 0 && !wr.alarm.sleep(ctx, d) {
+			if d := intended - time.Since(wr.start); d > 0 && !alarm.sleep(ctx, d) {
 				return
 			}
 		}

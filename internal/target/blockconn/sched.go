@@ -43,9 +43,9 @@ import (
 // PostgreSQL driver's per-statement timer gone (postgres/wire.go), that
 // took oltp_point_select with 4 threads on two cores from 0.94–0.98 of
 // sysbench's rate to 1.03–1.04; no one or two of the three did
-// (docs/BENCHMARKS.md §7, "A quiet client"). goyield is one of the runtime functions Go keeps
-// reachable by go:linkname for packages outside the standard library
-// (go.dev/issue/67401), with this signature.
+// (docs/BENCHMARKS.md §7, "A quiet client"). goyield is one of the runtime
+// functions Go keeps reachable by go:linkname for packages outside the
+// standard library (go.dev/issue/67401), with this signature.
 //
 // Even so, blocking sessions cost more than Go's network poller once many
 // share a core (oltp_point_select with 16 sessions on two cores: 0.75–0.84×

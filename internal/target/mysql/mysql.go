@@ -438,10 +438,10 @@ func (t *Target) Close() error {
 // prepared on the server once per session and cached by SQL text (at most
 // maxCachedStmts; the cache is emptied when full); statements without
 // arguments are sent as plain text, so several ;-separated statements may go
-// at once (ExecPrepared, target.Preparer, prepares them too). A client deadline or cancellation aborts a statement by closing
-// the session: the operation fails with the context's error and the session
-// is unusable afterwards (its errors classify as connection). Values are
-// text: strings, binary columns and DECIMAL as stored, integers in decimal
+// at once (ExecPrepared, target.Preparer, prepares them too). A client
+// deadline or cancellation aborts a statement by closing the session: the
+// operation fails with the context's error and the session is unusable
+// afterwards (its errors classify as connection). Values are text: strings, binary columns and DECIMAL as stored, integers in decimal
 // (without ZEROFILL padding), FLOAT and DOUBLE in Go's shortest form of their
 // size (1.5, 1e+20), temporal types as MySQL prints them. A FLOAT read by a
 // plain statement has only the 6 digits the server sends as text (3.14159);
