@@ -441,9 +441,10 @@ func (t *Target) Close() error {
 // at once (ExecPrepared, target.Preparer, prepares them too). A client
 // deadline or cancellation aborts a statement by closing the session: the
 // operation fails with the context's error and the session is unusable
-// afterwards (its errors classify as connection). Values are text: strings, binary columns and DECIMAL as stored, integers in decimal
-// (without ZEROFILL padding), FLOAT and DOUBLE in Go's shortest form of their
-// size (1.5, 1e+20), temporal types as MySQL prints them. A FLOAT read by a
+// afterwards (its errors classify as connection). Values are text: strings,
+// binary columns and DECIMAL as stored, integers in decimal (without
+// ZEROFILL padding), FLOAT and DOUBLE in Go's shortest form of their size
+// (1.5, 1e+20), temporal types as MySQL prints them. A FLOAT read by a
 // plain statement has only the 6 digits the server sends as text (3.14159);
 // read by a prepared one, all its digits (3.1415927). UPDATE counts are the
 // rows matched (clientFoundRows).
