@@ -123,3 +123,26 @@ sysbench_db() {
 		psql -q "$URL" -c "VACUUM ANALYZE sbtest1"
 	fi
 }
+
+# server_cpu_setup DB points server_ticks at the throwaway DB started by
+# start_sandbox (its DIR). On PostgreSQL it counts the postmaster's CPU time
+# and that of the children it has reaped (fields 14-17 of its stat file): a
+# client's backends exit when it disconnects, so their whole time is counted
+# once the run is over (wait a second for the reaping); the server's other
+# processes (checkpointer, walwriter, autovacuum launcher) live on and are
+# not counted. On MariaDB it is the one mariadbd process's (fields 14-15: all
+# its threads, background ones included).
+server_cpu_setup() {
+	if [ "$1" = postgres ]; then
+		SERVER_PID=$(head -1 "$DIR/data/postmaster.pid")
+		SERVER_FIELDS='$14 + $15 + $16 + $17'
+	else
+		SERVER_PID=$(cat "$DIR/pid" 2>/dev/null || cat "$DIR/mariadbd.pid")
+		SERVER_FIELDS='$14 + $15'
+	fi
+	TICK=$(getconf CLK_TCK)
+}
+
+# server_ticks prints the server's CPU time (see server_cpu_setup) in clock
+# ticks of TICK per second.
+server_ticks() { awk "{ print $SERVER_FIELDS }" "/proc/$SERVER_PID/stat"; }

@@ -17,14 +17,10 @@
 # the one table. Each round runs sysbench, then every candor in the order
 # given. Installs sysbench with apt-get when it is missing (as root).
 #
-# Server CPU is user + system time from /proc. On PostgreSQL it is the
-# postmaster's and that of the children it has reaped (fields 14-17 of its
-# stat file): a client's backends exit when it disconnects, so their whole
-# time is counted once the run is over. The server's other processes
-# (checkpointer, walwriter, autovacuum launcher) live on and are not
-# counted. On MariaDB it is the one mariadbd process's (fields 14-15: all
-# its threads, background ones included). Client CPU is the kernel's user +
-# system time of the finished client process (`times`).
+# Server CPU is user + system time from /proc (server_cpu_setup in lib.sh:
+# on PostgreSQL the postmaster's and its reaped backends', on MariaDB the
+# mariadbd process's). Client CPU is the kernel's user + system time of the
+# finished client process (`times`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BENCH_NAME=server-cpu
@@ -41,17 +37,7 @@ candor_bins
 install_sysbench
 OUT=$(mktemp -d /tmp/candor-server-cpu.XXXXXX) # reports, times, result files
 sysbench_db "$DB" server-cpu "$TABLE_SIZE"
-if [ "$DB" = postgres ]; then
-	SERVER=$(head -1 "$DIR/data/postmaster.pid")
-	FIELDS='$14 + $15 + $16 + $17'
-else
-	SERVER=$(cat "$DIR/pid" 2>/dev/null || cat "$DIR/mariadbd.pid")
-	FIELDS='$14 + $15'
-fi
-
-# server_ticks prints the server's CPU time (see above), in clock ticks.
-server_ticks() { awk "{ print $FIELDS }" "/proc/$SERVER/stat"; }
-TICK=$(getconf CLK_TCK)
+server_cpu_setup "$DB"
 
 # measure NAME: one run of NAME (sysbench or a candor binary), in a subshell
 # so that `times` counts that run alone; prints "transactions tps server-µs
