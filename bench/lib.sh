@@ -80,7 +80,7 @@ sandbox_script() {
 }
 
 # Throwaway servers started by start_sandbox; stop_sandboxes stops them, and
-# so does the script's exit.
+# so does the script's exit (bench_exit).
 SANDBOX_STOPS=()
 stop_sandboxes() {
 	local s
@@ -88,18 +88,56 @@ stop_sandboxes() {
 	SANDBOX_STOPS=()
 }
 
+# AUTOGROUP (environment; empty by default) sets the kernel's
+# sched_autogroup_enabled (0 or 1) before the first throwaway server starts,
+# for as long as the script runs; the old value comes back at its exit.
+# With autogroups on (Debian's default), the throwaway servers, which their
+# scripts start in a session of their own, and the clients, in the caller's
+# session, are scheduled as two groups, and that changes how the kernel
+# places and preempts them (docs/BENCHMARKS.md §7, "two regimes"). Needs
+# root. autogroup_setting prints the setting in effect.
+AUTOGROUP=${AUTOGROUP:-}
+AUTOGROUP_FILE=/proc/sys/kernel/sched_autogroup_enabled
+AUTOGROUP_OLD=
+set_autogroup() {
+	[ -n "$AUTOGROUP" ] && [ -z "$AUTOGROUP_OLD" ] || return 0
+	case $AUTOGROUP in 0 | 1) ;; *) die "AUTOGROUP=$AUTOGROUP: expected 0 or 1" ;; esac
+	[ -w "$AUTOGROUP_FILE" ] || die "AUTOGROUP=$AUTOGROUP: $AUTOGROUP_FILE is not writable (run as root, on a kernel with autogroups)"
+	AUTOGROUP_OLD=$(cat "$AUTOGROUP_FILE")
+	trap bench_exit EXIT
+	echo "$AUTOGROUP" >"$AUTOGROUP_FILE"
+}
+autogroup_setting() {
+	if [ -r "$AUTOGROUP_FILE" ]; then
+		echo "kernel.sched_autogroup_enabled=$(cat "$AUTOGROUP_FILE")"
+	else
+		echo "kernel.sched_autogroup_enabled: none (no autogroups)"
+	fi
+}
+
+# bench_exit stops the throwaway servers and restores AUTOGROUP's setting.
+bench_exit() {
+	stop_sandboxes
+	if [ -n "$AUTOGROUP_OLD" ]; then
+		echo "$AUTOGROUP_OLD" >"$AUTOGROUP_FILE" || true
+		AUTOGROUP_OLD=
+	fi
+}
+
 # start_sandbox DB NAME [NAME=VALUE ...] starts a throwaway DB (postgres or
 # mariadb) with those server options in a new /tmp/candor-NAME-DB.XXXXXX,
-# and sets SANDBOX (the script that started it), DIR and URL.
+# and sets SANDBOX (the script that started it), DIR and URL. It applies
+# AUTOGROUP first.
 start_sandbox() {
 	local db=$1 name=$2
 	shift 2
+	set_autogroup
 	SANDBOX=$(sandbox_script "$db")
 	[ -x "$SANDBOX" ] || die "$SANDBOX is missing"
 	DIR=$(mktemp -d "/tmp/candor-$name-$db.XXXXXX") # the sandbox makes it anew
 	rmdir "$DIR"
 	SANDBOX_STOPS+=("$SANDBOX stop $DIR")
-	trap stop_sandboxes EXIT
+	trap bench_exit EXIT
 	URL=$("$SANDBOX" start "$DIR" "$@")
 }
 

@@ -13,9 +13,11 @@
 # to measure, space-separated; bin/candor, built by the script, by default;
 # build an older commit with `git worktree add /tmp/old COMMIT && (cd
 # /tmp/old && make build)`), TEST (oltp_point_select), THREADS (4), DURATION
-# seconds per run (8), ROUNDS (4), TABLE_SIZE (1000000). sysbench prepares
-# the one table. Each round runs sysbench, then every candor in the order
-# given. Installs sysbench with apt-get when it is missing (as root).
+# seconds per run (8), ROUNDS (4), TABLE_SIZE (1000000), AUTOGROUP (""; 0
+# turns the kernel's autogroups off for the run, see bench/lib.sh).
+# sysbench prepares the one table. Each round runs sysbench, then every
+# candor in the order given. Installs sysbench with apt-get when it is
+# missing (as root).
 #
 # Server CPU is user + system time from /proc (server_cpu_setup in lib.sh:
 # on PostgreSQL the postmaster's and its reaped backends', on MariaDB the
@@ -65,6 +67,7 @@ measure() {
 }
 
 declare -A SUM # tool -> "tx server client" sums
+log "$DB, $TEST, $THREADS threads, $(autogroup_setting)"
 echo "| round | tool | tps | server CPU µs/txn | client CPU µs/txn |"
 echo "|---|---|---|---|---|"
 for round in $(seq 1 "$ROUNDS"); do

@@ -18,7 +18,9 @@
 # prepares, so that neither tool's first run meets the server fresh from a
 # prepare; 0 for none), MARIADB_SETTINGS ("": mariadbd options NAME=VALUE
 # for the throwaway MariaDB, e.g. innodb_buffer_pool_size=1G; see below),
-# POSTGRES_SETTINGS ("": postgresql.conf lines NAME=VALUE), PERF_STAT (0; 1
+# POSTGRES_SETTINGS ("": postgresql.conf lines NAME=VALUE), AUTOGROUP (""
+# leaves the kernel's autogroups as they are; 0 turns them off for the run,
+# see bench/lib.sh; the setting is printed with the results), PERF_STAT (0; 1
 # runs each tool under `perf stat` and adds a table of the Go runtime's
 # monitor wake-ups (nanosleep), futex calls and context switches per
 # transaction, from Debian's linux-perf). Installs sysbench with apt-get
@@ -311,7 +313,7 @@ for db in $DBS; do
 	stop_sandboxes
 done
 
-echo "server settings: MariaDB ${MARIADB_SETTINGS:-(defaults)}; PostgreSQL ${POSTGRES_SETTINGS:-(defaults)}"
+echo "server settings: MariaDB ${MARIADB_SETTINGS:-(defaults)}; PostgreSQL ${POSTGRES_SETTINGS:-(defaults)}; $(autogroup_setting)"
 echo "sysbench $(sysbench --version 2>/dev/null | awk '{print $2}') vs candor $("$CANDOR_BIN" version 2>/dev/null | awk 'NR == 1 {print $2}'); 1 table × $TABLE_SIZE rows, ${DURATION}s per run after a ${WARMUP}s warm-up of each test, $(nproc) cores, client and server on the same machine"
 echo
 echo "| db | tool | round | prepare s | rows/s | rows | table shape vs the other tool |"

@@ -15,7 +15,9 @@
 # runtime's monitor thread wakes at the least while a Go program runs),
 # MODES (runs per round, in order: "sysbench sleeper sysbench candor";
 # sleeper is sysbench beside the sleeper), CANDOR_BIN (bin/candor, built by
-# the script). Installs sysbench with apt-get when it is missing (as root).
+# the script), AUTOGROUP ("": the kernel's autogroups as they are; 0 turns
+# them off for the run, see bench/lib.sh). Installs sysbench with apt-get
+# when it is missing (as root).
 #
 # For each run the script prints the rate, the rate of each 5-second
 # interval (a server that changes regime shows it there), the server's CPU
@@ -108,7 +110,7 @@ measure() {
 		"$(grep -o 'tps: [0-9.]*' "$2" | awk '{ printf "%s%.0f", sep, $2; sep = " " }')"
 }
 
-log "$DB, $TEST, $THREADS threads, ${DURATION}s runs, sleeper every ${WAKE_MS} ms; reports in $OUT"
+log "$DB, $TEST, $THREADS threads, ${DURATION}s runs, sleeper every ${WAKE_MS} ms, $(autogroup_setting); reports in $OUT"
 declare -A TX RUNS # mode -> transactions, runs
 echo "| round | run | tps | per 5 s | server CPU µs/txn | futex calls/s | resched IPIs/s |"
 echo "|---|---|---|---|---|---|---|"
