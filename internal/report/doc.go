@@ -406,7 +406,7 @@ func buildProvenance(d *document, m *Model) {
 	for _, mc := range m.Machines {
 		p := mc.Prov
 		mt.Rows = append(mt.Rows, []string{mc.ID, p.CandorVersion + " (" + p.Commit + ")", p.GoVersion, p.Hostname,
-			strings.TrimSpace(p.OS + "/" + p.Arch + " " + p.Kernel), fmt.Sprintf("%s × %d cores, %s", orDash(p.CPUModel), p.Cores, fmtBytes(p.MemoryBytes)),
+			systemText(p), fmt.Sprintf("%s × %d cores, %s", orDash(p.CPUModel), p.Cores, fmtBytes(p.MemoryBytes)),
 			ranges(mc.Inputs)})
 	}
 	d.table(mt)
@@ -496,4 +496,14 @@ func relPath(dir, p string) string {
 		return p
 	}
 	return strings.TrimPrefix(p, dir+string(filepath.Separator))
+}
+
+// systemText is a machine's OS, architecture and kernel, with its autogroup
+// setting when the result recorded one.
+func systemText(p result.Provenance) string {
+	s := strings.TrimSpace(p.OS + "/" + p.Arch + " " + p.Kernel)
+	if p.SchedAutogroup != "" {
+		s += ", autogroups " + p.SchedAutogroup
+	}
+	return s
 }

@@ -90,6 +90,13 @@ type Provenance struct {
 	Cores         int    `json:"cores"`
 	MemoryBytes   int64  `json:"memory_bytes"`
 	Kernel        string `json:"kernel"`
+	// SchedAutogroup is the kernel's autogroup setting when candor ran:
+	// "on" (processes of different sessions are scheduled as separate
+	// groups, so a server started in a session of its own competes with the
+	// client as one group against another), "off", or empty when the kernel
+	// has none or in older results. On two shared cores it changed how a
+	// MariaDB server's threads were placed and woken (docs/BENCHMARKS.md §7).
+	SchedAutogroup string `json:"sched_autogroup,omitempty"`
 }
 
 // Fingerprint identifies the target: product, version and the settings that
