@@ -406,3 +406,14 @@ func TestReportCorruptHistogramAndDuplicates(t *testing.T) {
 		t.Errorf("%d inputs: a file named directly and through its directory counts once", len(in))
 	}
 }
+
+func TestSystemTextShowsAutogroups(t *testing.T) {
+	p := result.Provenance{OS: "linux", Arch: "amd64", Kernel: "6.1.0-18-amd64"}
+	if got, want := systemText(p), "linux/amd64 6.1.0-18-amd64"; got != want {
+		t.Errorf("without a recorded setting: %q, want %q", got, want)
+	}
+	p.SchedAutogroup = "on"
+	if got, want := systemText(p), "linux/amd64 6.1.0-18-amd64, autogroups on"; got != want {
+		t.Errorf("with autogroups on: %q, want %q", got, want)
+	}
+}
