@@ -104,7 +104,6 @@ set_autogroup() {
 	case $AUTOGROUP in 0 | 1) ;; *) die "AUTOGROUP=$AUTOGROUP: expected 0 or 1" ;; esac
 	[ -w "$AUTOGROUP_FILE" ] || die "AUTOGROUP=$AUTOGROUP: $AUTOGROUP_FILE is not writable (run as root, on a kernel with autogroups)"
 	AUTOGROUP_OLD=$(cat "$AUTOGROUP_FILE")
-	trap bench_exit EXIT
 	echo "$AUTOGROUP" >"$AUTOGROUP_FILE"
 }
 autogroup_setting() {
@@ -131,13 +130,13 @@ bench_exit() {
 start_sandbox() {
 	local db=$1 name=$2
 	shift 2
+	trap bench_exit EXIT
 	set_autogroup
 	SANDBOX=$(sandbox_script "$db")
 	[ -x "$SANDBOX" ] || die "$SANDBOX is missing"
 	DIR=$(mktemp -d "/tmp/candor-$name-$db.XXXXXX") # the sandbox makes it anew
 	rmdir "$DIR"
 	SANDBOX_STOPS+=("$SANDBOX stop $DIR")
-	trap bench_exit EXIT
 	URL=$("$SANDBOX" start "$DIR" "$@")
 }
 

@@ -12,10 +12,12 @@
 # Environment: CANDORS (candor binaries, space-separated; bin/candor, built by
 # the script, by default), DBS ("postgres mariadb"), TEST (oltp_point_select),
 # THREADS (2), RATES ("200 2000") events per second, DURATION seconds per run
-# (5), ROUNDS (3), TABLE_SIZE (100000). sysbench prepares the one table per
-# database (sysbench_db); candor runs on it with --allow-foreign-tables. Each round runs,
-# per rate, sysbench and then every candor in the order given. Installs
-# sysbench with apt-get when it is missing (as root).
+# (5), ROUNDS (3), TABLE_SIZE (100000), AUTOGROUP (""; 0 turns the kernel's
+# autogroups off for the run, see bench/lib.sh). sysbench prepares the one
+# table per database (sysbench_db); candor runs on it with
+# --allow-foreign-tables. Each round runs, per rate, sysbench and then every
+# candor in the order given. Installs sysbench with apt-get when it is
+# missing (as root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BENCH_NAME=open-loop
@@ -64,4 +66,4 @@ for db in $DBS; do
 		done
 	done
 done
-log "reports in $OUT"
+log "$(autogroup_setting); reports in $OUT"

@@ -14,8 +14,8 @@
 # (1000000), WAKE_MS (10: the sleeper's period; 10 ms is how often the Go
 # runtime's monitor thread wakes at the least while a Go program runs),
 # MODES (runs per round, in order: "sysbench sleeper sysbench candor";
-# sleeper is sysbench beside the sleeper), CANDOR_BIN (bin/candor, built by
-# the script), AUTOGROUP ("": the kernel's autogroups as they are; 0 turns
+# sleeper is sysbench beside the sleeper), CANDORS (the candor binary to
+# measure; bin/candor, built by the script, by default), AUTOGROUP ("": the kernel's autogroups as they are; 0 turns
 # them off for the run, see bench/lib.sh). Installs sysbench with apt-get
 # when it is missing (as root).
 #
@@ -42,16 +42,14 @@ ROUNDS=${ROUNDS:-2}
 TABLE_SIZE=${TABLE_SIZE:-1000000}
 WAKE_MS=${WAKE_MS:-10}
 MODES=${MODES:-"sysbench sleeper sysbench candor"}
-CANDOR_BIN=${CANDOR_BIN:-bin/candor}
 [ "$DURATION" -ge 15 ] || die "DURATION=$DURATION: runs must last at least 15 s (the counts skip the first 5 s and the last 5)"
 for m in $MODES; do
 	case $m in sysbench | sleeper | candor) ;; *) die "MODES: unknown mode $m (sysbench, sleeper, candor)" ;; esac
 done
 
-if [ "$CANDOR_BIN" = bin/candor ]; then
-	log "building candor"
-	make build >/dev/null
-fi
+candor_bins
+[ "${#BINS[@]}" -eq 1 ] || die "CANDORS: one candor binary, not ${#BINS[@]}"
+CANDOR_BIN=${BINS[0]}
 install_sysbench
 OUT=$(mktemp -d /tmp/candor-wakeups.XXXXXX)
 sysbench_db "$DB" wakeups "$TABLE_SIZE"
@@ -73,6 +71,9 @@ period, end = float(sys.argv[1]) / 1000, time.monotonic() + float(sys.argv[2])
 while time.monotonic() < end:
     time.sleep(period)' "$WAKE_MS" "$1"
 }
+
+# label MODE names a mode in the tables.
+label() { if [ "$1" = sleeper ]; then echo "sysbench + sleeper"; else echo "$1"; fi; }
 
 # run MODE FILE: one run, its report in FILE.
 run() {
@@ -121,9 +122,7 @@ for round in $(seq 1 "$ROUNDS"); do
 		sleep 2
 		read -r tx tps srv futex resched intervals < <(measure "$mode" "$OUT/$round-$i-$mode.txt")
 		[ -n "${tx:-}" ] || die "run $i of round $round ($mode) failed; see $OUT"
-		label=$mode
-		[ "$mode" = sleeper ] && label="sysbench + sleeper"
-		echo "| $round | $label | $tps | $intervals | $srv | $futex | $resched |"
+		echo "| $round | $(label "$mode") | $tps | $intervals | $srv | $futex | $resched |"
 		TX[$mode]=$((${TX[$mode]:-0} + tx))
 		RUNS[$mode]=$((${RUNS[$mode]:-0} + 1))
 	done
@@ -137,7 +136,5 @@ for mode in sysbench sleeper candor; do
 	mean=$(calc "${TX[$mode]} / ${RUNS[$mode]} / $DURATION")
 	ratio=-
 	[ "$base" != 0.0 ] && ratio=$(calc "f'{$mean / $base:.2f}'")
-	label=$mode
-	[ "$mode" = sleeper ] && label="sysbench + sleeper"
-	echo "| $label | $(calc "f'{$mean:.0f}'") | $ratio |"
+	echo "| $(label "$mode") | $(calc "f'{$mean:.0f}'") | $ratio |"
 done
