@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/candor-bench/candor/internal/measure"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/version"
 )
@@ -25,24 +26,8 @@ func collectProvenance() result.Provenance {
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		p.Kernel = strings.TrimSpace(string(b))
 	}
-	if b, err := os.ReadFile("/proc/sys/kernel/sched_autogroup_enabled"); err == nil {
-		p.SchedAutogroup = schedAutogroup(string(b))
-	}
+	p.SchedAutogroup = measure.SchedAutogroup()
 	return p
-}
-
-// schedAutogroup names the value of /proc/sys/kernel/sched_autogroup_enabled
-// for result.Provenance.SchedAutogroup: "off" for 0, "on" for any other
-// number, "" for anything else.
-func schedAutogroup(v string) string {
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	switch {
-	case err != nil:
-		return ""
-	case n == 0:
-		return "off"
-	}
-	return "on"
 }
 
 // procField returns the value of the first "key: value" line with key.

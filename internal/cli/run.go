@@ -340,7 +340,7 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 	defer tgt.Close()
 	if phase == phaseRun {
 		// Refused before any table is created or loaded.
-		if _, err := cfg.ChooseSessionIO(tgt.Capabilities()); err != nil {
+		if _, err := cfg.ChooseSessionIO(tgt); err != nil {
 			return withCode(ExitUnsupported, fmt.Errorf("%s: %w", tgt.Driver(), err))
 		}
 	}

@@ -107,3 +107,29 @@ func Delta(a, b Usage) UsageDelta {
 	}
 	return d
 }
+
+// SchedAutogroup names the kernel's autogroup setting
+// (/proc/sys/kernel/sched_autogroup_enabled): "on", "off", or "" where the
+// kernel has none. With autogroups on, the kernel shares the cores fairly
+// among sessions (a server started in a session of its own gets half of a
+// busy machine however many threads the client runs); off, among threads.
+func SchedAutogroup() string {
+	b, err := os.ReadFile("/proc/sys/kernel/sched_autogroup_enabled")
+	if err != nil {
+		return ""
+	}
+	return ParseAutogroup(string(b))
+}
+
+// ParseAutogroup names the value of sched_autogroup_enabled: "off" for 0,
+// "on" for any other number, "" for anything else.
+func ParseAutogroup(v string) string {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	switch {
+	case err != nil:
+		return ""
+	case n == 0:
+		return "off"
+	}
+	return "on"
+}

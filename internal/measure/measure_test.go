@@ -131,3 +131,18 @@ func TestUsageDelta(t *testing.T) {
 		t.Fatalf("sample on Linux lacks RSS or host counters: %+v", u)
 	}
 }
+
+func TestParseAutogroup(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"1\n", "on"},
+		{"0\n", "off"},
+		{"0", "off"},
+		{"2\n", "on"},
+		{"", ""},
+		{"yes\n", ""},
+	} {
+		if got := ParseAutogroup(tc.in); got != tc.want {
+			t.Errorf("ParseAutogroup(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

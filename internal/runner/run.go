@@ -86,7 +86,7 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 		return nil, errors.New("set --time or --operations (or operationcount in the workload): the run would never end")
 	}
 	ops := r.Workload.Ops()
-	io, err := cfg.ChooseSessionIO(r.Target.Capabilities())
+	io, err := cfg.ChooseSessionIO(r.Target)
 	if err != nil {
 		return nil, err
 	}

@@ -54,10 +54,13 @@ type Config struct {
 	Transactions bool
 }
 
-// ChooseSessionIO returns the session I/O of a run phase on a target with
-// caps (target.ChooseSessionIO for c's threads on the client's cores).
-func (c Config) ChooseSessionIO(caps target.Capabilities) (target.SessionIO, error) {
-	return target.ChooseSessionIO(caps, c.SessionIO, c.Threads, measure.Cores, c.Transactions)
+// ChooseSessionIO returns the session I/O of a run phase on tgt
+// (target.ChooseSessionIO for c's threads on the client's cores; the kernel
+// shares them thread by thread when tgt's server runs on this machine and
+// autogroups are off).
+func (c Config) ChooseSessionIO(tgt target.Target) (target.SessionIO, error) {
+	threadFair := target.OnThisMachine(tgt) && measure.SchedAutogroup() == "off"
+	return target.ChooseSessionIO(tgt.Capabilities(), c.SessionIO, c.Threads, measure.Cores, c.Transactions, threadFair)
 }
 
 // Validate returns every problem with the configuration at once.

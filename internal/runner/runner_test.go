@@ -628,6 +628,12 @@ func TestBlockingSessionsGetAProcessorEach(t *testing.T) {
 
 func TestSessionIOChoice(t *testing.T) {
 	cores := measure.Cores
+	// A server on this machine gets blocking sessions when the kernel
+	// shares the cores thread by thread (autogroups off).
+	local := target.IOPoller
+	if measure.SchedAutogroup() == "off" {
+		local = target.IOBlocking
+	}
 	cases := []struct {
 		name         string
 		target       fake.Config
@@ -640,6 +646,7 @@ func TestSessionIOChoice(t *testing.T) {
 		{"many sessions per core poll", fake.Config{Blocking: true, PollerFrom: 4}, 4 * cores, target.IOAuto, false, target.IOPoller},
 		{"transactions need four times as many", fake.Config{Blocking: true, PollerFrom: 4}, 4 * cores, "", true, target.IOBlocking},
 		{"transactions poll from 16 per core", fake.Config{Blocking: true, PollerFrom: 4}, 16 * cores, "", true, target.IOPoller},
+		{"server on this machine", fake.Config{Blocking: true, PollerFrom: 4, OnThisMachine: true}, 4 * cores, "", false, local},
 		{"a driver that never polls", fake.Config{Blocking: true}, 64 * cores, "", false, target.IOBlocking},
 		{"forced poller", fake.Config{Blocking: true}, 1, "poller", false, target.IOPoller},
 		{"forced blocking", fake.Config{Blocking: true, PollerFrom: 1}, 8 * cores, "blocking", false, target.IOBlocking},

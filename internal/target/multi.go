@@ -69,6 +69,17 @@ func (m *Multi) RedactedURL() string {
 	return strings.Join(s, ",")
 }
 
+// OnThisMachine implements Placed: every endpoint's server is on this
+// machine.
+func (m *Multi) OnThisMachine() bool {
+	for _, t := range m.targets {
+		if !OnThisMachine(t) {
+			return false
+		}
+	}
+	return true
+}
+
 func (m *Multi) Dialect() dialect.Dialect      { return m.targets[0].Dialect() }
 func (m *Multi) Capabilities() Capabilities    { return m.targets[0].Capabilities() }
 func (m *Multi) Classify(err error) ErrorClass { return m.targets[0].Classify(err) }

@@ -34,6 +34,9 @@ func TestOpenMulti(t *testing.T) {
 	if fp.Settings["endpoints"] != "2" || fp.Settings["endpoint2.latency"] != "1ms" || fp.URL != "null://,null://" {
 		t.Errorf("fingerprint %+v: want 2 endpoints and the second's differing latency", fp)
 	}
+	if target.OnThisMachine(m) {
+		t.Error("Multi says its servers are on this machine, though its endpoints do not say so")
+	}
 	wc, ok := m.(target.WorkerConnector)
 	if !ok {
 		t.Fatal("Multi must connect workers to their own endpoint")

@@ -43,7 +43,8 @@ type Capabilities struct {
 	// which a run phase's sessions are better off waiting in Go's network
 	// poller, where one thread serves every session whose reply has come
 	// (see SessionIO); 0: never. A run whose operations are multi-statement
-	// transactions waits for four times as many (ChooseSessionIO).
+	// transactions waits for four times as many, and sessions to a server
+	// on this machine under per-thread scheduling never do (ChooseSessionIO).
 	PollerFrom int `json:"poller_from,omitempty"`
 }
 
@@ -60,7 +61,8 @@ const (
 	// core: a thread that finds its session's reply missing runs another
 	// session whose reply has come, without a thread switch.
 	IOPoller SessionIO = "poller"
-	// IOAuto asks ChooseSessionIO to choose by the target's PollerFrom.
+	// IOAuto asks ChooseSessionIO to choose by the target's PollerFrom and
+	// by how the kernel shares the cores with a server on this machine.
 	IOAuto SessionIO = "auto"
 )
 
@@ -87,8 +89,14 @@ func ValidSessionIO(s SessionIO) error {
 // ErrUnsupported (a mode requested). Otherwise a requested IOBlocking or
 // IOPoller is returned as it is, and IOAuto ("" too) chooses IOPoller from
 // caps.PollerFrom sessions per core (four times as many when the
-// operations are multi-statement transactions), IOBlocking below.
-func ChooseSessionIO(caps Capabilities, requested SessionIO, sessions, cores int, transactions bool) (SessionIO, error) {
+// operations are multi-statement transactions), IOBlocking below, and
+// always IOBlocking when threadFair says that the server runs on the
+// client's machine and the kernel shares the cores among threads rather
+// than among sessions (Linux with autogroups off). The kernel then weighs
+// the poller's few threads one by one against the server's many, and at 16
+// sessions on 2 cores the poller lost to blocking sessions where with
+// autogroups on it had won (docs/BENCHMARKS.md §7).
+func ChooseSessionIO(caps Capabilities, requested SessionIO, sessions, cores int, transactions, threadFair bool) (SessionIO, error) {
 	if err := ValidSessionIO(requested); err != nil {
 		return "", err
 	}
@@ -100,6 +108,9 @@ func ChooseSessionIO(caps Capabilities, requested SessionIO, sessions, cores int
 		return "", fmt.Errorf("--session-io %s: %w: only PostgreSQL- and MySQL-wire sessions can choose how they wait; leave --session-io at auto", requested, ErrUnsupported)
 	case !auto:
 		return requested, nil
+	}
+	if threadFair {
+		return IOBlocking, nil
 	}
 	from := caps.PollerFrom
 	if transactions {

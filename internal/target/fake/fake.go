@@ -37,6 +37,9 @@ type Config struct {
 	Blocking bool
 	// PollerFrom is the capability of that name (with Blocking).
 	PollerFrom int
+	// OnThisMachine is what the target says of its (absent) server's
+	// place (target.Placed).
+	OnThisMachine bool
 }
 
 // Target is the fake endpoint. It is safe for concurrent use.
@@ -109,6 +112,10 @@ func (t *Target) RedactedURL() string { return "null://" }
 func (t *Target) Dialect() dialect.Dialect {
 	return dialect.Dialect{Name: "null", Placeholder: dialect.Dollar, ScanLimit: "limit"}
 }
+
+// OnThisMachine implements target.Placed with Config.OnThisMachine.
+func (t *Target) OnThisMachine() bool { return t.cfg.OnThisMachine }
+
 func (t *Target) Capabilities() target.Capabilities {
 	// No multi-row INSERT: every statement reports one affected row.
 	return target.Capabilities{Transactions: true, Embedded: true, BlockingSessions: t.cfg.Blocking,

@@ -75,6 +75,25 @@ func TestParseConfig(t *testing.T) {
 	}
 }
 
+func TestOnThisMachine(t *testing.T) {
+	for url, want := range map[string]bool{
+		"postgres://bob@127.0.0.1:5432/db":                true,
+		"postgres://bob@localhost/db":                     true,
+		"postgres://bob@127.0.0.1,localhost:5433/db":      true,
+		"postgres://bob@127.0.0.1,db.example.com:5433/db": false,
+		"postgres://bob@db.example.com/db":                false,
+		"postgres:///db?host=/var/run/postgresql":         true,
+	} {
+		cfg, err := parseConfig(url, target.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := (&Target{config: cfg}).OnThisMachine(); got != want {
+			t.Errorf("%s: OnThisMachine = %v, want %v", url, got, want)
+		}
+	}
+}
+
 func TestBadURLHidesPassword(t *testing.T) {
 	for _, u := range []string{
 		"postgres://bob:s3cret-pw@127.0.0.1:notaport/db",

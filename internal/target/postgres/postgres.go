@@ -161,6 +161,20 @@ func (t *Target) Capabilities() target.Capabilities {
 	}
 }
 
+// OnThisMachine implements target.Placed: every host the URL names (a Unix
+// socket directory too) is this machine.
+func (t *Target) OnThisMachine() bool {
+	if !target.LocalHost(t.config.Host) {
+		return false
+	}
+	for _, f := range t.config.Fallbacks {
+		if !target.LocalHost(f.Host) {
+			return false
+		}
+	}
+	return true
+}
+
 // ErrClosed is returned by Connect and Fingerprint after Close.
 var ErrClosed = errors.New("postgres target is closed")
 
