@@ -2,6 +2,7 @@ package measure
 
 import (
 	"math/rand"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -144,5 +145,15 @@ func TestParseAutogroup(t *testing.T) {
 		if got := ParseAutogroup(tc.in); got != tc.want {
 			t.Errorf("ParseAutogroup(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+func TestSchedAutogroupReadsTheKernel(t *testing.T) {
+	b, err := os.ReadFile("/proc/sys/kernel/sched_autogroup_enabled")
+	if err != nil {
+		t.Skipf("this kernel has no autogroups: %v", err)
+	}
+	if got, want := SchedAutogroup(), ParseAutogroup(string(b)); got != want || got == "" {
+		t.Errorf("SchedAutogroup() = %q, want %q", got, want)
 	}
 }
