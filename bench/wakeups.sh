@@ -15,9 +15,9 @@
 # runtime's monitor thread wakes at the least while a Go program runs),
 # MODES (runs per round, in order: "sysbench sleeper sysbench candor";
 # sleeper is sysbench beside the sleeper), CANDORS (the candor binary to
-# measure; bin/candor, built by the script, by default), AUTOGROUP ("": the kernel's autogroups as they are; 0 turns
-# them off for the run, see bench/lib.sh). Installs sysbench with apt-get
-# when it is missing (as root).
+# measure; bin/candor, built by the script, by default), AUTOGROUP ("": the
+# kernel's autogroups as they are; 0 turns them off for the run, see
+# bench/lib.sh). Installs sysbench with apt-get when it is missing (as root).
 #
 # For each run the script prints the rate, the rate of each 5-second
 # interval (a server that changes regime shows it there), the server's CPU

@@ -8,7 +8,10 @@ import (
 // Placed is implemented by targets that know whether their server runs on
 // the client's machine (OnThisMachine). Where it does, the server's threads
 // and the client's share the same cores, and how the kernel divides them
-// decides how a session should wait for its replies (ChooseSessionIO).
+// decides how a session should wait for its replies (ChooseSessionIO). A
+// driver whose Capabilities have PollerFrom > 0 must implement it, or its
+// sessions to a server on this machine are chosen as if the server were
+// elsewhere; MySQL's does not, having no PollerFrom.
 type Placed interface {
 	OnThisMachine() bool
 }
