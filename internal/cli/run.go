@@ -349,12 +349,13 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 		return withCode(ExitUnreachable, fmt.Errorf("read the target's fingerprint: %w", err))
 	}
 
-	doLoad, err := prepareTables(ctx, tgt, wl, phase, f, env.Stderr)
+	doLoad, reused, err := prepareTables(ctx, tgt, wl, phase, f, env.Stderr)
 	if err != nil {
 		return err
 	}
 
 	res := newResult(env, wl, cfg, fp, tgt.Capabilities())
+	res.Workload.ReusedTables = reused
 	res.Run.Isolation = f.isolation
 	if f.planName != "" {
 		res.Plan = &result.PlanRef{Name: f.planName, File: f.planFile, Cell: f.planCell, Params: map[string]string{}}
@@ -488,14 +489,17 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 }
 
 // prepareTables checks ownership of the workload's tables, creates them when
-// needed, and says whether a load phase must run.
-func prepareTables(ctx context.Context, tgt target.Target, wl workload.Workload, phase string, f *runFlags, status io.Writer) (bool, error) {
+// needed, and says whether a load phase must run. reused lists the tables a
+// run uses as they are though they hold data loaded with other options
+// (workload.TableReuser), each as "table: what it holds".
+func prepareTables(ctx context.Context, tgt target.Target, wl workload.Workload, phase string, f *runFlags, status io.Writer) (load bool, reused []string, err error) {
 	conn, err := tgt.Connect(ctx)
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	defer conn.Close()
 	d := tgt.Dialect()
+	reuser, _ := wl.(workload.TableReuser)
 	missing := false
 	var names []string
 	for _, t := range wl.Schema() {
@@ -503,10 +507,10 @@ func prepareTables(ctx context.Context, tgt target.Target, wl workload.Workload,
 		names = append(names, table)
 		exists, owned, err := target.TableState(ctx, conn, d, table)
 		if err != nil {
-			return false, withCode(ExitUnreachable, fmt.Errorf("inspect table %s: %w", table, err))
+			return false, nil, withCode(ExitUnreachable, fmt.Errorf("inspect table %s: %w", table, err))
 		}
 		if exists && !owned && !f.allowForeign {
-			return false, withCode(ExitUnsupported, fmt.Errorf("%w: %s exists but candor did not create it, so candor will not use or change it; "+
+			return false, nil, withCode(ExitUnsupported, fmt.Errorf("%w: %s exists but candor did not create it, so candor will not use or change it; "+
 				"pass --allow-foreign-tables to use it anyway (for instance a table loaded by YCSB itself), or choose another table name (-p table=...)", target.ErrForeignTable, table))
 		}
 		fresh := false
@@ -517,21 +521,29 @@ func prepareTables(ctx context.Context, tgt target.Target, wl workload.Workload,
 		if exists && owned {
 			mark, _, err := target.TableOwner(ctx, conn, d, table)
 			if err != nil {
-				return false, withCode(ExitUnreachable, err)
+				return false, nil, withCode(ExitUnreachable, err)
+			}
+			if reuser != nil && phase == phaseLoad {
+				// As sysbench's prepare, whose CREATE TABLE fails on it.
+				return false, nil, withCode(ExitUnsupported, fmt.Errorf("table %s already exists (%s): run the tests on it as it is, or 'candor cleanup %s' first to prepare it again", table, markHolds(mark), wl.Name()))
 			}
 			if !sameData(mark, wl) {
+				holds, serves := servesRun(mark, wl)
 				switch {
+				case serves && phase == phaseRun && f.load != "always":
+					fmt.Fprintf(status, "table %s holds %s, this run's options say %s: it serves the run as it is, as in %s\n", table, holds, reuser.Holds(), wl.Reference())
+					reused = append(reused, table+": "+holds)
 				case phase == phaseLoad || f.load == "never":
-					return false, withCode(ExitUnsupported, fmt.Errorf("table %s holds data loaded with other options (%s); run 'candor cleanup %s' with those options first, or use 'run --load always'", table, mark, wl.Name()))
+					return false, nil, withCode(ExitUnsupported, fmt.Errorf("table %s holds data loaded with other options (%s); run 'candor cleanup %s' with those options first, or use 'run --load always'", table, markHolds(mark), wl.Name()))
 				case f.load == "auto":
 					stale = true
-					fmt.Fprintf(status, "table %s holds data loaded with other options: dropping and reloading it\n", table)
+					fmt.Fprintf(status, "table %s holds data loaded with other options (%s): dropping and reloading it\n", table, markHolds(mark))
 				}
 			}
 		}
 		if exists && phase == phaseRun && (f.load == "always" || fresh || stale) {
 			if err := target.DropOwned(ctx, conn, d, table, f.allowForeign); err != nil {
-				return false, withCode(ExitUnsupported, err)
+				return false, nil, withCode(ExitUnsupported, err)
 			}
 			exists = false
 		}
@@ -540,24 +552,31 @@ func prepareTables(ctx context.Context, tgt target.Target, wl workload.Workload,
 		}
 	}
 	if phase == phaseRun && missing && f.load == "never" {
-		return false, withCode(ExitUnsupported, fmt.Errorf("table %s does not exist and --load=never: run 'candor load %s' first", strings.Join(names, ", "), wl.Name()))
+		return false, nil, withCode(ExitUnsupported, fmt.Errorf("table %s does not exist and --load=never: run 'candor load %s' first", strings.Join(names, ", "), wl.Name()))
 	}
 	if missing {
 		if err := createSchema(ctx, conn, tgt, wl); err != nil {
-			return false, err
+			return false, nil, err
 		}
 	}
-	return phase == phaseLoad || missing, nil
+	return phase == phaseLoad || missing, reused, nil
 }
 
 // ownerMark is what candor records for a table it creates: the workload and,
 // when the workload has one, a hash of its data signature, so a later run
-// with other data options (another table size) reloads instead of reusing.
+// with other data options (another table size) reloads instead of reusing;
+// for a workload.TableReuser also a hash of its shape signature and, in
+// words, what the table holds: "sysbench data=... shape=... rows=1000000
+// rand-type=special ...".
 func ownerMark(wl workload.Workload) string {
+	mark := wl.Name()
 	if sig := dataSignature(wl); sig != "" {
-		return wl.Name() + " data=" + sig
+		mark += " data=" + sig
 	}
-	return wl.Name()
+	if tr, ok := wl.(workload.TableReuser); ok {
+		mark += " shape=" + signatureHash(tr.ShapeSignature()) + " " + tr.Holds()
+	}
+	return mark
 }
 
 func dataSignature(wl workload.Workload) string {
@@ -565,9 +584,34 @@ func dataSignature(wl workload.Workload) string {
 	if !ok {
 		return ""
 	}
+	return signatureHash(ds.DataSignature())
+}
+
+func signatureHash(sig string) string {
 	h := fnv.New64a()
-	h.Write([]byte(ds.DataSignature()))
+	h.Write([]byte(sig))
 	return fmt.Sprintf("%016x", h.Sum64())
+}
+
+// markField returns the value of word key=value in a mark.
+func markField(mark, key string) (string, bool) {
+	for _, w := range strings.Fields(mark) {
+		if v, ok := strings.CutPrefix(w, key+"="); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// markHolds is what a mark says its table holds (after the shape hash), or
+// the whole mark when it does not say.
+func markHolds(mark string) string {
+	if shape, ok := markField(mark, "shape"); ok {
+		if _, holds, ok := strings.Cut(mark, " shape="+shape+" "); ok {
+			return holds
+		}
+	}
+	return mark
 }
 
 // sameData reports whether the mark of an existing table says it holds the
@@ -575,8 +619,21 @@ func dataSignature(wl workload.Workload) string {
 // signature to compare) counts as the same.
 func sameData(mark string, wl workload.Workload) bool {
 	sig := dataSignature(wl)
-	_, recorded, ok := strings.Cut(mark, " data=")
+	recorded, ok := markField(mark, "data")
 	return !ok || sig == "" || recorded == sig
+}
+
+// servesRun reports what a table marked mark holds and whether it serves a
+// run of wl as it is: wl is a workload.TableReuser, the mark records the
+// same shape, and wl's Serves accepts what it holds.
+func servesRun(mark string, wl workload.Workload) (holds string, ok bool) {
+	tr, isReuser := wl.(workload.TableReuser)
+	shape, marked := markField(mark, "shape")
+	if !isReuser || !marked || shape != signatureHash(tr.ShapeSignature()) {
+		return "", false
+	}
+	holds = markHolds(mark)
+	return holds, tr.Serves(holds)
 }
 
 // createSchema creates the workload's missing tables, each marked as candor's.

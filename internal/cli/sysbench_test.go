@@ -159,6 +159,58 @@ func TestSysbenchBadInput(t *testing.T) {
 	}
 }
 
+// TestSysbenchTableReuse: a run uses prepared tables as sysbench does (any
+// table of at least --table-size rows of the same shape), records what they
+// hold, and reloads (--load auto) or refuses (--load never) the others;
+// prepare refuses tables that exist.
+func TestSysbenchTableReuse(t *testing.T) {
+	dir := t.TempDir()
+	db := "sqlite://" + filepath.Join(dir, "candor.db")
+	run := func(out string, args ...string) (int, string, *result.Result) {
+		t.Helper()
+		code, _, stderr := runCLI(t, dir, nil, append([]string{"run", "-q", "--time", "0", "--events", "20", "-o", out}, args...)...)
+		res, _ := result.Read(filepath.Join(dir, out))
+		return code, stderr, res
+	}
+	if code, _, stderr := runCLI(t, dir, nil, "prepare", "sysbench", "-q", "--tables", "2", "--table-size", "3000"); code != 0 {
+		t.Fatalf("prepare: exit %d\n%s", code, stderr)
+	}
+	// Fewer ids than rows, another distribution, no --table-size at all (10,000
+	// > 3,000 rows: reloaded).
+	code, stderr, res := run("a.json", "sysbench/oltp_point_select", "--table-size", "1000", "--rand-type", "uniform")
+	if code != 0 || !strings.Contains(stderr, "table sbtest1 holds rows=3000 rand-type=special") || strings.Contains(stderr, "[load]") {
+		t.Fatalf("run on a bigger table: exit %d\n%s", code, stderr)
+	}
+	if res == nil || len(res.Workload.ReusedTables) != 1 || !strings.HasPrefix(res.Workload.ReusedTables[0], "sbtest1: rows=3000 rand-type=special") {
+		t.Fatalf("reused tables not recorded: %+v", res)
+	}
+	code, stderr, res = run("b.json", "sysbench/oltp_read_only", "--tables", "2", "--table-size", "3000")
+	if code != 0 || strings.Contains(stderr, "holds") || res == nil || len(res.Workload.ReusedTables) != 0 {
+		t.Fatalf("the prepared options again: exit %d, %+v\n%s", code, res, stderr)
+	}
+	if code, stderr, _ = run("c.json", "sysbench/oltp_point_select", "--load", "never"); code != ExitUnsupported || !strings.Contains(stderr, "holds data loaded with other options (rows=3000") {
+		t.Fatalf("too few rows with --load never: exit %d\n%s", code, stderr)
+	}
+	if code, stderr, _ = run("d.json", "sysbench/oltp_point_select"); code != 0 || !strings.Contains(stderr, "dropping and reloading") {
+		t.Fatalf("too few rows with --load auto: exit %d\n%s", code, stderr)
+	}
+	if n := countRows(t, db, "sbtest1"); n != 10000 {
+		t.Fatalf("sbtest1 has %d rows after the reload, want 10000", n)
+	}
+	// Another shape is reloaded even with rows enough.
+	if code, stderr, _ = run("e.json", "sysbench/oltp_point_select", "--table-size", "100", "--tables", "2", "--create-secondary=off"); code != 0 || !strings.Contains(stderr, "dropping and reloading") {
+		t.Fatalf("another shape: exit %d\n%s", code, stderr)
+	}
+	// prepare over tables that exist is refused, and they survive.
+	code, _, stderr = runCLI(t, dir, nil, "prepare", "sysbench", "-q", "--table-size", "100")
+	if code != ExitUnsupported || !strings.Contains(stderr, "table sbtest1 already exists") || !strings.Contains(stderr, "candor cleanup sysbench") {
+		t.Fatalf("prepare over existing tables: exit %d\n%s", code, stderr)
+	}
+	if n := countRows(t, db, "sbtest1"); n != 100 {
+		t.Fatalf("sbtest1 has %d rows after a refused prepare, want 100", n)
+	}
+}
+
 func exists(t *testing.T, url, table string) bool {
 	t.Helper()
 	var ok bool

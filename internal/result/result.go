@@ -130,6 +130,11 @@ type Workload struct {
 	Options   any      `json:"options"`
 	Ignored   []string `json:"ignored_properties,omitempty"`
 	Ops       []string `json:"operations"`
+	// ReusedTables lists the tables the run used as they were though they
+	// hold data loaded with other options than the run's (a sysbench table
+	// of more rows than --table-size), each as "table: what it holds"
+	// ("sbtest1: rows=1000000 rand-type=special ...").
+	ReusedTables []string `json:"reused_tables,omitempty"`
 }
 
 // RunConfig is how the runner drove the workload.

@@ -56,6 +56,25 @@ type FreshSchemer interface {
 	FreshSchema() bool
 }
 
+// TableReuser is implemented by workloads whose prepared tables serve runs
+// with some other data options, and whose load phase creates its tables
+// itself (sysbench: a run draws ids 1..--table-size from whatever the table
+// holds, and prepare refuses a table that exists, as sysbench's CREATE TABLE
+// does). The CLI records ShapeSignature and Holds in the mark of each table
+// it creates, and a run whose data signature differs from the mark's reuses
+// the table when the shapes match and Serves says so.
+type TableReuser interface {
+	// ShapeSignature names the options the tables' definition depends on.
+	ShapeSignature() string
+	// Holds says what one loaded table holds, as space-separated
+	// NAME=VALUE words without "=" or spaces in the values ("rows=1000000
+	// rand-type=special ...").
+	Holds() string
+	// Serves reports whether a table whose mark says holds (an earlier
+	// Holds) serves this run.
+	Serves(holds string) bool
+}
+
 // PostRunner is implemented by workloads that read figures from the server
 // after the run phase (commit-loop's server-side rate). The figures are
 // stored in the phase's result as derived values.

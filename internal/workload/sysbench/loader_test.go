@@ -33,6 +33,64 @@ func TestLoadRange(t *testing.T) {
 	}
 }
 
+// TestTableReuse: a prepared table serves a run as sysbench uses it — any
+// table of at least --table-size rows of the same shape, whatever its k
+// values were drawn with — and the signatures tell shape from contents.
+func TestTableReuse(t *testing.T) {
+	prep, err := New(OLTPReadWrite, nil, []string{"table-size=1000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	holds := prep.Holds()
+	if want := "rows=1000 rand-type=special rand-spec-iter=12 rand-spec-pct=1 rand-spec-res=75"; holds != want {
+		t.Errorf("Holds = %q, want %q", holds, want)
+	}
+	cases := []struct {
+		test   string
+		props  []string
+		serves bool
+		shape  bool // same shape signature as the prepared table
+	}{
+		{OLTPPointSelect, []string{"table-size=1000"}, true, true},
+		{OLTPPointSelect, []string{"table-size=10"}, true, true}, // fewer ids than rows
+		{OLTPPointSelect, nil, false, true},                      // the default 10,000 > 1,000
+		{OLTPReadOnly, []string{"table-size=1000", "rand-type=uniform"}, true, true},
+		{OLTPReadOnly, []string{"table-size=1000", "rand-spec-pct=5"}, true, true},
+		{OLTPInsert, []string{"table-size=1000", "auto-inc=off"}, false, false}, // needs empty tables, and another shape
+		{OLTPReadWrite, []string{"table-size=1000", "secondary=on"}, true, false},
+		{OLTPReadWrite, []string{"table-size=1000", "create-secondary=off"}, true, false},
+		{BulkInsert, nil, false, false},
+	}
+	for _, c := range cases {
+		w, err := New(c.test, nil, c.props)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := w.Serves(holds); got != c.serves {
+			t.Errorf("%s %v: Serves(%q) = %v, want %v", c.test, c.props, holds, got, c.serves)
+		}
+		if got := w.ShapeSignature() == prep.ShapeSignature(); got != c.shape {
+			t.Errorf("%s %v: same shape = %v, want %v\n%s\n%s", c.test, c.props, got, c.shape, w.ShapeSignature(), prep.ShapeSignature())
+		}
+		if same := w.DataSignature() == prep.DataSignature(); same != (c.shape && w.Holds() == holds) {
+			t.Errorf("%s %v: DataSignature is not shape plus contents", c.test, c.props)
+		}
+	}
+	// A table prepared empty serves only tests that need it empty.
+	empty, _ := New(OLTPInsert, nil, []string{"auto-inc=off"})
+	if !empty.Serves(empty.Holds()) || prep.Serves(empty.Holds()) {
+		t.Errorf("empty table: %q served by oltp_insert %v, by oltp_read_write %v", empty.Holds(), empty.Serves(empty.Holds()), prep.Serves(empty.Holds()))
+	}
+	for _, bad := range []string{"", "rand-type=special", "rows=x"} {
+		if prep.Serves(bad) {
+			t.Errorf("Serves(%q) = true for a mark without a row count", bad)
+		}
+	}
+	if w, _ := New(OLTPReadWrite, nil, []string{"rand-type=pareto", "rand-seed=7"}); !strings.Contains(w.Holds(), "rand-pareto-h=0.2 rand-seed=7") {
+		t.Errorf("pareto with a seed: Holds = %q", w.Holds())
+	}
+}
+
 // loadedRows runs LoadBatch over ranges and returns the rows inserted per
 // table (each row as the parameters of its columns), from INSERTs or COPY.
 func loadedRows(t *testing.T, w *Workload, conn target.Conn, ranges [][2]int64) map[string][][]any {

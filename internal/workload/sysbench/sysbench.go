@@ -97,6 +97,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -256,6 +257,7 @@ var (
 	_ workload.Workload     = (*Workload)(nil)
 	_ workload.CounterNamer = (*Workload)(nil)
 	_ workload.PostLoader   = (*Workload)(nil)
+	_ workload.TableReuser  = (*Workload)(nil)
 	_ workload.Worker       = (*worker)(nil)
 	_ workload.Loader       = (*loader)(nil)
 )
@@ -560,16 +562,66 @@ func (w *Workload) uniqueSeq(r *rand.Rand) *keydist.SysbenchUnique {
 }
 
 // DataSignature names the options that decide what one prepared table
-// holds (the CLI reloads a table prepared with others). The number of tables
-// is left out: a test may use fewer tables than were prepared.
+// holds: its shape and its rows (the CLI reloads a table prepared with other
+// shape options, or with fewer rows than a run needs; see Serves). The
+// number of tables is left out: a test may use fewer tables than were
+// prepared.
 func (w *Workload) DataSignature() string {
+	return w.ShapeSignature() + " " + w.Holds()
+}
+
+// ShapeSignature implements workload.TableReuser: the options the table's
+// definition depends on.
+func (w *Workload) ShapeSignature() string {
 	o := &w.opts
-	rows := o.TableSize
-	if _, count := w.LoadRange(); count == 0 {
-		rows = 0 // prepared empty (oltp_insert with client ids)
+	return fmt.Sprintf("schema=%s auto-inc=%t secondary=%t create-secondary=%t engine=%s sequence-cache=%d sharding=%s split-at=%v presplit=%d",
+		w.schemaKind(), o.AutoInc, o.Secondary, o.CreateSecondary, o.MySQLStorageEngine, o.SequenceCache, o.Sharding, o.SplitAt, o.Presplit)
+}
+
+// Holds implements workload.TableReuser: the rows one prepared table holds
+// and the options its k values were drawn with, in sysbench's option names.
+func (w *Workload) Holds() string {
+	o := &w.opts
+	var b strings.Builder
+	fmt.Fprintf(&b, "rows=%d rand-type=%s", w.preparedRows(), o.RandType)
+	switch o.RandType {
+	case "special":
+		fmt.Fprintf(&b, " rand-spec-iter=%d rand-spec-pct=%d rand-spec-res=%d", o.RandSpecIter, o.RandSpecPct, o.RandSpecRes)
+	case "pareto":
+		fmt.Fprintf(&b, " rand-pareto-h=%g", o.RandParetoH)
 	}
-	return fmt.Sprintf("schema=%s table-size=%d auto-inc=%t secondary=%t create-secondary=%t engine=%s rand-type=%s sequence-cache=%d sharding=%s split-at=%v presplit=%d",
-		w.schemaKind(), rows, o.AutoInc, o.Secondary, o.CreateSecondary, o.MySQLStorageEngine, o.RandType, o.SequenceCache, o.Sharding, o.SplitAt, o.Presplit)
+	if o.RandSeed != 0 {
+		fmt.Fprintf(&b, " rand-seed=%d", o.RandSeed)
+	}
+	return b.String()
+}
+
+// Serves implements workload.TableReuser as sysbench behaves: a run draws
+// ids 1..--table-size, so a table of at least that many rows serves it
+// whatever options its k values were drawn with (no test selects by k). A
+// test that needs an empty table (oltp_insert with client ids) is served by
+// an empty one only.
+func (w *Workload) Serves(holds string) bool {
+	for _, word := range strings.Fields(holds) {
+		if v, ok := strings.CutPrefix(word, "rows="); ok {
+			rows, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return false
+			}
+			need := w.preparedRows()
+			return rows >= need && (need > 0 || rows == 0)
+		}
+	}
+	return false
+}
+
+// preparedRows is the number of rows prepare puts in each table: 0 where
+// it prepares them empty (oltp_insert with client ids, bulk_insert).
+func (w *Workload) preparedRows() int64 {
+	if _, count := w.LoadRange(); count == 0 {
+		return 0
+	}
+	return w.opts.TableSize
 }
 
 func (w *Workload) schemaKind() string {
