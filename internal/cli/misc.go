@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/candor-bench/candor/internal/dialect"
 	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/version"
 	"github.com/candor-bench/candor/internal/workload"
@@ -132,6 +133,12 @@ func newCleanupCmd(env *Env) *cobra.Command {
 					fmt.Fprintf(env.Stderr, "table %s does not exist; nothing to drop\n", t.Name)
 				}
 			}
+			if !quiet {
+				if left := leftBehind(ctx, conn, tgt.Dialect(), wl); len(left) > 0 {
+					fmt.Fprintf(env.Stderr, "candor's %s tables %s are still there: this cleanup dropped only the tables its options name "+
+						"(as sysbench's cleanup does); repeat it with the options they were created with (sysbench: --tables N, YCSB: -p table=NAME)\n", family(wl.Name()), strings.Join(left, ", "))
+				}
+			}
 			return nil
 		},
 	}
@@ -144,6 +151,35 @@ func newCleanupCmd(env *Env) *cobra.Command {
 	fl.BoolVarP(&quiet, "quiet", "q", false, "say nothing on success")
 	addWorkloadFlags(fl)
 	return cmd
+}
+
+// leftBehind lists the tables candor created for wl's workload family
+// (sysbench, ycsb, ...) that exist and that wl's options do not name; nil
+// when they cannot be read.
+func leftBehind(ctx context.Context, conn target.Conn, d dialect.Dialect, wl workload.Workload) []string {
+	owned, err := target.OwnedTables(ctx, conn, d)
+	if err != nil {
+		return nil
+	}
+	named := map[string]bool{}
+	for _, t := range wl.Schema() {
+		named[strings.ToLower(t.Name)] = true
+	}
+	var left []string
+	for _, t := range owned {
+		workloadName, _, _ := strings.Cut(t.Mark, " ")
+		if !named[t.Name] && family(workloadName) == family(wl.Name()) {
+			left = append(left, t.Name)
+		}
+	}
+	return left
+}
+
+// family is a workload's name without its variant: "sysbench" for
+// "sysbench/oltp_read_write".
+func family(name string) string {
+	f, _, _ := strings.Cut(name, "/")
+	return f
 }
 
 type workloadLine struct{ name, desc, ref string }

@@ -209,6 +209,16 @@ func TestSysbenchTableReuse(t *testing.T) {
 	if n := countRows(t, db, "sbtest1"); n != 100 {
 		t.Fatalf("sbtest1 has %d rows after a refused prepare, want 100", n)
 	}
+	// cleanup drops the tables its options name, as sysbench's, and says
+	// which of candor's sysbench tables are left.
+	code, _, stderr = runCLI(t, dir, nil, "cleanup", "sysbench")
+	if code != 0 || !strings.Contains(stderr, "candor's sysbench tables sbtest2 are still there") || exists(t, db, "sbtest1") || !exists(t, db, "sbtest2") {
+		t.Fatalf("cleanup of one of two tables: exit %d\n%s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, dir, nil, "cleanup", "sysbench", "--tables", "2")
+	if code != 0 || strings.Contains(stderr, "still there") || exists(t, db, "sbtest2") {
+		t.Fatalf("cleanup of both tables: exit %d\n%s", code, stderr)
+	}
 }
 
 func exists(t *testing.T, url, table string) bool {

@@ -21,6 +21,8 @@ type OwnershipStatements struct {
 	// Owner selects the workload column of the mark of table ?; no row means
 	// the table is not marked.
 	Owner string
+	// Marks selects table_name and workload of every mark, by table name.
+	Marks string
 	// Mark records table ?, workload ?, created_at ? (RFC 3339 UTC).
 	Mark string
 	// Unmark deletes the mark of table ?.
@@ -54,6 +56,7 @@ func Ownership(d Dialect) OwnershipStatements {
 			" (table_name VARCHAR(255) PRIMARY KEY, workload VARCHAR(255), created_at VARCHAR(64))",
 		TableExists: exists,
 		Owner:       "SELECT workload FROM " + MarkerTable + " WHERE table_name = " + p1,
+		Marks:       "SELECT table_name, workload FROM " + MarkerTable + " ORDER BY table_name",
 		Mark:        "INSERT INTO " + MarkerTable + " (table_name, workload, created_at) VALUES (" + p1 + ", " + p2 + ", " + p3 + ")",
 		Unmark:      "DELETE FROM " + MarkerTable + " WHERE table_name = " + p1,
 		DropTable:   func(table string) string { return "DROP TABLE " + table },

@@ -12,3 +12,4 @@ var ErrForeignTable = errors.New("table was not created by candor")
 //	TableState(ctx, c Conn, d dialect.Dialect, table string) (exists, owned bool, err error)
 //	CreateOwned(ctx, c Conn, d dialect.Dialect, table, ddl, workload string) error  // runs ddl, then records the mark
 //	DropOwned(ctx, c Conn, d dialect.Dialect, table string, allowForeign bool) error // ErrForeignTable when unmarked and !allowForeign
+//	OwnedTables(ctx, c Conn, d dialect.Dialect) ([]OwnedTable, error)                  // the tables candor's marks record that exist

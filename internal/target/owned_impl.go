@@ -190,6 +190,39 @@ func ensureMarker(ctx context.Context, c Conn, o dialect.OwnershipStatements) er
 	return nil
 }
 
+// OwnedTable is a table candor created and that exists, with its mark.
+type OwnedTable struct {
+	Name string // lower case
+	Mark string // what CreateOwned recorded: the workload, and its data signature
+}
+
+// OwnedTables lists the tables candor's marks record and that exist, by
+// name. It changes nothing; with no marker table there are none.
+func OwnedTables(ctx context.Context, c Conn, d dialect.Dialect) ([]OwnedTable, error) {
+	o := dialect.Ownership(d)
+	if ok, err := tableExists(ctx, c, o, MarkerTable); err != nil || !ok {
+		return nil, err
+	}
+	var marked []OwnedTable
+	if _, err := c.Query(ctx, o.Marks, nil, func(cols [][]byte) error {
+		marked = append(marked, OwnedTable{Name: string(cols[0]), Mark: string(cols[1])})
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("reading candor's ownership marks from %s: %w", MarkerTable, err)
+	}
+	var owned []OwnedTable
+	for _, t := range marked {
+		exists, err := tableExists(ctx, c, o, t.Name)
+		if err != nil {
+			return nil, err
+		}
+		if exists {
+			owned = append(owned, t)
+		}
+	}
+	return owned, nil
+}
+
 // TableOwner returns what candor recorded when it created table (the
 // workload that created it, and its data signature), and whether a mark
 // exists at all.

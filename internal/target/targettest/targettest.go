@@ -300,6 +300,11 @@ func testOwnership(t *testing.T, tgt target.Target) {
 		}
 	}
 
+	// OwnedTables lists the owned table with its mark, not the foreign one.
+	if marks := ownedMarks(t, c, d); marks[strings.ToLower(owned)] != "ycsb" || marks[strings.ToLower(foreign)] != "" {
+		t.Errorf("OwnedTables = %v, want %s marked ycsb and no %s", marks, owned, foreign)
+	}
+
 	// Dropping the owned table removes it and its mark; the foreign one survives.
 	if err := target.DropOwned(ctx, c, d, owned, false); err != nil {
 		t.Fatalf("DropOwned(owned): %v", err)
@@ -322,6 +327,9 @@ func testOwnership(t *testing.T, tgt target.Target) {
 	if _, err := c.Exec(ctx, dialect.Ownership(d).DropTable(owned)); err != nil {
 		t.Fatal(err)
 	}
+	if _, ok := ownedMarks(t, c, d)[strings.ToLower(owned)]; ok {
+		t.Errorf("OwnedTables lists %s, whose table was dropped by hand", owned)
+	}
 	if err := target.CreateOwned(ctx, c, d, owned, ddl, "ycsb"); err != nil {
 		t.Errorf("CreateOwned over a stale mark: %v", err)
 	}
@@ -340,6 +348,20 @@ func testOwnership(t *testing.T, tgt target.Target) {
 			t.Errorf("DropOwned(%q) = %v, want ErrBadTableName", bad, err)
 		}
 	}
+}
+
+// ownedMarks is target.OwnedTables as a map from table to mark.
+func ownedMarks(t *testing.T, c target.Conn, d dialect.Dialect) map[string]string {
+	t.Helper()
+	owned, err := target.OwnedTables(context.Background(), c, d)
+	if err != nil {
+		t.Fatalf("OwnedTables: %v", err)
+	}
+	marks := map[string]string{}
+	for _, o := range owned {
+		marks[o.Name] = o.Mark
+	}
+	return marks
 }
 
 func testCloseTwice(t *testing.T, tgt target.Target) {
