@@ -164,6 +164,9 @@ func TestCompareCommand(t *testing.T) {
 		// --force compares anyway, with a warning
 		{"force", []string{"compare", t16, fixture(t, "ycsb-a-pg-t16-100k.json"), "--force"}, ExitOK,
 			[]string{"WARNING", "recordcount", "B is slower"}, nil},
+		// the same options, but B ran on a table prepared with more rows
+		{"reused table", []string{"compare", fixture(t, "sysbench/rw-pg-t16.json"), reusedTable(t, dir)}, ExitUsage, nil,
+			[]string{"reused tables: A (none), B sbtest1: rows=1000000 rand-type=special"}},
 		// another workload
 		{"other workload", []string{"compare", t16, fixture(t, "sysbench/rw-pg-t16.json")}, ExitUsage, nil, []string{"workload: A ycsb/a, B sysbench/oltp_read_write"}},
 		// a side that mixes configurations
@@ -201,6 +204,21 @@ func TestCompareCommand(t *testing.T) {
 			}
 		})
 	}
+}
+
+// reusedTable is the sysbench fixture as if its run had used a table
+// prepared with 1,000,000 rows.
+func reusedTable(t *testing.T, dir string) string {
+	r, err := result.Read(fixture(t, "sysbench/rw-pg-t16.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Workload.ReusedTables = []string{"sbtest1: rows=1000000 rand-type=special rand-spec-iter=12 rand-spec-pct=1 rand-spec-res=75"}
+	p := filepath.Join(dir, "reused.json")
+	if err := result.Write(p, r); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func loadOnly(t *testing.T, dir string) string {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -531,7 +532,8 @@ func prepareTables(ctx context.Context, tgt target.Target, wl workload.Workload,
 				holds, serves := servesRun(mark, wl)
 				switch {
 				case serves && phase == phaseRun && f.load != "always":
-					fmt.Fprintf(status, "table %s holds %s, this run's options say %s: it serves the run as it is, as in %s\n", table, holds, reuser.Holds(), wl.Reference())
+					was, now := wordDiff(holds, reuser.Holds())
+					fmt.Fprintf(status, "table %s holds %s where this run says %s: it serves the run as it is, as in %s\n", table, was, now, wl.Reference())
 					reused = append(reused, table+": "+holds)
 				case phase == phaseLoad || f.load == "never":
 					return false, nil, withCode(ExitUnsupported, fmt.Errorf("table %s holds data loaded with other options (%s); run 'candor cleanup %s' with those options first, or use 'run --load always'", table, markHolds(mark), wl.Name()))
@@ -612,6 +614,23 @@ func markHolds(mark string) string {
 		}
 	}
 	return mark
+}
+
+// wordDiff returns the space-separated words of a that b lacks and those of
+// b that a lacks.
+func wordDiff(a, b string) (onlyA, onlyB string) {
+	wa, wb := strings.Fields(a), strings.Fields(b)
+	return strings.Join(without(wa, wb), " "), strings.Join(without(wb, wa), " ")
+}
+
+func without(words, drop []string) []string {
+	var kept []string
+	for _, w := range words {
+		if !slices.Contains(drop, w) {
+			kept = append(kept, w)
+		}
+	}
+	return kept
 }
 
 // sameData reports whether the mark of an existing table says it holds the

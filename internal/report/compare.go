@@ -135,6 +135,11 @@ func describe(r *result.Result) map[string]string {
 		d["option "+k] = v
 	}
 	d["threads"] = strconv.Itoa(r.Run.Threads)
+	if len(r.Workload.ReusedTables) > 0 {
+		// Tables loaded with other data options than the run's (a sysbench
+		// table of more rows than --table-size).
+		d["reused tables"] = strings.Join(r.Workload.ReusedTables, "; ")
+	}
 	if r.Run.LatencyMeasure != "" {
 		d["latency measure"] = r.Run.LatencyMeasure
 	}
