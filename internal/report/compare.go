@@ -125,7 +125,7 @@ func orDash(s string) string {
 func describe(r *result.Result) map[string]string {
 	d := map[string]string{"workload": r.Workload.Name}
 	p := paramsOf(r, "run")
-	for _, k := range []string{"isolation", "duration", "operations", "warmup", "rate", "arrival", "retries", "plan"} {
+	for _, k := range []string{"isolation", "duration", "operations", "warmup", "rate", "arrival", "retries", "plan", "reused tables"} {
 		if v, ok := p[k]; ok {
 			d[k] = v
 			delete(p, k)
@@ -135,11 +135,6 @@ func describe(r *result.Result) map[string]string {
 		d["option "+k] = v
 	}
 	d["threads"] = strconv.Itoa(r.Run.Threads)
-	if len(r.Workload.ReusedTables) > 0 {
-		// Tables loaded with other data options than the run's (a sysbench
-		// table of more rows than --table-size).
-		d["reused tables"] = strings.Join(r.Workload.ReusedTables, "; ")
-	}
 	if r.Run.LatencyMeasure != "" {
 		d["latency measure"] = r.Run.LatencyMeasure
 	}

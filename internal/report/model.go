@@ -205,6 +205,11 @@ func paramsOf(r *result.Result, kind string) map[string]string {
 		if rc.DurationSec > 0 {
 			p["duration"] = fmtSeconds(rc.DurationSec)
 		}
+		if len(r.Workload.ReusedTables) > 0 {
+			// Tables loaded with other data options than the run's (a
+			// sysbench table of more rows than --table-size).
+			p["reused tables"] = strings.Join(r.Workload.ReusedTables, "; ")
+		}
 		if rc.Operations > 0 {
 			p["operations"] = strconv.FormatInt(rc.Operations, 10)
 		}
