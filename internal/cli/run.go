@@ -269,6 +269,7 @@ func runConfig(fs *pflag.FlagSet, phase string, f *runFlags, lim workload.Limits
 		cfg.Retries = lim.Retries
 	}
 	cfg.RetryClasses = lim.RetryClasses
+	cfg.StopOnError = lim.StopOnError
 	if phase == phaseRun {
 		if !fs.Changed("time") && lim.Duration > 0 {
 			cfg.Duration = lim.Duration

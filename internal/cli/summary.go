@@ -15,6 +15,11 @@ import (
 func printSummary(env *Env, format string, res *result.Result, sb sysbenchReport) error {
 	switch format {
 	case "sysbench":
+		if res.Status == result.StatusFailed {
+			// sysbench prints its FATAL line on stdout and no report.
+			fmt.Fprintf(env.Stdout, "FATAL: %s\n", res.Error)
+			return nil
+		}
 		if n := len(res.Phases); n > 0 && res.Phases[n-1].Name == "run" {
 			writeSysbench(env.Stdout, &res.Phases[n-1], sb)
 			return nil

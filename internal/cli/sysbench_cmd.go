@@ -449,8 +449,8 @@ func checkIgnoreErrors(list string) error {
 		return nil
 	}
 	return withCode(ExitUnsupported, fmt.Errorf("--mysql-ignore-errors=%s: candor restarts an event on deadlocks, lock-wait timeouts, "+
-		"write conflicts and constraint violations (1213, 1205, 1020, 1062, TiDB 8002, 8022, 8028, 9007, ...) and counts any other "+
-		"error as a failed event without stopping; it cannot ignore %s: drop the option or list only codes of that set",
+		"write conflicts and constraint violations (1213, 1205, 1020, 1062, TiDB 8002, 8022, 8028, 9007, ...) and stops the run at any other "+
+		"error, as sysbench does; it cannot ignore %s: drop the option or list only codes of that set",
 		list, strings.Join(not, ", ")))
 }
 

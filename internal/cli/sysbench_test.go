@@ -159,6 +159,46 @@ func TestSysbenchBadInput(t *testing.T) {
 	}
 }
 
+// TestSysbenchFatalError: an error sysbench does not ignore ends the run as
+// sysbench's FATAL does: exit 5, "FATAL: ..." naming the query instead of
+// the report, and a result marked failed.
+func TestSysbenchFatalError(t *testing.T) {
+	trigger := map[string][]string{
+		"postgres": {"CREATE OR REPLACE FUNCTION candor_boom() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION 'boom'; END$$",
+			"CREATE TRIGGER boom BEFORE UPDATE ON sbtest1 FOR EACH ROW EXECUTE FUNCTION candor_boom()"},
+		"mysql": {"CREATE TRIGGER boom BEFORE UPDATE ON sbtest1 FOR EACH ROW SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'boom'"},
+	}
+	for name, url := range integrationTargets(t) {
+		if name == "sqlite" {
+			continue // a trigger's error is a constraint violation there, which sysbench restarts on
+		}
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			common := []string{"--target", url, "--table-size", "1000"}
+			runCLI(t, dir, nil, append([]string{"cleanup", "sysbench", "-q"}, common...)...)
+			if code, _, stderr := runCLI(t, dir, nil, append([]string{"prepare", "sysbench", "-q"}, common...)...); code != 0 {
+				t.Fatalf("prepare: exit %d\n%s", code, stderr)
+			}
+			defer runCLI(t, dir, nil, append([]string{"cleanup", "sysbench", "-q"}, common...)...)
+			for _, sql := range trigger[name] {
+				execSQL(t, url, sql)
+			}
+			if name == "postgres" {
+				defer execSQL(t, url, "DROP FUNCTION candor_boom() CASCADE")
+			}
+			code, stdout, stderr := runCLI(t, dir, nil, append([]string{"run", "sysbench/oltp_update_index", "--time", "5", "--format", "sysbench", "-o", "f.json"}, common...)...)
+			if code != ExitRunFailed || !strings.Contains(stdout, "FATAL: TRANSACTION failed: ") || !strings.Contains(stdout, "boom") ||
+				!strings.Contains(stdout, "for query 'UPDATE sbtest1 SET k=k+1 WHERE id=") || strings.Contains(stdout, "SQL statistics") {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			res, err := result.Read(filepath.Join(dir, "f.json"))
+			if err != nil || res.Status != result.StatusFailed || !strings.Contains(res.Error, "boom") || res.Phases[len(res.Phases)-1].Status != result.StatusFailed {
+				t.Fatalf("result: %v %+v", err, res)
+			}
+		})
+	}
+}
+
 // TestSysbenchTableReuse: a run uses prepared tables as sysbench does (any
 // table of at least --table-size rows of the same shape), records what they
 // hold, and reloads (--load auto) or refuses (--load never) the others;

@@ -127,13 +127,22 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	}
 	// Open loop: operations due and not begun, at each tick.
 	queue := backlog{end: phaseEnd}
+	// The first error that ends the phase (Config.StopOnError).
+	var failOnce sync.Once
+	var failErr error
+	fail := func(err error) {
+		failOnce.Do(func() {
+			failErr = err
+			cancel()
+		})
+	}
 	var wg sync.WaitGroup
 	for w := 0; w < cfg.Threads; w++ {
 		rng := workerRand(cfg.Seed, w)
 		wk := r.Workload.NewWorker(w, rng)
 		rec := coll.Recorder()
 		wr := &worker{
-			r: r, w: wk, sess: sessions[w], rec: rec,
+			r: r, w: wk, sess: sessions[w], rec: rec, fail: fail,
 			quota: quota(cfg.Operations, cfg.Threads, w), start: start, end: phaseEnd, maxLag: &maxLag,
 			span: spanRecorder{r: r, rec: rec, open: open, counts: make([]int64, len(counters))},
 		}
@@ -193,9 +202,14 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 			BehindSchedule: achieved < 0.95*cfg.Rate || maxLag.Load() > int64(time.Second),
 		}
 	}
-	phase.Status = result.StatusComplete
-	if ctx.Err() != nil {
+	switch {
+	case failErr != nil:
+		phase.Status = result.StatusFailed
+		return phase, failErr
+	case ctx.Err() != nil:
 		phase.Status = result.StatusInterrupted
+	default:
+		phase.Status = result.StatusComplete
 	}
 	return phase, nil
 }
@@ -219,6 +233,7 @@ type worker struct {
 	start  time.Time     // phase start; the loop keeps times as offsets from it
 	end    time.Duration // the phase's end (--time), from start; an attempt returning after it is cut short
 	maxLag *atomic.Int64
+	fail   func(error) // ends the phase with this error (Config.StopOnError)
 	out    measure.Outcome
 	span   spanRecorder
 	// Open loop, read by the monitor (backlog): operations begun, and
@@ -383,5 +398,9 @@ func (wr *worker) loop(ctx context.Context) {
 		}
 		o.Failed = err != nil
 		wr.rec.Record(o)
+		if err != nil && wr.r.Config.StopOnError && !wr.r.Config.retryable(wr.r.classify(err)) {
+			wr.fail(fmt.Errorf("%s failed: %w", wr.r.Workload.Ops()[op], err))
+			return
+		}
 	}
 }

@@ -52,6 +52,9 @@ type Config struct {
 	// Transactions says the workload's operations are multi-statement
 	// transactions (workload.Limits.Transactions).
 	Transactions bool
+	// StopOnError ends the run phase as failed at the first operation whose
+	// error is not retried (workload.Limits.StopOnError).
+	StopOnError bool
 }
 
 // ChooseSessionIO returns the session I/O of a run phase on tgt

@@ -273,6 +273,34 @@ func TestErrorAccountingAndRetries(t *testing.T) {
 	})
 }
 
+func TestStopOnError(t *testing.T) {
+	// sysbench's FATAL: the first error that is not retried ends the phase.
+	r := newRunner(fake.New(fake.Config{FailEvery: 10, FailClass: target.ClassOther}),
+		Config{Operations: 1000, Threads: 1, StopOnError: true})
+	p, err := r.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "OP failed: fake other error") || p == nil || p.Status != result.StatusFailed {
+		t.Fatalf("err %v, phase %+v; want the phase failed at the first error", err, p)
+	}
+	if o := op(t, p, "OP"); o.Count != 9 || o.Aborts != 1 {
+		t.Errorf("count %d aborts %d; want the 9 operations before the failure and the failed one", o.Count, o.Aborts)
+	}
+	// Errors of the retried classes, and a server restart, do not end it.
+	ft := fake.New(fake.Config{FailEvery: 3, FailClass: target.ClassConstraint, Latency: 100 * time.Microsecond})
+	r = newRunner(ft, Config{Duration: time.Second, Threads: 2, Retries: -1, StopOnError: true,
+		RetryClasses: []target.ErrorClass{target.ClassConstraint, target.ClassConnection}})
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		ft.Restart(200 * time.Millisecond)
+	}()
+	p, err = r.Run(context.Background())
+	if err != nil || p.Status != result.StatusComplete || p.Reconnects < 2 {
+		t.Fatalf("retried errors ended the phase: %v, %+v", err, p)
+	}
+	if o := op(t, p, "OP"); o.Aborts != 0 || o.Errors["constraint"] == 0 || o.Errors["connection"] == 0 {
+		t.Errorf("aborts %d errors %v; want every error retried", o.Aborts, o.Errors)
+	}
+}
+
 func TestReconnectAfterServerRestart(t *testing.T) {
 	ft := fake.New(fake.Config{Latency: 100 * time.Microsecond})
 	r := newRunner(ft, Config{Duration: 1500 * time.Millisecond, Threads: 4})

@@ -171,6 +171,10 @@ type Limits struct {
 	// (BEGIN ... COMMIT): it picks the run's session I/O
 	// (target.ChooseSessionIO).
 	Transactions bool
+	// StopOnError ends the run at the first operation that fails with an
+	// error of a class outside RetryClasses (sysbench's FATAL); otherwise
+	// such an operation counts as failed and the run goes on (YCSB).
+	StopOnError bool
 }
 
 // Table is one table a workload creates.

@@ -97,6 +97,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -319,14 +320,18 @@ func (w *Workload) SetThreads(n int) {
 var RestartClasses = []target.ErrorClass{target.ClassRetryable, target.ClassConstraint}
 
 // Limits returns sysbench's run defaults: --time=10 (sysbench's default
-// duration), and unlimited retries of the RestartClasses (sysbench restarts
-// an event on its ignorable errors without limit).
+// duration), unlimited retries of the RestartClasses (sysbench restarts an
+// event on its ignorable errors without limit) and of a lost connection
+// once a new one is made (sysbench's MySQL driver reconnects and restarts
+// the event; the runner keeps trying to reconnect until the phase ends),
+// and the end of the run at any other error (sysbench's FATAL).
 func (w *Workload) Limits() workload.Limits {
 	return workload.Limits{
 		Duration:     10 * time.Second,
 		Retries:      -1,
-		RetryClasses: RestartClasses,
+		RetryClasses: append(slices.Clip(RestartClasses), target.ClassConnection),
 		Transactions: w.usesTransactions(),
+		StopOnError:  true,
 	}
 }
 

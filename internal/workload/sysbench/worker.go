@@ -364,7 +364,7 @@ func (wk *worker) query(ctx context.Context, c target.Conn, sql string, args []a
 		return err
 	}
 	if _, err := c.Query(ctx, sql, args, nil); err != nil {
-		return err
+		return &StatementError{SQL: sql, Err: err}
 	}
 	wk.add(CounterReads)
 	return nil
@@ -379,7 +379,7 @@ func (wk *worker) exec(ctx context.Context, c target.Conn, sql string, args ...a
 	}
 	n, err := c.Exec(ctx, sql, args...)
 	if err != nil {
-		return err
+		return &StatementError{SQL: sql, Err: err}
 	}
 	if n > 0 {
 		wk.add(CounterWrites)
@@ -403,11 +403,21 @@ func (wk *worker) control(ctx context.Context, c target.Conn, sql string) error 
 		_, err = c.Exec(ctx, sql)
 	}
 	if err != nil {
-		return err
+		return &StatementError{SQL: sql, Err: err}
 	}
 	wk.add(CounterOther)
 	return nil
 }
+
+// StatementError is a statement's error with the statement, as sysbench's
+// FATAL line names the query that failed.
+type StatementError struct {
+	SQL string
+	Err error
+}
+
+func (e *StatementError) Error() string { return fmt.Sprintf("%v, for query '%s'", e.Err, e.SQL) }
+func (e *StatementError) Unwrap() error { return e.Err }
 
 func (wk *worker) add(counter int) {
 	if wk.cnt != nil {
