@@ -81,6 +81,7 @@ func newCleanupCmd(env *Env) *cobra.Command {
 	var targetURL string
 	var files, props []string
 	var allowForeign, quiet bool
+	var threads int
 	var timeout flexDuration
 	timeout.d = target.DefaultConnectTimeout
 	cmd := &cobra.Command{
@@ -104,7 +105,7 @@ func newCleanupCmd(env *Env) *cobra.Command {
 			}
 			ctx, stop := interruptContext(env)
 			defer stop()
-			tgt, err := openBound(ctx, urls, target.Options{ConnectTimeout: timeout.d}, wl, 0)
+			tgt, err := openBound(ctx, urls, target.Options{ConnectTimeout: timeout.d}, wl, threads)
 			if err != nil {
 				return err
 			}
@@ -136,7 +137,7 @@ func newCleanupCmd(env *Env) *cobra.Command {
 			if !quiet {
 				if left := leftBehind(ctx, conn, tgt.Dialect(), wl); len(left) > 0 {
 					fmt.Fprintf(env.Stderr, "candor's %s tables %s are still there: this cleanup dropped only the tables its options name "+
-						"(as sysbench's cleanup does); repeat it with the options they were created with (sysbench: --tables N, YCSB: -p table=NAME)\n", family(wl.Name()), strings.Join(left, ", "))
+						"(as sysbench's cleanup does); repeat it with the options they were created with (sysbench: --tables N, or --threads N for bulk_insert's; YCSB: -p table=NAME)\n", family(wl.Name()), strings.Join(left, ", "))
 				}
 			}
 			return nil
@@ -149,6 +150,7 @@ func newCleanupCmd(env *Env) *cobra.Command {
 	fl.BoolVar(&allowForeign, "allow-foreign-tables", false, "also drop tables candor did not create")
 	fl.Var(&timeout, "connect-timeout", "give up connecting after this long")
 	fl.BoolVarP(&quiet, "quiet", "q", false, "say nothing on success")
+	fl.IntVar(&threads, "threads", 1, "(sysbench/bulk_insert) the threads it ran with: it has one table per thread, as sysbench's bulk_insert cleanup drops")
 	addWorkloadFlags(fl)
 	return cmd
 }
