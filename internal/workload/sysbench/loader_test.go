@@ -21,6 +21,9 @@ func TestLoadRange(t *testing.T) {
 		{OLTPInsert, []string{"auto-inc=off"}, 0},                 // ... and empty tables without it
 		{BulkInsert, nil, 0},                                      // bulk_insert's tables start empty
 		{SelectRandomPoints, []string{"table-size=50"}, 50},       // one table
+		// sysbench 1.0.20 prepares --tables of them for select_random_* too
+		// (its check of --tables == 1 is in a prepare() it never calls)
+		{SelectRandomRanges, []string{"tables=2", "table-size=50"}, 100},
 	}
 	for _, c := range cases {
 		w, err := New(c.test, nil, c.props)
@@ -30,6 +33,11 @@ func TestLoadRange(t *testing.T) {
 		if start, count := w.LoadRange(); start != 0 || count != c.count {
 			t.Errorf("%s %v: LoadRange = %d, %d; want 0, %d", c.test, c.props, start, count, c.count)
 		}
+	}
+	// ... and queries sbtest1 only.
+	w := bound(t, workload.Env{Dialect: dialect.MySQL}, SelectRandomPoints, "tables=3")
+	if len(w.Schema()) != 3 || !strings.Contains(w.stmts.RandomPoints, "FROM sbtest1\n") {
+		t.Errorf("select_random_points with 3 tables: %d tables, statement %q", len(w.Schema()), w.stmts.RandomPoints)
 	}
 }
 

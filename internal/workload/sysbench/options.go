@@ -387,9 +387,6 @@ func resolve(test string, settings []setting) (Options, []string, error) {
 
 	// Cross-option rules. Product-specific ones (sharding on PostgreSQL, ...)
 	// are checked by Bind, which knows the product.
-	if (test == "select_random_points" || test == "select_random_ranges") && o.Tables != 1 {
-		errs = append(errs, fmt.Errorf("tables=%d: %s does not support --tables > 1 (it queries sbtest1)", o.Tables, test))
-	}
 	if int64(o.Presplit) > o.TableSize && o.Sharding == dialect.ShardingRange {
 		errs = append(errs, fmt.Errorf("presplit=%d: cannot split a table of table-size=%d rows into more parts", o.Presplit, o.TableSize))
 	}

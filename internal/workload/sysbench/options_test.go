@@ -177,8 +177,6 @@ func TestValidation(t *testing.T) {
 		{"threads", OLTPReadWrite, []string{"threads=8"}, []string{"threads", "--threads"}},
 		// no '='
 		{"malformed", OLTPReadWrite, []string{"tables"}, []string{"expected name=value"}},
-		// select_random_* query sbtest1 only
-		{"random tables", SelectRandomPoints, []string{"tables=2"}, []string{"tables=2", "select_random_points", "--tables > 1"}},
 		// split points need range sharding and must increase
 		{"split-at", OLTPReadWrite, []string{"sharding=hash", "split-at=5,3"}, []string{"split-at needs sharding=range", "increase strictly"}},
 		// presplit needs a sharding kind

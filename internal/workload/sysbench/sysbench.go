@@ -602,10 +602,11 @@ func (w *Workload) Holds() string {
 }
 
 // Serves implements workload.TableReuser as sysbench behaves: a run draws
-// ids 1..--table-size, so a table of at least that many rows serves it
-// whatever options its k values were drawn with (no test selects by k). A
-// test that needs an empty table (oltp_insert with client ids) is served by
-// an empty one only.
+// ids 1..--table-size, so a table of at least that many rows serves it, and
+// sysbench uses it whatever options its k values were drawn with (the
+// select_random tests, which select by k, then find the k values that table
+// holds; the run's result records them). A test that needs an empty table
+// (oltp_insert with client ids) is served by an empty one only.
 func (w *Workload) Serves(holds string) bool {
 	for _, word := range strings.Fields(holds) {
 		if v, ok := strings.CutPrefix(word, "rows="); ok {
