@@ -502,11 +502,9 @@ func prepareTables(ctx context.Context, tgt target.Target, wl workload.Workload,
 	defer conn.Close()
 	d := tgt.Dialect()
 	reuser, _ := wl.(workload.TableReuser)
-	missing := false
-	var names []string
+	var missing []string
 	for _, t := range wl.Schema() {
 		table := t.Name
-		names = append(names, table)
 		exists, owned, err := target.TableState(ctx, conn, d, table)
 		if err != nil {
 			return false, nil, withCode(ExitUnreachable, fmt.Errorf("inspect table %s: %w", table, err))
@@ -533,14 +531,13 @@ func prepareTables(ctx context.Context, tgt target.Target, wl workload.Workload,
 				holds, serves := servesRun(mark, wl)
 				switch {
 				case serves && phase == phaseRun && f.load != "always":
-					was, now := wordDiff(holds, reuser.Holds())
-					fmt.Fprintf(status, "table %s holds %s where this run says %s: it serves the run as it is, as in %s\n", table, was, now, wl.Reference())
+					fmt.Fprintf(status, "table %s %s: it serves the run as it is, as in %s\n", table, otherData(mark, wl), wl.Reference())
 					reused = append(reused, table+": "+holds)
 				case phase == phaseLoad || f.load == "never":
-					return false, nil, withCode(ExitUnsupported, fmt.Errorf("table %s holds data loaded with other options (%s); run 'candor cleanup %s' with those options first, or use 'run --load always'", table, markHolds(mark), wl.Name()))
+					return false, nil, withCode(ExitUnsupported, fmt.Errorf("table %s %s; run 'candor cleanup %s' with those options first, or use 'run --load always'", table, otherData(mark, wl), wl.Name()))
 				case f.load == "auto":
 					stale = true
-					fmt.Fprintf(status, "table %s holds data loaded with other options (%s): dropping and reloading it\n", table, markHolds(mark))
+					fmt.Fprintf(status, "table %s %s: dropping and reloading it\n", table, otherData(mark, wl))
 				}
 			}
 		}
@@ -551,18 +548,22 @@ func prepareTables(ctx context.Context, tgt target.Target, wl workload.Workload,
 			exists = false
 		}
 		if !exists {
-			missing = true
+			missing = append(missing, table)
 		}
 	}
-	if phase == phaseRun && missing && f.load == "never" {
-		return false, nil, withCode(ExitUnsupported, fmt.Errorf("table %s does not exist and --load=never: run 'candor load %s' first", strings.Join(names, ", "), wl.Name()))
+	if phase == phaseRun && len(missing) > 0 && f.load == "never" {
+		verb := "does"
+		if len(missing) > 1 {
+			verb = "do"
+		}
+		return false, nil, withCode(ExitUnsupported, fmt.Errorf("table %s %s not exist and --load=never: run 'candor load %s' first", strings.Join(missing, ", "), verb, wl.Name()))
 	}
-	if missing {
+	if len(missing) > 0 {
 		if err := createSchema(ctx, conn, tgt, wl); err != nil {
 			return false, nil, err
 		}
 	}
-	return phase == phaseLoad || missing, reused, nil
+	return phase == phaseLoad || len(missing) > 0, reused, nil
 }
 
 // ownerMark is what candor records for a table it creates: the workload and,
@@ -615,6 +616,34 @@ func markHolds(mark string) string {
 		}
 	}
 	return mark
+}
+
+// otherData says how the data a table's mark records differs from what wl
+// would load: by what it holds, for a workload.TableReuser of the same
+// shape, else as "holds data loaded with other options (...)".
+func otherData(mark string, wl workload.Workload) string {
+	tr, ok := wl.(workload.TableReuser)
+	shape, marked := markField(mark, "shape")
+	switch {
+	case !ok || !marked:
+		return fmt.Sprintf("holds data loaded with other options (%s)", mark)
+	case shape != signatureHash(tr.ShapeSignature()):
+		var opts []string
+		for _, w := range strings.Fields(tr.ShapeSignature()) {
+			if k, _, ok := strings.Cut(w, "="); ok && k != "schema" {
+				opts = append(opts, "--"+k)
+			}
+		}
+		return fmt.Sprintf("was created for another test kind or with other values of %s (the options its definition depends on)", strings.Join(opts, ", "))
+	}
+	was, now := wordDiff(markHolds(mark), tr.Holds())
+	if was == "" {
+		was = markHolds(mark)
+	}
+	if now == "" {
+		return "holds " + was
+	}
+	return fmt.Sprintf("holds %s where this run says %s", was, now)
 }
 
 // wordDiff returns the space-separated words of a that b lacks and those of

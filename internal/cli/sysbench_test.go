@@ -228,7 +228,11 @@ func TestSysbenchTableReuse(t *testing.T) {
 	if code != 0 || strings.Contains(stderr, "holds") || res == nil || len(res.Workload.ReusedTables) != 0 {
 		t.Fatalf("the prepared options again: exit %d, %+v\n%s", code, res, stderr)
 	}
-	if code, stderr, _ = run("c.json", "sysbench/oltp_point_select", "--load", "never"); code != ExitUnsupported || !strings.Contains(stderr, "holds data loaded with other options (rows=3000") {
+	if code, stderr, _ = run("m.json", "sysbench/oltp_read_only", "--tables", "3", "--table-size", "3000", "--load", "never"); code != ExitUnsupported ||
+		!strings.Contains(stderr, "table sbtest3 does not exist and --load=never") {
+		t.Fatalf("a missing third table with --load never: exit %d\n%s", code, stderr)
+	}
+	if code, stderr, _ = run("c.json", "sysbench/oltp_point_select", "--load", "never"); code != ExitUnsupported || !strings.Contains(stderr, "table sbtest1 holds rows=3000 where this run says rows=10000;") {
 		t.Fatalf("too few rows with --load never: exit %d\n%s", code, stderr)
 	}
 	if code, stderr, _ = run("d.json", "sysbench/oltp_point_select"); code != 0 || !strings.Contains(stderr, "dropping and reloading") {
@@ -238,7 +242,8 @@ func TestSysbenchTableReuse(t *testing.T) {
 		t.Fatalf("sbtest1 has %d rows after the reload, want 10000", n)
 	}
 	// Another shape is reloaded even with rows enough.
-	if code, stderr, _ = run("e.json", "sysbench/oltp_point_select", "--table-size", "100", "--tables", "2", "--create-secondary=off"); code != 0 || !strings.Contains(stderr, "dropping and reloading") {
+	if code, stderr, _ = run("e.json", "sysbench/oltp_point_select", "--table-size", "100", "--tables", "2", "--create-secondary=off"); code != 0 ||
+		!strings.Contains(stderr, "other values of --auto-inc, --secondary, --create-secondary, --mysql-storage-engine") || !strings.Contains(stderr, "dropping and reloading") {
 		t.Fatalf("another shape: exit %d\n%s", code, stderr)
 	}
 	// prepare over tables that exist is refused, and they survive.

@@ -64,7 +64,9 @@ type FreshSchemer interface {
 // it creates, and a run whose data signature differs from the mark's reuses
 // the table when the shapes match and Serves says so.
 type TableReuser interface {
-	// ShapeSignature names the options the tables' definition depends on.
+	// ShapeSignature names the options the tables' definition depends on,
+	// as space-separated words NAME=VALUE (NAME the option's flag without
+	// "--"; "schema" for what no option sets).
 	ShapeSignature() string
 	// Holds says what one loaded table holds, as space-separated
 	// NAME=VALUE words without "=" or spaces in the values ("rows=1000000

@@ -576,10 +576,11 @@ func (w *Workload) DataSignature() string {
 }
 
 // ShapeSignature implements workload.TableReuser: the options the table's
-// definition depends on.
+// definition depends on, by their names, and the kind of test (bulk_insert's
+// tables differ from the others').
 func (w *Workload) ShapeSignature() string {
 	o := &w.opts
-	return fmt.Sprintf("schema=%s auto-inc=%t secondary=%t create-secondary=%t engine=%s sequence-cache=%d sharding=%s split-at=%v presplit=%d",
+	return fmt.Sprintf("schema=%s auto-inc=%t secondary=%t create-secondary=%t mysql-storage-engine=%s sequence-cache=%d sharding=%s split-at=%v presplit=%d",
 		w.schemaKind(), o.AutoInc, o.Secondary, o.CreateSecondary, o.MySQLStorageEngine, o.SequenceCache, o.Sharding, o.SplitAt, o.Presplit)
 }
 
