@@ -283,6 +283,10 @@ func (l *sysbenchLine) take(o sysbenchOpt) error {
 		return usagef("--mysql-socket: candor connects over TCP; give --mysql-host and --mysql-port instead")
 	case o.name == "mysql-ignore-errors":
 		return checkIgnoreErrors(o.value)
+	case o.name == "mysql-ssl-cipher":
+		if o.value != "" {
+			return withCode(ExitUnsupported, fmt.Errorf("%s is not supported: candor's TLS (Go's crypto/tls) negotiates the cipher and takes no OpenSSL cipher names", o.arg()))
+		}
 	case o.name == "report-checkpoints":
 		if o.value != "" {
 			return withCode(ExitUnsupported, fmt.Errorf("--report-checkpoints is not supported: every interval record in candor's result file holds the counters and histograms of its interval"))

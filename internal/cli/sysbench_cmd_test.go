@@ -56,8 +56,9 @@ func TestSysbenchCommandLineTranslation(t *testing.T) {
 			nil, append([]string{"run", "sysbench/oltp_delete", "--target=mysql://sbtest@localhost:3306/sbtest"}, runDefaults...)},
 		{"prepare keeps --threads and drops run options", []string{"--threads=4", "--time=300", "--events=9", "--rate=5", "--tables=10", "--auto-inc=off", "oltp_read_write", "prepare"},
 			nil, []string{"load", "sysbench/oltp_read_write", "--target=mysql://sbtest@localhost:3306/sbtest", "--threads=4", "--tables=10", "--auto-inc=off"}},
+		// (--threads stays: bulk_insert's cleanup drops a table per thread)
 		{"cleanup uses one node and drops what it has no use for", []string{"--mysql-host=a,b", "--threads=64", "--time=300", "--report-interval=10", "--tables=10", "oltp_read_write", "cleanup"},
-			nil, []string{"cleanup", "sysbench/oltp_read_write", "--target=mysql://sbtest@a:3306/sbtest", "--tables=10"}},
+			nil, []string{"cleanup", "sysbench/oltp_read_write", "--target=mysql://sbtest@a:3306/sbtest", "--threads=64", "--tables=10"}},
 		{"--config-file comes before the command line", []string{"--config-file=sb.cfg", "--threads=2", "oltp_read_only", "run"},
 			map[string]string{"sb.cfg": "# sysbench options\nthreads=16\nrand_type=uniform\nskip-trx\n"},
 			append(append([]string{"run", "sysbench/oltp_read_only", "--target=mysql://sbtest@localhost:3306/sbtest"}, runDefaults...),
@@ -70,6 +71,9 @@ func TestSysbenchCommandLineTranslation(t *testing.T) {
 		{"prewarm on every node, with its threads", []string{"--mysql-host=a,b", "--threads=4", "--time=60", "--tables=8", "oltp_read_write", "prewarm"},
 			nil, []string{"prewarm", "sysbench/oltp_read_write", "--target=mysql://sbtest@a:3306/sbtest", "--target=mysql://sbtest@b:3306/sbtest", "--threads=4", "--tables=8"}},
 		{"help shows the test's options", []string{"oltp_read_write", "help"}, nil, []string{"run", "sysbench/oltp_read_write", "--help"}},
+		// no cipher is sysbench's default; --pgsql-variant is a test option
+		{"an empty cipher, a PostgreSQL variant", []string{"--mysql-ssl-cipher=", "--pgsql-variant=redshift", "oltp_read_only", "run"},
+			nil, []string{"run", "sysbench/oltp_read_only", "--target=mysql://sbtest@localhost:3306/sbtest", "--format=sysbench", "--time=10", "--load=never", "--pgsql-variant=redshift"}},
 	}
 	for _, c := range cases {
 		got, err := translate(c.args, c.files)
@@ -105,6 +109,8 @@ func TestSysbenchCommandLineRefusals(t *testing.T) {
 		{"ignore all errors", []string{"--mysql-ignore-errors=all", "oltp_read_write", "run"}, ExitUnsupported, "cannot ignore all"},
 		{"ignore a syntax error", []string{"--mysql-ignore-errors=1213,1064", "oltp_read_write", "run"}, ExitUnsupported, "cannot ignore 1064"},
 		{"forced shutdown", []string{"--forced-shutdown=5", "oltp_read_write", "run"}, ExitUnsupported, "--forced-shutdown=5"},
+		{"an OpenSSL cipher", []string{"--mysql-ssl=on", "--mysql-ssl-cipher=AES128-SHA", "oltp_read_write", "run"}, ExitUnsupported, "negotiates the cipher"},
+		{"compression", []string{"--mysql-compression=on", "oltp_read_write", "run"}, ExitUnsupported, "do not compress"},
 		{"unknown option", []string{"--frobnicate=1", "oltp_read_write", "run"}, ExitUsage, "unknown option --frobnicate"},
 		{"an endless run", []string{"--time=0", "--events=0", "oltp_read_write", "run"}, ExitUsage, "endless"},
 		{"missing config file", []string{"--config-file=nope.cfg", "oltp_read_write", "run"}, ExitUsage, "--config-file"},

@@ -47,6 +47,8 @@ type Options struct {
 	CreateSecondary bool  `json:"create-secondary"`
 	// MySQLStorageEngine is written as /*! ENGINE = ... */ on MySQL and TiDB.
 	MySQLStorageEngine string `json:"mysql-storage-engine"`
+	// PGSQLVariant is accepted and has no effect, as in sysbench 1.0.20.
+	PGSQLVariant string `json:"pgsql-variant,omitempty"`
 
 	RandType     string  `json:"rand-type"`
 	RandSpecIter int     `json:"rand-spec-iter"`
@@ -130,6 +132,12 @@ var options = []option{
 			return errors.New("must be an engine name (letters, digits, _)")
 		}
 		o.MySQLStorageEngine = v
+		return nil
+	}},
+	// oltp_common.lua 1.0.20 compares an unset global, not this option, so
+	// the option changes nothing there; it is accepted and recorded.
+	{"pgsql-variant", "", "Use this PostgreSQL variant when running with the PostgreSQL driver (accepted and without effect, as in sysbench 1.0.20, whose script never reads it)", oltpTests, func(o *Options, v string) error {
+		o.PGSQLVariant = v
 		return nil
 	}},
 
