@@ -89,6 +89,9 @@ func newSysbenchCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			for _, w := range line.warnings() {
+				fmt.Fprintln(env.Stdout, w)
+			}
 			root.SetArgs(out)
 			return root.Execute()
 		},
@@ -115,6 +118,23 @@ type sysbenchLine struct {
 	opts          []sysbenchOpt     // the rest, in order
 	target        bool              // --target given
 	help, version bool
+	testOption    bool            // the deprecated --test=TEST
+	deprecated    map[string]bool // deprecated aliases given a non-zero value
+}
+
+// warnings are sysbench's warnings about deprecated options, in the order it
+// prints them (on stdout, before its header).
+func (l *sysbenchLine) warnings() []string {
+	var out []string
+	if l.testOption {
+		out = append(out, "WARNING: the --test option is deprecated. You can pass a script name or path on the command line without any options.")
+	}
+	for _, old := range []string{"num-threads", "max-time", "max-requests", "tx-rate"} {
+		if l.deprecated[old] {
+			out = append(out, fmt.Sprintf("WARNING: --%s is deprecated, use --%s instead", old, sysbenchAliases[old]))
+		}
+	}
+	return out
 }
 
 // sysbenchOpt is one --name[=value] option; set tells "--name" from "--name=".
@@ -189,6 +209,7 @@ func parseSysbenchLine(args []string, readFile func(string) ([]byte, error)) (*s
 		}
 		if name == "test" { // deprecated in 1.0 and still taken: the test's name or script
 			words = append([]string{value}, words...)
+			l.testOption = true
 			continue
 		}
 		if name == "config-file" {
@@ -263,6 +284,13 @@ func sysbenchConfigFile(name string, readFile func(string) ([]byte, error)) ([]s
 // take files one option.
 func (l *sysbenchLine) take(o sysbenchOpt) error {
 	if alias, ok := sysbenchAliases[o.name]; ok {
+		// sysbench warns when a deprecated option has a value above zero.
+		if v, err := strconv.ParseFloat(o.value, 64); err == nil && v > 0 && o.name != "warmup-time" {
+			if l.deprecated == nil {
+				l.deprecated = map[string]bool{}
+			}
+			l.deprecated[o.name] = true
+		}
 		o.name = alias
 	}
 	on := !o.set || isTrue(o.value) // --help, --version

@@ -281,3 +281,23 @@ func password(raw string) string {
 	pw, _ := u.User.Password()
 	return pw
 }
+
+// TestSysbenchDeprecationWarnings: sysbench's warnings for its deprecated
+// options, in its order, for values above zero only.
+func TestSysbenchDeprecationWarnings(t *testing.T) {
+	l, err := parseSysbenchLine([]string{"--tx-rate=0", "--max-time=5", "--num-threads=2", "--max-requests=0", "--test=oltp_read_only", "run"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"WARNING: the --test option is deprecated. You can pass a script name or path on the command line without any options.",
+		"WARNING: --num-threads is deprecated, use --threads instead",
+		"WARNING: --max-time is deprecated, use --time instead",
+	}
+	if got := l.warnings(); !slices.Equal(got, want) {
+		t.Errorf("warnings:\n got %q\nwant %q", got, want)
+	}
+	if l, err = parseSysbenchLine([]string{"--threads=2", "--warmup-time=3", "oltp_read_only", "run"}, nil); err != nil || len(l.warnings()) != 0 {
+		t.Errorf("current options warned: %v %q", err, l.warnings())
+	}
+}
