@@ -30,8 +30,8 @@ import (
 const sysbenchCmdLong = `Takes a sysbench 1.0.20 command line as it is: put 'candor' in front of
 'sysbench [options]... TESTNAME COMMAND'. TESTNAME is one of sysbench's OLTP tests (a path
 such as /usr/share/sysbench/oltp_read_write.lua works too); COMMAND is prepare, run, cleanup,
-prewarm (MySQL wire) or help. As in sysbench, options take their value after '=' (--threads=16) and on/off
-options alone mean on.
+prewarm (MySQL wire) or help (the test script's options, as sysbench lists them). As in sysbench,
+options take their value after '=' (--threads=16) and on/off options alone mean on.
 
   --db-driver=mysql|pgsql          sysbench's default is mysql
   --mysql-host=LIST --mysql-port=LIST --mysql-user --mysql-password --mysql-db --mysql-ssl
@@ -82,6 +82,17 @@ func newSysbenchCmd(env *Env) *cobra.Command {
 			case line.version:
 				v, _, _ := version.Info()
 				fmt.Fprintf(env.Stdout, "candor %s (sysbench 1.0.20 command line)\n", v)
+				return nil
+			}
+			if line.command == "help" {
+				// sysbench's help for a test: its script's options.
+				v, _, _ := version.Info()
+				fmt.Fprintf(env.Stdout, "candor %s (sysbench 1.0.20 command line)\n\n", v)
+				text, err := sysbench.Help(line.test)
+				if err != nil {
+					return usagef("%v.", err)
+				}
+				fmt.Fprintf(env.Stdout, "%s\nsysbench's general options (--threads, --time, --rand-type, ...) and candor's: candor run sysbench/%s --help\n", text, line.test)
 				return nil
 			}
 			root := NewRoot(env)
@@ -351,9 +362,6 @@ func (l *sysbenchLine) setTest(arg string) error {
 // candor's commands (nil when it has none).
 func (l *sysbenchLine) candorArgs(flag func(verb, name string) *pflag.Flag) ([]string, error) {
 	workload := "sysbench/" + l.test
-	if l.command == "help" {
-		return []string{"run", workload, "--help"}, nil
-	}
 	verb := map[string]string{"prepare": phaseLoad, "run": phaseRun, "cleanup": "cleanup", "prewarm": "prewarm"}[l.command]
 	out := []string{verb, workload}
 	if l.target && len(l.conn) > 0 {

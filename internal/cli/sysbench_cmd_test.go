@@ -70,7 +70,6 @@ func TestSysbenchCommandLineTranslation(t *testing.T) {
 				"--histogram", "--percentile=99")},
 		{"prewarm on every node, with its threads", []string{"--mysql-host=a,b", "--threads=4", "--time=60", "--tables=8", "oltp_read_write", "prewarm"},
 			nil, []string{"prewarm", "sysbench/oltp_read_write", "--target=mysql://sbtest@a:3306/sbtest", "--target=mysql://sbtest@b:3306/sbtest", "--threads=4", "--tables=8"}},
-		{"help shows the test's options", []string{"oltp_read_write", "help"}, nil, []string{"run", "sysbench/oltp_read_write", "--help"}},
 		// no cipher is sysbench's default; --pgsql-variant is a test option
 		{"an empty cipher, a PostgreSQL variant", []string{"--mysql-ssl-cipher=", "--pgsql-variant=redshift", "oltp_read_only", "run"},
 			nil, []string{"run", "sysbench/oltp_read_only", "--target=mysql://sbtest@localhost:3306/sbtest", "--format=sysbench", "--time=10", "--load=never", "--pgsql-variant=redshift"}},
@@ -299,5 +298,19 @@ func TestSysbenchDeprecationWarnings(t *testing.T) {
 	}
 	if l, err = parseSysbenchLine([]string{"--threads=2", "--warmup-time=3", "oltp_read_only", "run"}, nil); err != nil || len(l.warnings()) != 0 {
 		t.Errorf("current options warned: %v %q", err, l.warnings())
+	}
+}
+
+// TestSysbenchHelpCommand: `candor sysbench TEST help` lists the test
+// script's options as sysbench does; bulk_insert has none (exit 2).
+func TestSysbenchHelpCommand(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(t, dir, nil, "sysbench", "select_random_points", "help")
+	if code != 0 || !strings.Contains(stdout, "(sysbench 1.0.20 command line)\n\nselect_random_points options:\n  --auto_inc[=on|off] ") ||
+		!strings.Contains(stdout, "--random_points=N") || !strings.Contains(stdout, "candor run sysbench/select_random_points --help") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, _, stderr = runCLI(t, dir, nil, "sysbench", "bulk_insert", "help"); code != ExitUsage || !strings.Contains(stderr, "'bulk_insert' test does not implement the 'help' command.") {
+		t.Fatalf("bulk_insert help: exit %d\n%s", code, stderr)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -466,4 +467,59 @@ func optionNames() []string {
 		out[i] = o.name
 	}
 	return out
+}
+
+// commonScriptOptions are oltp_common.lua's options, which `sysbench TEST
+// help` lists for every OLTP test; the select_random scripts add theirs.
+var commonScriptOptions = []string{"tables", "table-size", "range-size", "point-selects", "simple-ranges",
+	"sum-ranges", "order-ranges", "distinct-ranges", "index-updates", "non-index-updates", "delete-inserts",
+	"range-selects", "auto-inc", "skip-trx", "secondary", "create-secondary", "mysql-storage-engine", "pgsql-variant"}
+
+var scriptOwnOptions = map[string][]string{
+	SelectRandomPoints: {"random-points"},
+	SelectRandomRanges: {"number-of-ranges", "delta"},
+}
+
+// Help is `sysbench TEST help` of sysbench 1.0.20 after its banner: the
+// test script's options in its layout (underscored names sorted, on/off
+// options as [=on|off], numbers as =N, the rest as =STRING, the default in
+// brackets). bulk_insert has no help command, as in sysbench.
+func Help(test string) (string, error) {
+	if test == BulkInsert {
+		return "", fmt.Errorf("'%s' test does not implement the 'help' command", test)
+	}
+	if !slices.Contains(Tests, test) {
+		return "", fmt.Errorf("unknown sysbench test %q", test)
+	}
+	names := append(slices.Clone(commonScriptOptions), scriptOwnOptions[test]...)
+	type line struct{ spec, text string }
+	var lines []line
+	width := 0
+	for _, o := range options {
+		if !slices.Contains(names, o.name) {
+			continue
+		}
+		spec := "--" + strings.ReplaceAll(o.name, "-", "_")
+		switch _, err := strconv.ParseFloat(o.def, 64); {
+		case o.def == "on" || o.def == "off":
+			spec += "[=on|off]"
+		case err == nil:
+			spec += "=N"
+		default:
+			spec += "=STRING"
+		}
+		text := o.usage
+		if o.def != "" {
+			text += " [" + o.def + "]"
+		}
+		lines = append(lines, line{spec, text})
+		width = max(width, len(spec))
+	}
+	slices.SortFunc(lines, func(a, b line) int { return strings.Compare(a.spec, b.spec) })
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s options:\n", test)
+	for _, l := range lines {
+		fmt.Fprintf(&b, "  %-*s %s\n", width, l.spec, l.text)
+	}
+	return b.String(), nil
 }

@@ -303,3 +303,57 @@ func FuzzNew(f *testing.F) {
 		}
 	})
 }
+
+// TestHelp: `sysbench TEST help` as 1.0.20 prints it (lines from its own
+// output), for oltp_read_write and the select_random tests' extra options.
+func TestHelp(t *testing.T) {
+	h, err := Help(OLTPReadWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(h, "\n"), "\n")
+	want := []string{
+		"oltp_read_write options:",
+		"  --auto_inc[=on|off]           Use AUTO_INCREMENT column as Primary Key (for MySQL), or its alternatives in other DBMS. When disabled, use client-generated IDs [on]",
+		"  --create_secondary[=on|off]   Create a secondary index in addition to the PRIMARY KEY [on]",
+		"  --delete_inserts=N            Number of DELETE/INSERT combinations per transaction [1]",
+		"  --distinct_ranges=N           Number of SELECT DISTINCT queries per transaction [1]",
+		"  --index_updates=N             Number of UPDATE index queries per transaction [1]",
+		"  --mysql_storage_engine=STRING Storage engine, if MySQL is used [innodb]",
+		"  --non_index_updates=N         Number of UPDATE non-index queries per transaction [1]",
+		"  --order_ranges=N              Number of SELECT ORDER BY queries per transaction [1]",
+		"", // --pgsql_variant: candor says what it does
+		"  --point_selects=N             Number of point SELECT queries per transaction [10]",
+		"  --range_selects[=on|off]      Enable/disable all range SELECT queries [on]",
+		"  --range_size=N                Range size for range SELECT queries [100]",
+		"  --secondary[=on|off]          Use a secondary index in place of the PRIMARY KEY [off]",
+		"  --simple_ranges=N             Number of simple range SELECT queries per transaction [1]",
+		"  --skip_trx[=on|off]           Don't start explicit transactions and execute all queries in the AUTOCOMMIT mode [off]",
+		"  --sum_ranges=N                Number of SELECT SUM() queries per transaction [1]",
+		"  --table_size=N                Number of rows per table [10000]",
+		"  --tables=N                    Number of tables [1]",
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), h)
+	}
+	for i, w := range want {
+		if w != "" && lines[i] != w {
+			t.Errorf("line %d:\n got %q\nwant %q", i+1, lines[i], w)
+		}
+	}
+	if !strings.HasPrefix(lines[9], "  --pgsql_variant=STRING        Use this PostgreSQL variant") {
+		t.Errorf("line 10: %q", lines[9])
+	}
+	r, _ := Help(SelectRandomRanges)
+	for _, w := range []string{"  --delta=N                     Size of BETWEEN ranges [5]\n", "  --number_of_ranges=N          Number of random BETWEEN ranges per SELECT [10]\n"} {
+		if !strings.Contains(r, w) {
+			t.Errorf("select_random_ranges help lacks %q:\n%s", w, r)
+		}
+	}
+	if p, _ := Help(SelectRandomPoints); !strings.Contains(p, "--random_points=N") || strings.Contains(p, "--delta") {
+		t.Errorf("select_random_points help:\n%s", p)
+	}
+	if _, err := Help(BulkInsert); err == nil || !strings.Contains(err.Error(), "does not implement the 'help' command") {
+		t.Errorf("bulk_insert help: %v", err)
+	}
+}
