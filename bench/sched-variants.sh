@@ -18,7 +18,8 @@
 # Environment: DB (postgres or mariadb; postgres), VARIANTS ("y5 p0y5 sync5
 # y0"), CONFIGS (test:threads pairs, "oltp_point_select:4
 # oltp_point_select:16 oltp_read_write:4 oltp_read_write:16"), ROUNDS (4),
-# DURATION seconds per run (8), TABLE_SIZE (1000000). candor prepares one table once; every round runs, per config,
+# DURATION seconds per run (8), TABLE_SIZE (1000000), AUTOGROUP (""; 0 turns
+# the kernel's autogroups off for the run, see bench/lib.sh). candor prepares one table once; every round runs, per config,
 # sysbench and then each variant on it, the variants' order rotating by
 # round. Per run: the tool's own transactions per second, its client CPU per
 # transaction (user+system time of the finished process, from `times`) and
@@ -39,19 +40,14 @@ TABLE_SIZE=${TABLE_SIZE:-1000000}
 BENCH_NAME=sched-variants
 . bench/lib.sh
 
-SANDBOX=$(sandbox_script "$DB")
 for v in $VARIANTS; do
 	[[ $v =~ ^(p[0-9]+)?(y|sync)[0-9]+$ ]] || die "variant $v: write [p<spare>]y<ms> or [p<spare>]sync<ms>, e.g. y5, p0y5 or sync5"
 done
 install_sysbench
 
 WORK=$(mktemp -d /tmp/candor-sched-variants.XXXXXX)
-# The sandbox makes its own directory, which the server's user must reach:
-# not under WORK (private to us).
-DBDIR=$(mktemp -d "/tmp/candor-sched-$DB.XXXXXX")
-rmdir "$DBDIR"
 cleanup() {
-	"$SANDBOX" stop "$DBDIR" >/dev/null 2>&1 || true
+	bench_exit # the server, and AUTOGROUP's setting
 	git worktree remove --force "$WORK/src" >/dev/null 2>&1 || true
 	rm -rf "$WORK"
 }
@@ -62,7 +58,9 @@ git worktree add --detach -q "$WORK/src" HEAD
 git -C "$WORK/src" apply "$PWD/bench/patches/sched-variants.patch"
 (cd "$WORK/src" && go build -o "$WORK/candor" ./cmd/candor)
 
-URL=$("$SANDBOX" start "$DBDIR")
+start_sandbox "$DB" sched # sets URL; applies AUTOGROUP
+trap cleanup EXIT         # start_sandbox's own trap stops the server only
+log "$(autogroup_setting)"
 sysbench_conn "$DB" "$URL"
 log "preparing 1 table of $TABLE_SIZE rows"
 "$WORK/candor" prepare sysbench --tables 1 --table-size "$TABLE_SIZE" --target "$URL" -q -o "$WORK/prepare.json" >/dev/null
