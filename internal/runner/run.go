@@ -380,12 +380,14 @@ func (wr *worker) loop(ctx context.Context) {
 				break
 			}
 		}
-		if open {
-			wr.busy.Store(false)
-		}
 		wr.w.Done(err)
 		if cut {
+			// Still busy at the end of the phase, for its last tick (as
+			// sysbench's last interval line counts the threads running).
 			return
+		}
+		if open {
+			wr.busy.Store(false)
 		}
 		done++
 		// Warm-up operations are recorded too, for the interval series; the

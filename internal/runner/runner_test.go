@@ -739,6 +739,11 @@ func TestOpenLoopBacklog(t *testing.T) {
 	if *iv.Queue < 200 || *iv.Concurrency < 1 || *iv.Concurrency > 2 {
 		t.Errorf("overloaded at %.1fs: queue %d, concurrency %d; want a queue of hundreds and 1-2 running", iv.ElapsedSec, *iv.Queue, *iv.Concurrency)
 	}
+	// At the end both were in an operation the end cut short: the last
+	// interval counts them running, as sysbench's last line does.
+	if last := p.Intervals[len(p.Intervals)-1]; last.Concurrency == nil || *last.Concurrency != 2 {
+		t.Errorf("overloaded, last interval at %.2fs: concurrency %d, want 2", last.ElapsedSec, deref(last.Concurrency))
+	}
 	// 7/s on workers that could do 2000/s: nothing waits, at any tick (due
 	// times, k/7 s, fall 14 ms or more from the ticks every 100 ms).
 	under := newRunner(fake.New(fake.Config{Latency: time.Millisecond}), Config{Rate: 7, Threads: 2, Duration: 600 * time.Millisecond})
