@@ -243,6 +243,9 @@ func resolveWorkload(name string, files, props []string) (workload.Workload, err
 	}
 	w, err := entry.New(variant, files, props)
 	if err != nil {
+		if strings.HasPrefix(err.Error(), name+":") {
+			return nil, withCode(ExitUsage, err) // the workload named itself
+		}
 		return nil, withCode(ExitUsage, fmt.Errorf("workload %s: %w", name, err))
 	}
 	return w, nil

@@ -305,6 +305,16 @@ type setting struct {
 	name, value, source string
 }
 
+// option is how an error names the setting: as the flag (--table-size) when
+// it came from the command line, where sysbench's options are flags (the CLI
+// passes flags and -p alike as "-p"), else with its file and line.
+func (s setting) option() string {
+	if s.source == "-p" {
+		return "--" + s.name
+	}
+	return s.source + " " + s.name
+}
+
 // normName is an option name as candor spells it: sysbench accepts
 // underscores and dashes alike (--table_size, --table-size), and a leading
 // "--" is tolerated.
@@ -377,14 +387,14 @@ func resolve(test string, settings []setting) (Options, []string, error) {
 		opt, ok := optionIndex[s.name]
 		if !ok {
 			if flag, isFlag := candorFlags[s.name]; isFlag {
-				errs = append(errs, fmt.Errorf("%s %s: sysbench's general option is candor's %s", s.source, s.name, flag))
+				errs = append(errs, fmt.Errorf("%s: sysbench's general option is candor's %s", s.option(), flag))
 			} else {
-				errs = append(errs, fmt.Errorf("%s %s: unknown option; valid options: %s", s.source, s.name, strings.Join(optionNames(), ", ")))
+				errs = append(errs, fmt.Errorf("%s: unknown option; valid options: %s", s.option(), strings.Join(optionNames(), ", ")))
 			}
 			continue
 		}
 		if err := opt.set(&o, s.value); err != nil {
-			errs = append(errs, fmt.Errorf("%s %s=%q: %w", s.source, s.name, s.value, err))
+			errs = append(errs, fmt.Errorf("%s=%q: %w", s.option(), s.value, err))
 			continue
 		}
 		given[s.name] = true
