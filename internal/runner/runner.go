@@ -76,7 +76,7 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("--time must not be negative (got %v)", c.Duration))
 	}
 	if c.Operations < 0 {
-		errs = append(errs, fmt.Errorf("--operations must not be negative (got %d)", c.Operations))
+		errs = append(errs, fmt.Errorf("--operations (--events) must not be negative (got %d)", c.Operations))
 	}
 	if c.Warmup < 0 {
 		errs = append(errs, fmt.Errorf("--warmup must not be negative (got %v)", c.Warmup))
