@@ -273,6 +273,7 @@ func runConfig(fs *pflag.FlagSet, phase string, f *runFlags, lim workload.Limits
 	}
 	cfg.RetryClasses = lim.RetryClasses
 	cfg.StopOnError = lim.StopOnError
+	cfg.SharedOperations = lim.SharedOperations
 	if phase == phaseRun {
 		if !fs.Changed("time") && lim.Duration > 0 {
 			cfg.Duration = lim.Duration

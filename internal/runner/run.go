@@ -127,6 +127,13 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	}
 	// Open loop: operations due and not begun, at each tick.
 	queue := backlog{end: phaseEnd}
+	// Closed loop with Config.SharedOperations: the operations not yet
+	// begun, which the workers take one at a time.
+	var budget *atomic.Int64
+	if cfg.SharedOperations && !open && cfg.Operations > 0 {
+		budget = new(atomic.Int64)
+		budget.Store(cfg.Operations)
+	}
 	// The first error that ends the phase (Config.StopOnError).
 	var failOnce sync.Once
 	var failErr error
@@ -141,9 +148,13 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 		rng := workerRand(cfg.Seed, w)
 		wk := r.Workload.NewWorker(w, rng)
 		rec := coll.Recorder()
+		q := quota(cfg.Operations, cfg.Threads, w)
+		if budget != nil {
+			q = unlimited // the budget ends the loop
+		}
 		wr := &worker{
-			r: r, w: wk, sess: sessions[w], rec: rec, fail: fail,
-			quota: quota(cfg.Operations, cfg.Threads, w), start: start, end: phaseEnd, maxLag: &maxLag,
+			r: r, w: wk, sess: sessions[w], rec: rec, fail: fail, budget: budget,
+			quota: q, start: start, end: phaseEnd, maxLag: &maxLag,
 			span: spanRecorder{r: r, rec: rec, open: open, counts: make([]int64, len(counters))},
 		}
 		if open {
@@ -233,7 +244,8 @@ type worker struct {
 	start  time.Time     // phase start; the loop keeps times as offsets from it
 	end    time.Duration // the phase's end (--time), from start; an attempt returning after it is cut short
 	maxLag *atomic.Int64
-	fail   func(error) // ends the phase with this error (Config.StopOnError)
+	fail   func(error)   // ends the phase with this error (Config.StopOnError)
+	budget *atomic.Int64 // operations left to begin (Config.SharedOperations); nil: quota
 	out    measure.Outcome
 	span   spanRecorder
 	// Open loop, read by the monitor (backlog): operations begun, and
@@ -328,6 +340,9 @@ func (wr *worker) loop(ctx context.Context) {
 			}
 		}
 		if ctx.Err() != nil {
+			return
+		}
+		if wr.budget != nil && wr.budget.Add(-1) < 0 {
 			return
 		}
 		op := wr.w.Next()

@@ -55,6 +55,10 @@ type Config struct {
 	// StopOnError ends the run phase as failed at the first operation whose
 	// error is not retried (workload.Limits.StopOnError).
 	StopOnError bool
+	// SharedOperations makes Operations, in a closed loop, one budget the
+	// workers draw from (workload.Limits.SharedOperations); otherwise each
+	// worker does an equal share (quota).
+	SharedOperations bool
 }
 
 // ChooseSessionIO returns the session I/O of a run phase on tgt

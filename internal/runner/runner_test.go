@@ -125,6 +125,45 @@ func TestOperationQuotaIsExact(t *testing.T) {
 	}
 }
 
+// slowFirstWorkload's worker 0 takes 2 ms per operation, the others none.
+type slowFirstWorkload struct{ opWorkload }
+
+func (w *slowFirstWorkload) NewWorker(id int, _ *rand.Rand) workload.Worker {
+	return &slowWorker{slow: id == 0}
+}
+
+type slowWorker struct {
+	opWorker
+	slow bool
+}
+
+func (s *slowWorker) Exec(ctx context.Context, c target.Conn, sp workload.Span) error {
+	if s.slow {
+		time.Sleep(2 * time.Millisecond)
+	}
+	return s.opWorker.Exec(ctx, c, sp)
+}
+
+func TestSharedOperations(t *testing.T) {
+	// sysbench's --events: 400 operations in all, taken as the workers go,
+	// so the fast worker does most of them; YCSB's split gives each 200.
+	for _, shared := range []bool{true, false} {
+		r := &Runner{Target: fake.New(fake.Config{}), Workload: &slowFirstWorkload{},
+			Config: Config{Operations: 400, Threads: 2, SharedOperations: shared, ReportInterval: 100 * time.Millisecond}}
+		p, err := r.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := op(t, p, "OP").Count; got != 400 {
+			t.Fatalf("shared %v: %d operations, want 400", shared, got)
+		}
+		slow, fast := p.Workers[0].Ops, p.Workers[1].Ops
+		if shared && (fast < 300 || slow+fast != 400) || !shared && (slow != 200 || fast != 200) {
+			t.Errorf("shared %v: the slow worker did %d, the fast one %d", shared, slow, fast)
+		}
+	}
+}
+
 func TestQuotaSplit(t *testing.T) {
 	cases := []struct {
 		total int64

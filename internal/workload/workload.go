@@ -177,6 +177,10 @@ type Limits struct {
 	// error of a class outside RetryClasses (sysbench's FATAL); otherwise
 	// such an operation counts as failed and the run goes on (YCSB).
 	StopOnError bool
+	// SharedOperations makes a closed-loop run's operation count one
+	// budget the workers draw from as they go (sysbench's --events), not
+	// an equal share per worker (YCSB's operationcount).
+	SharedOperations bool
 }
 
 // Table is one table a workload creates.

@@ -260,8 +260,9 @@ func TestLimitsOpsCounters(t *testing.T) {
 	w, _ := New(OLTPReadWrite, nil, nil)
 	l := w.Limits()
 	// sysbench restarts events on its ignorable errors and after a
-	// reconnect, and stops at any other error.
-	if l.Duration != 10*time.Second || l.Retries != -1 || !l.StopOnError ||
+	// reconnect, stops at any other error, and counts --events over all
+	// threads.
+	if l.Duration != 10*time.Second || l.Retries != -1 || !l.StopOnError || !l.SharedOperations ||
 		!reflect.DeepEqual(l.RetryClasses, []target.ErrorClass{target.ClassRetryable, target.ClassConstraint, target.ClassConnection}) || !l.Transactions {
 		t.Errorf("Limits = %+v", l)
 	}

@@ -327,11 +327,12 @@ var RestartClasses = []target.ErrorClass{target.ClassRetryable, target.ClassCons
 // and the end of the run at any other error (sysbench's FATAL).
 func (w *Workload) Limits() workload.Limits {
 	return workload.Limits{
-		Duration:     10 * time.Second,
-		Retries:      -1,
-		RetryClasses: append(slices.Clip(RestartClasses), target.ClassConnection),
-		Transactions: w.usesTransactions(),
-		StopOnError:  true,
+		Duration:         10 * time.Second,
+		Retries:          -1,
+		RetryClasses:     append(slices.Clip(RestartClasses), target.ClassConnection),
+		Transactions:     w.usesTransactions(),
+		StopOnError:      true,
+		SharedOperations: true,
 	}
 }
 
