@@ -554,14 +554,14 @@ func (w *Workload) workerRand(id int, r *rand.Rand) *rand.Rand {
 	return rand.New(rand.NewSource(w.opts.RandSeed*0x2545F4914F6CDD1D + int64(id) + 1))
 }
 
-// uniqueSeq returns the shared sysbench.rand.unique() sequence, seeded once:
-// from --rand-seed when set, else from the generator of the first worker
-// created (worker 0 when the runner creates them in order).
+// uniqueSeq returns the shared sysbench.rand.unique() sequence, seeded once
+// from the runner's generator of the first worker created (worker 0 when the
+// runner creates them in order), also with --rand-seed: sysbench seeds the
+// sequence apart from --rand-seed, so that runs with one seed do not insert
+// the same ids again (oltp_insert with client ids). candor's run seed
+// (--seed, recorded) still reproduces it.
 func (w *Workload) uniqueSeq(r *rand.Rand) *keydist.SysbenchUnique {
 	w.uniqueOnce.Do(func() {
-		if w.opts.RandSeed != 0 {
-			r = rand.New(rand.NewSource(w.opts.RandSeed))
-		}
 		w.unique = keydist.NewSysbenchUniqueRand(r)
 	})
 	return w.unique

@@ -23,13 +23,13 @@ const (
 // NewWorker returns a run-phase worker. id is its thread number (sysbench's
 // sysbench.tid): select_random_* take their slice of the k range from it and
 // bulk_insert its table, sbtest<id+1>.
-func (w *Workload) NewWorker(id int, r *rand.Rand) workload.Worker {
-	r = w.workerRand(id, r)
+func (w *Workload) NewWorker(id int, runner *rand.Rand) workload.Worker {
+	r := w.workerRand(id, runner)
 	wk := &worker{w: w, r: r, id: id}
 	switch w.test {
 	case OLTPInsert:
 		if !w.opts.AutoInc {
-			wk.unique = w.uniqueSeq(r)
+			wk.unique = w.uniqueSeq(runner) // not from --rand-seed (see uniqueSeq)
 		}
 	case SelectRandomPoints, SelectRandomRanges:
 		// rlen = table_size / threads and thread_id = tid % threads are

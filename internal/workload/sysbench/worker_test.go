@@ -486,6 +486,22 @@ func TestRandSeed(t *testing.T) {
 	if a, b := get(1), get(2); a != b {
 		t.Errorf("rand-seed=42: runner seeds changed the draw (%v, %v)", a, b)
 	}
+	// ... but not the ids of oltp_insert without auto-inc: sysbench seeds
+	// rand.unique() apart from --rand-seed, so that two runs with one seed
+	// do not insert the same ids; the runner's seed decides them.
+	firstID := func(seed int64) string {
+		w := bound(t, pgEnv, OLTPInsert, "auto-inc=off", "rand-seed=42")
+		conn := &fakeConn{}
+		if err := w.NewWorker(0, newRand(seed)).Exec(ctx, conn, nil); err != nil {
+			t.Fatal(err)
+		}
+		_, rest, _ := strings.Cut(conn.calls[0].sql, "VALUES (")
+		id, _, _ := strings.Cut(rest, ",")
+		return id
+	}
+	if a, b, c := firstID(1), firstID(2), firstID(1); a == b || a != c {
+		t.Errorf("unique ids with rand-seed=42 and runner seeds 1, 2, 1: %s, %s, %s", a, b, c)
+	}
 	w = bound(t, pgEnv, OLTPPointSelect)
 	var vals []any
 	for s := int64(1); s <= 5; s++ {
