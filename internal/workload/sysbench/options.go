@@ -263,7 +263,7 @@ func int64Opt(field func(*Options) *int64, lo, hi int64) func(*Options, string) 
 	}
 }
 
-// boolOpt reads sysbench's on/off (and true/false), any case.
+// boolOpt reads sysbench's on/off (and true/false, 1/0), any case.
 func boolOpt(field func(*Options) *bool) func(*Options, string) error {
 	return func(o *Options, v string) error {
 		b, err := ParseOnOff(v)
@@ -279,15 +279,15 @@ func boolOpt(field func(*Options) *bool) func(*Options, string) error {
 // written in (--db-ps-mode=disable).
 func (o *Options) TextStatements() bool { return o.PSMode == "disable" }
 
-// ParseOnOff reads a sysbench on/off value (on, off, true, false; any case).
+// ParseOnOff reads a sysbench on/off value (on, off, true, false, 1, 0; any case).
 func ParseOnOff(v string) (bool, error) {
 	switch strings.ToLower(v) {
-	case "on", "true":
+	case "on", "true", "1":
 		return true, nil
-	case "off", "false":
+	case "off", "false", "0":
 		return false, nil
 	}
-	return false, errors.New("must be on, off, true or false")
+	return false, errors.New("must be on, off, true, false, 1 or 0")
 }
 
 func isWord(s string) bool {

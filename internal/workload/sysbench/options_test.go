@@ -117,6 +117,9 @@ func TestParseValues(t *testing.T) {
 		// sysbench's on/off and true/false, any case
 		{"booleans", []string{"auto-inc=off", "skip-trx=TRUE", "range-selects=false", "secondary=On"},
 			func(o Options) bool { return !o.AutoInc && o.SkipTrx && !o.RangeSelects && o.Secondary }},
+		// and 1/0, which sysbench's scripts take too
+		{"1 and 0", []string{"auto-inc=0", "skip-trx=1", "histogram=1", "range-selects=0"},
+			func(o Options) bool { return !o.AutoInc && o.SkipTrx && o.Histogram && !o.RangeSelects }},
 		// later settings win
 		{"later wins", []string{"tables=3", "tables=5"}, func(o Options) bool { return o.Tables == 5 }},
 		// a leading -- is tolerated (copied from a sysbench command line)
@@ -162,7 +165,7 @@ func TestValidation(t *testing.T) {
 		// negative count
 		{"negative", OLTPReadWrite, []string{"index-updates=-1"}, []string{"index-updates", "from 0 to 100000"}},
 		// not a boolean
-		{"boolean", OLTPReadWrite, []string{"auto-inc=maybe"}, []string{"auto-inc", "on, off, true or false"}},
+		{"boolean", OLTPReadWrite, []string{"auto-inc=maybe"}, []string{"auto-inc", "on, off, true, false, 1 or 0"}},
 		// sysbench 1.1's distribution
 		{"zipfian", OLTPReadWrite, []string{"rand-type=zipfian"}, []string{"rand-type", "1.1"}},
 		// unknown distribution
