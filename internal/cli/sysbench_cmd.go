@@ -103,6 +103,10 @@ func newSysbenchCmd(env *Env) *cobra.Command {
 			for _, w := range line.warnings() {
 				fmt.Fprintln(env.Stdout, w)
 			}
+			for _, name := range line.ignored {
+				fmt.Fprintf(env.Stderr, "candor: %s is an option of sysbench's %s driver, and --db-driver is %s: ignored, as sysbench ignores it\n",
+					name, driverOf(name), line.driver)
+			}
 			root.SetArgs(out)
 			return root.Execute()
 		},
@@ -131,6 +135,8 @@ type sysbenchLine struct {
 	help, version bool
 	testOption    bool            // the deprecated --test=TEST
 	deprecated    map[string]bool // deprecated aliases given a non-zero value
+	mysqlOpts     []sysbenchOpt   // the MySQL driver's own options (sysbenchMySQLOpts)
+	ignored       []string        // options of the driver not in use, dropped as sysbench ignores them
 }
 
 // warnings are sysbench's warnings about deprecated options, in the order it
@@ -177,6 +183,14 @@ var sysbenchOffOnly = map[string]string{
 	"mysql-dry-run":     "candor always runs the statements",
 	"mysql-compression": "candor's MySQL sessions do not compress",
 	"forced-shutdown":   "candor interrupts the statements still running when --time ends",
+}
+
+// sysbenchMySQLOpts are the MySQL driver's options other than the
+// connection's: checked when --db-driver is mysql, ignored otherwise (as by
+// sysbench).
+var sysbenchMySQLOpts = map[string]bool{
+	"mysql-socket": true, "mysql-ignore-errors": true, "mysql-ssl-cipher": true,
+	"mysql-compression": true, "mysql-debug": true, "mysql-dry-run": true,
 }
 
 // sysbenchIgnored are accepted and have no meaning for candor.
@@ -240,6 +254,9 @@ func parseSysbenchLine(args []string, readFile func(string) ([]byte, error)) (*s
 	}
 	if l.help || l.version {
 		return l, nil
+	}
+	if err := l.checkDriver(); err != nil {
+		return nil, err
 	}
 	switch len(words) {
 	case 0:
@@ -318,14 +335,8 @@ func (l *sysbenchLine) take(o sysbenchOpt) error {
 		l.conn["db-driver"] = o.value
 	case sysbenchConnOpts[o.name] != "":
 		l.conn[o.name] = o.value
-	case o.name == "mysql-socket":
-		return usagef("--mysql-socket: candor connects over TCP; give --mysql-host and --mysql-port instead")
-	case o.name == "mysql-ignore-errors":
-		return checkIgnoreErrors(o.value)
-	case o.name == "mysql-ssl-cipher":
-		if o.value != "" {
-			return withCode(ExitUnsupported, fmt.Errorf("%s is not supported: candor's TLS (Go's crypto/tls) negotiates the cipher and takes no OpenSSL cipher names", o.arg()))
-		}
+	case sysbenchMySQLOpts[o.name]:
+		l.mysqlOpts = append(l.mysqlOpts, o) // checked once the driver is known
 	case o.name == "report-checkpoints":
 		if o.value != "" {
 			return withCode(ExitUnsupported, fmt.Errorf("--report-checkpoints is not supported: every interval record in candor's result file holds the counters and histograms of its interval"))
@@ -342,6 +353,42 @@ func (l *sysbenchLine) take(o sysbenchOpt) error {
 		l.target = l.target || o.name == "target"
 		l.opts = append(l.opts, o)
 	}
+	return nil
+}
+
+// checkDriver drops the options of the driver not in use, as sysbench
+// ignores them (listing them in ignored), and checks the MySQL driver's own
+// options when it is in use.
+func (l *sysbenchLine) checkDriver() error {
+	for name := range l.conn {
+		if d := sysbenchConnOpts[name]; d != "" && d != l.driver {
+			l.ignored = append(l.ignored, "--"+name)
+			delete(l.conn, name)
+		}
+	}
+	for _, o := range l.mysqlOpts {
+		if l.driver != "mysql" {
+			l.ignored = append(l.ignored, "--"+o.name)
+			continue
+		}
+		switch o.name {
+		case "mysql-socket":
+			return usagef("--mysql-socket: candor connects over TCP; give --mysql-host and --mysql-port instead")
+		case "mysql-ignore-errors":
+			if err := checkIgnoreErrors(o.value); err != nil {
+				return err
+			}
+		case "mysql-ssl-cipher":
+			if o.value != "" {
+				return withCode(ExitUnsupported, fmt.Errorf("%s is not supported: candor's TLS (Go's crypto/tls) negotiates the cipher and takes no OpenSSL cipher names", o.arg()))
+			}
+		default: // off-only
+			if on, err := sysbench.ParseOnOff(o.value); !o.set || err != nil || on {
+				return withCode(ExitUnsupported, fmt.Errorf("%s is not supported: %s", o.arg(), sysbenchOffOnly[o.name]))
+			}
+		}
+	}
+	slices.Sort(l.ignored)
 	return nil
 }
 
@@ -425,11 +472,6 @@ func (l *sysbenchLine) endless() bool {
 // the next host (drv_mysql.c): one node per host and port, host-major.
 func (l *sysbenchLine) urls() ([]string, error) {
 	p := l.driver + "-"
-	for name := range l.conn {
-		if d := sysbenchConnOpts[name]; d != "" && d != l.driver {
-			return nil, usagef("--%s is an option of sysbench's %s driver, and --db-driver is %s", name, d, l.driver)
-		}
-	}
 	get := func(name, def string) string {
 		if v, ok := l.conn[p+name]; ok {
 			return v
@@ -502,6 +544,12 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// driverOf names the sysbench driver an option belongs to: mysql or pgsql.
+func driverOf(option string) string {
+	d, _, _ := strings.Cut(strings.TrimPrefix(option, "--"), "-")
+	return d
 }
 
 func isTrue(v string) bool {

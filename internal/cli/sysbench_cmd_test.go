@@ -101,7 +101,6 @@ func TestSysbenchCommandLineRefusals(t *testing.T) {
 		{"unknown command", []string{"oltp_read_write", "go"}, ExitUsage, `unknown command "go"`},
 		{"unknown driver", []string{"--db-driver=oracle", "oltp_read_write", "run"}, ExitUsage, "mysql and pgsql"},
 		{"a Unix socket", []string{"--mysql-socket=/tmp/s", "oltp_read_write", "run"}, ExitUsage, "TCP"},
-		{"pgsql options with the mysql driver", []string{"--pgsql-host=h", "oltp_read_write", "run"}, ExitUsage, "--db-driver is mysql"},
 		{"several pgsql hosts", []string{"--db-driver=pgsql", "--pgsql-host=a,b", "oltp_read_write", "run"}, ExitUsage, "one host"},
 		{"a bad port", []string{"--mysql-port=99999", "oltp_read_write", "run"}, ExitUsage, "1 to 65535"},
 		{"--target with connection options", []string{"--target=sqlite://x.db", "--mysql-host=h", "oltp_read_write", "run"}, ExitUsage, "not both"},
@@ -312,5 +311,35 @@ func TestSysbenchHelpCommand(t *testing.T) {
 	}
 	if code, _, stderr = runCLI(t, dir, nil, "sysbench", "bulk_insert", "help"); code != ExitUsage || !strings.Contains(stderr, "'bulk_insert' test does not implement the 'help' command.") {
 		t.Fatalf("bulk_insert help: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestSysbenchOtherDriversOptions: the options of the driver not in use are
+// ignored, as sysbench ignores them, and named; the MySQL driver's own are
+// checked only when it is in use.
+func TestSysbenchOtherDriversOptions(t *testing.T) {
+	l, err := parseSysbenchLine([]string{"--mysql-host=m", "--mysql-socket=/tmp/s", "--mysql-ignore-errors=all", "--mysql-compression=on",
+		"--db-driver=pgsql", "--pgsql-host=p", "oltp_read_only", "run"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"--mysql-compression", "--mysql-host", "--mysql-ignore-errors", "--mysql-socket"}
+	if !slices.Equal(l.ignored, want) {
+		t.Errorf("ignored %q, want %q", l.ignored, want)
+	}
+	if u, err := l.urls(); err != nil || len(u) != 1 || u[0] != "postgres://sbtest@p:5432/sbtest" {
+		t.Errorf("urls %q, %v", u, err)
+	}
+	if l, err = parseSysbenchLine([]string{"--pgsql-host=p", "oltp_read_only", "run"}, nil); err != nil || !slices.Equal(l.ignored, []string{"--pgsql-host"}) {
+		t.Errorf("pgsql option with the mysql driver: %v, ignored %q", err, l.ignored)
+	}
+	// On the MySQL driver its options are checked.
+	if _, err := parseSysbenchLine([]string{"--mysql-socket=/tmp/s", "--db-driver=mysql", "oltp_read_only", "run"}, nil); ExitCode(err) != ExitUsage {
+		t.Errorf("--mysql-socket on the mysql driver: %v", err)
+	}
+	dir := t.TempDir()
+	_, _, stderr := runCLI(t, dir, nil, "sysbench", "--db-driver=pgsql", "--pgsql-port=1", "--mysql-host=m", "oltp_read_only", "run")
+	if !strings.Contains(stderr, "candor: --mysql-host is an option of sysbench's mysql driver, and --db-driver is pgsql: ignored, as sysbench ignores it") {
+		t.Errorf("no note of the ignored option:\n%s", stderr)
 	}
 }
