@@ -150,6 +150,27 @@ func (r *Recorder) Record(o *Outcome) {
 	r.mu.Unlock()
 }
 
+// RecordCut adds what an operation that the end of the phase cut short did
+// within the phase: its failed attempts (sysbench counts each restart as it
+// happens) and its time up to the end, o.LatencyNs, as the worker's busy
+// time. The operation itself is not counted, nor is its last attempt, the
+// one cut short.
+func (r *Recorder) RecordCut(o *Outcome) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.busyNs += max(o.LatencyNs, 0)
+	failed := o.Attempts - 1
+	if failed <= 0 {
+		return
+	}
+	op := &r.ops[o.Op]
+	op.attempts += int64(failed)
+	op.retries += int64(failed)
+	for i, n := range o.ErrClasses {
+		op.errors[i] += int64(n)
+	}
+}
+
 // RecordSpan adds a sub-operation's latency (success or failure) without
 // touching attempt counters.
 func (r *Recorder) RecordSpan(op int, latencyNs int64, failed bool, class int) {

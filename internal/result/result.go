@@ -194,7 +194,7 @@ type Phase struct {
 // WorkerStats is one worker's share of a phase.
 type WorkerStats struct {
 	Ops     int64   `json:"ops"`
-	BusySec float64 `json:"busy_s"` // summed latency of its operations
+	BusySec float64 `json:"busy_s"` // summed latency of its operations, and of one the end cut short up to the end
 }
 
 // OpResult is one operation type over a phase. Latencies are nanoseconds.

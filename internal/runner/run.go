@@ -195,6 +195,11 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	if cfg.Warmup > 0 && measured < 0 {
 		measured = 0
 	}
+	if cfg.Duration > 0 && measured > cfg.Duration {
+		// Operations still running at the deadline are not counted, so the
+		// time the phase took to interrupt them is not measured either.
+		measured = cfg.Duration
+	}
 	phase.WarmupSec = cfg.Warmup.Seconds()
 	phase.OpenLoop = open
 	phase.Reconnects = reconnects.Load()
@@ -397,8 +402,12 @@ func (wr *worker) loop(ctx context.Context) {
 		}
 		wr.w.Done(err)
 		if cut {
-			// Still busy at the end of the phase, for its last tick (as
-			// sysbench's last interval line counts the threads running).
+			// Its failed attempts before the end count (as retries and
+			// errors), the operation does not. It is still busy at the
+			// end of the phase, for its last tick (as sysbench's last
+			// interval line counts the threads running).
+			o.LatencyNs = int64(min(end, wr.end) - intended)
+			wr.rec.RecordCut(o)
 			return
 		}
 		if open {

@@ -312,6 +312,52 @@ func TestErrorAccountingAndRetries(t *testing.T) {
 	})
 }
 
+// sleepWorkload's operations take d whatever the context says.
+type sleepWorkload struct {
+	opWorkload
+	d time.Duration
+}
+
+func (w *sleepWorkload) NewWorker(int, *rand.Rand) workload.Worker { return &sleepWorker{d: w.d} }
+
+type sleepWorker struct {
+	opWorker
+	d time.Duration
+}
+
+func (s *sleepWorker) Exec(ctx context.Context, c target.Conn, sp workload.Span) error {
+	time.Sleep(s.d)
+	return s.opWorker.Exec(ctx, c, sp)
+}
+
+func TestCutShortAtTheDeadline(t *testing.T) {
+	// Operations of 400 ms in a 1 s phase: two end within it, the third
+	// 0.2 s after it. The phase measures 1 s, not the time it took to end.
+	r := &Runner{Target: fake.New(fake.Config{}), Workload: &sleepWorkload{d: 400 * time.Millisecond},
+		Config: Config{Duration: time.Second, Threads: 1, ReportInterval: 100 * time.Millisecond}}
+	p, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := op(t, p, "OP"); o.Count != 2 || p.DurationSec != 1 || o.Throughput != 2 {
+		t.Errorf("%d operations over %.3f s (%.2f/s), want 2 over 1 s", o.Count, p.DurationSec, o.Throughput)
+	}
+	// The worker was busy for the whole second (sysbench's execution time).
+	if len(p.Workers) != 1 || p.Workers[0].BusySec < 0.99 || p.Workers[0].BusySec > 1.01 {
+		t.Errorf("worker busy %+v, want 1 s", p.Workers)
+	}
+	// Restarts of an operation the end cut short count (sysbench counts each
+	// restart), the operation does not: every statement fails here.
+	r = newRunner(fake.New(fake.Config{FailEvery: 1, FailClass: target.ClassRetryable, Latency: time.Millisecond}),
+		Config{Duration: 200 * time.Millisecond, Threads: 1, Retries: -1})
+	if p, err = r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if o := op(t, p, "OP"); o.Count != 0 || o.Retries < 10 || o.Errors["retryable"] != o.Retries {
+		t.Errorf("count %d retries %d errors %v; want no operation and every restart counted", o.Count, o.Retries, o.Errors)
+	}
+}
+
 func TestStopOnError(t *testing.T) {
 	// sysbench's FATAL: the first error that is not retried ends the phase.
 	r := newRunner(fake.New(fake.Config{FailEvery: 10, FailClass: target.ClassOther}),
