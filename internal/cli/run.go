@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
+	"io/fs"
 	"math/rand"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -137,7 +140,7 @@ func newRunCmd(env *Env, phase string) *cobra.Command {
 	fl.IntVar(&f.retries, "retries", 0, "extra attempts for serialization/deadlock and connection errors, per operation")
 	fl.Var(&f.reportInterval, "report-interval", "length of one interval record and status line")
 	fl.Int64Var(&f.seed, "seed", 0, "base random seed (default: random, recorded in the result)")
-	fl.StringVarP(&f.out, "out", "o", "", "result file (default results/<workload>-<phase>-<time>.json)")
+	fl.StringVarP(&f.out, "out", "o", "", "result file (default results/<workload>-<phase>-<time>.json, -2, -3, ... when taken)")
 	fl.StringVar(&f.format, "format", "text", "final summary on stdout: text, ycsb (YCSB's [OVERALL]/[READ] lines), sysbench (sysbench 1.0.20's report and interval lines) or json (the result)")
 	fl.Var(&f.connectTimeout, "connect-timeout", "give up connecting after this long")
 	fl.StringVar(&f.isolation, "isolation", "", "transaction isolation of every session: read-uncommitted, read-committed, repeatable-read or serializable (default: the server's)")
@@ -374,10 +377,13 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 		}
 	}
 	outPath := f.out
+	var side *result.SideFile
 	if outPath == "" {
-		outPath = filepath.Join("results", fmt.Sprintf("%s-%s-%s.json", strings.ReplaceAll(wl.Name(), "/", "-"), phase, res.Started.Format("20060102-150405")))
+		base := filepath.Join("results", fmt.Sprintf("%s-%s-%s", strings.ReplaceAll(wl.Name(), "/", "-"), phase, res.Started.Format("20060102-150405")))
+		outPath, side, err = newResultFile(base, res)
+	} else {
+		side, err = result.CreateSideFile(result.IntervalsPath(outPath), res)
 	}
-	side, err := result.CreateSideFile(result.IntervalsPath(outPath), res)
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("cannot write results next to %s: %w (choose another --out)", outPath, err))
 	}
@@ -492,6 +498,26 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 		return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted; partial result written to %s", outPath)}
 	}
 	return nil
+}
+
+// newResultFile picks the default result file base.json, or base-2.json,
+// base-3.json, ... when an earlier run (of the same second) holds it, and
+// creates its side file: results are never overwritten.
+func newResultFile(base string, res *result.Result) (string, *result.SideFile, error) {
+	for n := 1; ; n++ {
+		path := base + ".json"
+		if n > 1 {
+			path = fmt.Sprintf("%s-%d.json", base, n)
+		}
+		if _, err := os.Stat(path); err == nil {
+			continue
+		}
+		side, err := result.CreateNewSideFile(result.IntervalsPath(path), res)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return path, side, err
+	}
 }
 
 // prepareTables checks ownership of the workload's tables, creates them when

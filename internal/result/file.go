@@ -97,10 +97,21 @@ type SideFile struct {
 // CreateSideFile creates (truncating) the side file and writes the header: the
 // result as known at the start (no phases).
 func CreateSideFile(path string, header *Result) (*SideFile, error) {
+	return createSideFile(path, header, os.O_TRUNC)
+}
+
+// CreateNewSideFile is CreateSideFile for a path nothing holds yet: when the
+// file exists it fails with an error wrapping fs.ErrExist, so that a caller
+// picking a free name claims it atomically.
+func CreateNewSideFile(path string, header *Result) (*SideFile, error) {
+	return createSideFile(path, header, os.O_EXCL)
+}
+
+func createSideFile(path string, header *Result, mode int) (*SideFile, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|mode|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("create interval file: %w", err)
 	}
