@@ -553,8 +553,10 @@ func prepareTables(ctx context.Context, tgt target.Target, wl workload.Workload,
 			if err != nil {
 				return false, nil, withCode(ExitUnreachable, err)
 			}
-			if reuser != nil && phase == phaseLoad {
-				// As sysbench's prepare, whose CREATE TABLE fails on it.
+			if _, count := wl.LoadRange(); reuser != nil && phase == phaseLoad && (count > 0 || !sameData(mark, wl)) {
+				// As sysbench's prepare, whose CREATE TABLE fails on it. A
+				// prepare that loads nothing (bulk_insert's CREATE TABLE IF
+				// NOT EXISTS) leaves a table of its own shape as it is.
 				return false, nil, withCode(ExitUnsupported, fmt.Errorf("table %s already exists (%s): run the tests on it as it is, or 'candor cleanup %s' first to prepare it again", table, markHolds(mark), wl.Name()))
 			}
 			if !sameData(mark, wl) {

@@ -265,8 +265,12 @@ func TestSysbenchTableReuse(t *testing.T) {
 		t.Fatalf("cleanup of both tables: exit %d\n%s", code, stderr)
 	}
 	// bulk_insert has a table per thread, and its cleanup drops them all.
-	if code, _, stderr = runCLI(t, dir, nil, "prepare", "sysbench/bulk_insert", "-q", "--threads", "3"); code != 0 || !exists(t, db, "sbtest3") {
-		t.Fatalf("bulk_insert prepare: exit %d\n%s", code, stderr)
+	// Its prepare loads nothing and, as sysbench's CREATE TABLE IF NOT
+	// EXISTS, may run again.
+	for i := 0; i < 2; i++ {
+		if code, _, stderr = runCLI(t, dir, nil, "prepare", "sysbench/bulk_insert", "-q", "--threads", "3"); code != 0 || !exists(t, db, "sbtest3") {
+			t.Fatalf("bulk_insert prepare %d: exit %d\n%s", i+1, code, stderr)
+		}
 	}
 	code, _, stderr = runCLI(t, dir, nil, "cleanup", "sysbench/bulk_insert", "--threads", "3")
 	if code != 0 || strings.Contains(stderr, "still there") || exists(t, db, "sbtest1") || exists(t, db, "sbtest3") {
