@@ -389,7 +389,7 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 	}
 	defer side.Close()
 
-	r := &runner.Runner{Target: tgt, Workload: wl, Config: cfg, StatusTTY: env.StderrTTY,
+	r := &runner.Runner{Target: tgt, Workload: wl, Config: cfg, StatusTTY: env.StderrTTY, Problems: env.Stderr,
 		Intervals: func(iv result.Interval) { _ = side.Append(iv) }}
 	sb := sysbenchReportOf(wl, cfg.Seed)
 	switch {

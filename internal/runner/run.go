@@ -308,7 +308,7 @@ func (b *backlog) sample(now time.Duration) (queued, running int64) {
 
 // finish lets a workload.Finisher send what its worker has left once its
 // operations are over (ctx is the phase's own: an interrupt skips it). A
-// failure is reported on the status stream; the phase goes on ending.
+// failure is reported on Problems (else the status stream); the phase goes on ending.
 func (wr *worker) finish(ctx context.Context) {
 	f, ok := wr.w.(workload.Finisher)
 	if !ok || ctx.Err() != nil || wr.sess.conn == nil {
@@ -316,8 +316,12 @@ func (wr *worker) finish(ctx context.Context) {
 	}
 	if err := f.Finish(ctx, wr.sess.conn, &wr.span); err != nil {
 		wr.span.discard()
-		if wr.r.Status != nil {
-			fmt.Fprintf(wr.r.Status, "candor: a worker could not finish its run: %v\n", err)
+		w := wr.r.Problems
+		if w == nil {
+			w = wr.r.Status
+		}
+		if w != nil {
+			fmt.Fprintf(w, "candor: a worker could not finish its run: %v\n", err)
 		}
 		return
 	}

@@ -118,6 +118,9 @@ type Runner struct {
 	// interval in place of candor's own (sysbench's report-interval line);
 	// "" prints none.
 	StatusLine func(iv result.Interval, threads int) string
+	// Problems receives what goes wrong without ending the phase (a
+	// worker that could not finish); nil sends it to Status.
+	Problems io.Writer
 }
 
 // classIndex maps an error class to its counter index.

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -891,6 +892,50 @@ func (f *finishWorker) Finish(ctx context.Context, c target.Conn, s workload.Spa
 	s.(workload.Counter).Add(0, 100)
 	_, err := c.Exec(ctx, "INSERT")
 	return err
+}
+
+// failFinishWorkload's workers fail to finish.
+type failFinishWorkload struct{ opWorkload }
+
+func (w *failFinishWorkload) NewWorker(int, *rand.Rand) workload.Worker { return &failFinishWorker{} }
+
+type failFinishWorker struct{ opWorker }
+
+func (*failFinishWorker) Finish(context.Context, target.Conn, workload.Span) error {
+	return errors.New("the last rows were refused")
+}
+
+// lockedBuilder is a strings.Builder safe for concurrent writers, as a
+// file is.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestFinishFailureIsReported(t *testing.T) {
+	// Reported on Problems even without a status stream (sysbench's report
+	// format without --report-interval).
+	var problems lockedBuilder // workers write to it concurrently
+	r := &Runner{Target: fake.New(fake.Config{}), Workload: &failFinishWorkload{}, Problems: &problems,
+		Config: Config{Operations: 10, Threads: 2, ReportInterval: 100 * time.Millisecond}}
+	if _, err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(problems.String(), "a worker could not finish its run: the last rows were refused"); n != 2 {
+		t.Errorf("problems reported %d times, want once per worker:\n%s", n, problems.String())
+	}
 }
 
 func TestFinisherRunsOnceAfterTheLastOperation(t *testing.T) {
