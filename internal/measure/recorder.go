@@ -59,6 +59,16 @@ type opRec struct {
 	opCounters
 }
 
+// addAttempts counts attempts made, the retries among them and the failed
+// ones by class.
+func (c *opCounters) addAttempts(attempts, retries int, failed *[NumClasses]int32) {
+	c.attempts += int64(attempts)
+	c.retries += int64(retries)
+	for i, n := range failed {
+		c.errors[i] += int64(n)
+	}
+}
+
 // Recorder is one worker's set of histograms. Record is called only by its
 // worker; Drain only by the collector. The mutex is uncontended except for
 // the moment of a tick.
@@ -140,13 +150,7 @@ func (r *Recorder) Record(o *Outcome) {
 	}
 	r.busyNs += o.LatencyNs
 	r.top++
-	op.attempts += int64(o.Attempts)
-	if o.Attempts > 1 {
-		op.retries += int64(o.Attempts - 1)
-	}
-	for i, n := range o.ErrClasses {
-		op.errors[i] += int64(n)
-	}
+	op.addAttempts(o.Attempts, max(o.Attempts-1, 0), &o.ErrClasses)
 	r.mu.Unlock()
 }
 
@@ -156,19 +160,11 @@ func (r *Recorder) Record(o *Outcome) {
 // time. The operation itself is not counted, nor is its last attempt, the
 // one cut short.
 func (r *Recorder) RecordCut(o *Outcome) {
+	failed := max(o.Attempts-1, 0)
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.busyNs += max(o.LatencyNs, 0)
-	failed := o.Attempts - 1
-	if failed <= 0 {
-		return
-	}
-	op := &r.ops[o.Op]
-	op.attempts += int64(failed)
-	op.retries += int64(failed)
-	for i, n := range o.ErrClasses {
-		op.errors[i] += int64(n)
-	}
+	r.ops[o.Op].addAttempts(failed, failed, &o.ErrClasses)
+	r.mu.Unlock()
 }
 
 // RecordSpan adds a sub-operation's latency (success or failure) without
