@@ -366,6 +366,7 @@ func (wr *worker) loop(ctx context.Context) {
 		o := &wr.out
 		*o = measure.Outcome{Op: int(op), OpenLoop: open}
 		var err error
+		var cls target.ErrorClass // of the last failed attempt
 		var end time.Duration
 		cut := false // by the end of the phase or an interrupt: not counted
 		for attempt := 0; ; attempt++ {
@@ -391,7 +392,7 @@ func (wr *worker) loop(ctx context.Context) {
 			if err == nil {
 				break
 			}
-			cls := wr.r.classify(err)
+			cls = wr.r.classify(err)
 			o.ErrClasses[classIndex(cls)]++
 			if cls == target.ClassConnection {
 				if rerr := wr.sess.reconnect(ctx); rerr != nil {
@@ -428,7 +429,7 @@ func (wr *worker) loop(ctx context.Context) {
 		}
 		o.Failed = err != nil
 		wr.rec.Record(o)
-		if err != nil && wr.r.Config.StopOnError && !wr.r.Config.retryable(wr.r.classify(err)) {
+		if err != nil && wr.r.Config.StopOnError && !wr.r.Config.retryable(cls) {
 			wr.fail(fmt.Errorf("%s failed: %w", wr.r.Workload.Ops()[op], err))
 			return
 		}
