@@ -316,13 +316,7 @@ func (wr *worker) finish(ctx context.Context) {
 	}
 	if err := f.Finish(ctx, wr.sess.conn, &wr.span); err != nil {
 		wr.span.discard()
-		w := wr.r.Problems
-		if w == nil {
-			w = wr.r.Status
-		}
-		if w != nil {
-			fmt.Fprintf(w, "candor: a worker could not finish its run: %v\n", err)
-		}
+		wr.r.problem("candor: a worker could not finish its run: %v", err)
 		return
 	}
 	wr.span.commit()

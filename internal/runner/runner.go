@@ -119,8 +119,24 @@ type Runner struct {
 	// "" prints none.
 	StatusLine func(iv result.Interval, threads int) string
 	// Problems receives what goes wrong without ending the phase (a
-	// worker that could not finish); nil sends it to Status.
-	Problems io.Writer
+	// worker that could not finish), one line at a time from concurrent
+	// workers; nil sends it to Status.
+	Problems   io.Writer
+	problemsMu sync.Mutex
+}
+
+// problem writes one line to Problems (else Status), from any worker.
+func (r *Runner) problem(format string, args ...any) {
+	w := r.Problems
+	if w == nil {
+		w = r.Status
+	}
+	if w == nil {
+		return
+	}
+	r.problemsMu.Lock()
+	defer r.problemsMu.Unlock()
+	fmt.Fprintf(w, format+"\n", args...)
 }
 
 // classIndex maps an error class to its counter index.

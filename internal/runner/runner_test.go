@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -905,29 +904,10 @@ func (*failFinishWorker) Finish(context.Context, target.Conn, workload.Span) err
 	return errors.New("the last rows were refused")
 }
 
-// lockedBuilder is a strings.Builder safe for concurrent writers, as a
-// file is.
-type lockedBuilder struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuilder) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuilder) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 func TestFinishFailureIsReported(t *testing.T) {
 	// Reported on Problems even without a status stream (sysbench's report
 	// format without --report-interval).
-	var problems lockedBuilder // workers write to it concurrently
+	var problems strings.Builder // the runner serialises its workers' reports
 	r := &Runner{Target: fake.New(fake.Config{}), Workload: &failFinishWorkload{}, Problems: &problems,
 		Config: Config{Operations: 10, Threads: 2, ReportInterval: 100 * time.Millisecond}}
 	if _, err := r.Run(context.Background()); err != nil {
