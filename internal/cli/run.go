@@ -549,27 +549,27 @@ func prepareTables(ctx context.Context, tgt target.Target, wl workload.Workload,
 		}
 		stale := false
 		if exists && owned {
-			mark, _, err := target.TableOwner(ctx, conn, d, table)
+			recorded, _, err := target.TableOwner(ctx, conn, d, table)
 			if err != nil {
 				return false, nil, withCode(ExitUnreachable, err)
 			}
-			if _, count := wl.LoadRange(); reuser != nil && phase == phaseLoad && (count > 0 || !sameData(mark, wl)) {
+			mark := parseMark(recorded)
+			if _, count := wl.LoadRange(); reuser != nil && phase == phaseLoad && (count > 0 || !mark.sameData(wl)) {
 				// As sysbench's prepare, whose CREATE TABLE fails on it. A
 				// prepare that loads nothing (bulk_insert's CREATE TABLE IF
 				// NOT EXISTS) leaves a table of its own shape as it is.
-				return false, nil, withCode(ExitUnsupported, fmt.Errorf("table %s already exists (%s): run the tests on it as it is, or 'candor cleanup %s' first to prepare it again", table, markHolds(mark), wl.Name()))
+				return false, nil, withCode(ExitUnsupported, fmt.Errorf("table %s already exists (%s): run the tests on it as it is, or 'candor cleanup %s' first to prepare it again", table, mark.holdsText(), wl.Name()))
 			}
-			if !sameData(mark, wl) {
-				holds, serves := servesRun(mark, wl)
+			if !mark.sameData(wl) {
 				switch {
-				case serves && phase == phaseRun && f.load != "always":
-					fmt.Fprintf(status, "table %s %s: it serves the run as it is, as in %s\n", table, otherData(mark, wl), wl.Reference())
-					reused = append(reused, table+": "+holds)
+				case mark.servesRun(wl) && phase == phaseRun && f.load != "always":
+					fmt.Fprintf(status, "table %s %s: it serves the run as it is, as in %s\n", table, mark.otherData(wl), wl.Reference())
+					reused = append(reused, table+": "+mark.holds)
 				case phase == phaseLoad || f.load == "never":
-					return false, nil, withCode(ExitUnsupported, fmt.Errorf("table %s %s; run 'candor cleanup %s' with those options first, or use 'run --load always'", table, otherData(mark, wl), wl.Name()))
+					return false, nil, withCode(ExitUnsupported, fmt.Errorf("table %s %s; run 'candor cleanup %s' with those options first, or use 'run --load always'", table, mark.otherData(wl), wl.Name()))
 				case f.load == "auto":
 					stale = true
-					fmt.Fprintf(status, "table %s %s: dropping and reloading it\n", table, otherData(mark, wl))
+					fmt.Fprintf(status, "table %s %s: dropping and reloading it\n", table, mark.otherData(wl))
 				}
 			}
 		}
@@ -629,37 +629,69 @@ func signatureHash(sig string) string {
 	return fmt.Sprintf("%016x", h.Sum64())
 }
 
-// markField returns the value of word key=value in a mark.
-func markField(mark, key string) (string, bool) {
-	for _, w := range strings.Fields(mark) {
-		if v, ok := strings.CutPrefix(w, key+"="); ok {
-			return v, true
-		}
-	}
-	return "", false
+// tableMark is an ownership mark (ownerMark) taken apart.
+type tableMark struct {
+	raw   string
+	data  string // hash of the data signature; "" when the mark has none
+	shape string // hash of the shape signature (workload.TableReuser); "" when none
+	holds string // what the table holds, in words, after the shape; "" when none
 }
 
-// markHolds is what a mark says its table holds (after the shape hash), or
-// the whole mark when it does not say.
-func markHolds(mark string) string {
-	if shape, ok := markField(mark, "shape"); ok {
-		if _, holds, ok := strings.Cut(mark, " shape="+shape+" "); ok {
-			return holds
+func parseMark(raw string) tableMark {
+	m := tableMark{raw: raw}
+	for _, w := range strings.Fields(raw) {
+		if v, ok := strings.CutPrefix(w, "data="); ok && m.data == "" {
+			m.data = v
+		} else if v, ok := strings.CutPrefix(w, "shape="); ok && m.shape == "" {
+			m.shape = v
 		}
 	}
-	return mark
+	if m.shape != "" {
+		_, m.holds, _ = strings.Cut(raw, " shape="+m.shape+" ")
+	}
+	return m
 }
 
-// otherData says how the data a table's mark records differs from what wl
-// would load: by what it holds, for a workload.TableReuser of the same
-// shape, else as "holds data loaded with other options (...)".
-func otherData(mark string, wl workload.Workload) string {
+// holdsText is what the mark says its table holds, or the whole mark when
+// it does not say.
+func (m tableMark) holdsText() string {
+	if m.holds != "" {
+		return m.holds
+	}
+	return m.raw
+}
+
+// sameData reports whether the table holds the data wl would load; a mark
+// without a signature (or no signature to compare) counts as the same.
+func (m tableMark) sameData(wl workload.Workload) bool {
+	sig := dataSignature(wl)
+	return m.data == "" || sig == "" || m.data == sig
+}
+
+// sameShape reports whether wl is a workload.TableReuser whose tables have
+// the shape the mark records.
+func (m tableMark) sameShape(wl workload.Workload) (workload.TableReuser, bool) {
 	tr, ok := wl.(workload.TableReuser)
-	shape, marked := markField(mark, "shape")
+	return tr, ok && m.shape != "" && m.shape == signatureHash(tr.ShapeSignature())
+}
+
+// servesRun reports whether the table serves a run of wl as it is: the same
+// shape, and wl's Serves accepts what it holds.
+func (m tableMark) servesRun(wl workload.Workload) bool {
+	tr, same := m.sameShape(wl)
+	return same && tr.Serves(m.holds)
+}
+
+// otherData says how the data the mark records differs from what wl would
+// load: by what it holds, for a workload.TableReuser of the same shape, else
+// by the options the shape depends on, else as "holds data loaded with other
+// options (...)".
+func (m tableMark) otherData(wl workload.Workload) string {
+	tr, same := m.sameShape(wl)
 	switch {
-	case !ok || !marked:
-		return fmt.Sprintf("holds data loaded with other options (%s)", mark)
-	case shape != signatureHash(tr.ShapeSignature()):
+	case tr == nil || m.shape == "":
+		return fmt.Sprintf("holds data loaded with other options (%s)", m.raw)
+	case !same:
 		var opts []string
 		for _, w := range strings.Fields(tr.ShapeSignature()) {
 			if k, _, ok := strings.Cut(w, "="); ok && k != "schema" {
@@ -668,9 +700,9 @@ func otherData(mark string, wl workload.Workload) string {
 		}
 		return fmt.Sprintf("was created for another test kind or with other values of %s (the options its definition depends on)", strings.Join(opts, ", "))
 	}
-	was, now := wordDiff(markHolds(mark), tr.Holds())
+	was, now := wordDiff(m.holds, tr.Holds())
 	if was == "" {
-		was = markHolds(mark)
+		was = m.holds
 	}
 	if now == "" {
 		return "holds " + was
@@ -693,28 +725,6 @@ func without(words, drop []string) []string {
 		}
 	}
 	return kept
-}
-
-// sameData reports whether the mark of an existing table says it holds the
-// data the workload would load; a mark without a signature (or no
-// signature to compare) counts as the same.
-func sameData(mark string, wl workload.Workload) bool {
-	sig := dataSignature(wl)
-	recorded, ok := markField(mark, "data")
-	return !ok || sig == "" || recorded == sig
-}
-
-// servesRun reports what a table marked mark holds and whether it serves a
-// run of wl as it is: wl is a workload.TableReuser, the mark records the
-// same shape, and wl's Serves accepts what it holds.
-func servesRun(mark string, wl workload.Workload) (holds string, ok bool) {
-	tr, isReuser := wl.(workload.TableReuser)
-	shape, marked := markField(mark, "shape")
-	if !isReuser || !marked || shape != signatureHash(tr.ShapeSignature()) {
-		return "", false
-	}
-	holds = markHolds(mark)
-	return holds, tr.Serves(holds)
 }
 
 // createSchema creates the workload's missing tables, each marked as candor's.
