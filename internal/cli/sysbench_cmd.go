@@ -80,14 +80,12 @@ func newSysbenchCmd(env *Env) *cobra.Command {
 			case line.help:
 				return cmd.Help()
 			case line.version:
-				v, _, _ := version.Info()
-				fmt.Fprintf(env.Stdout, "candor %s (sysbench 1.0.20 command line)\n", v)
+				fmt.Fprintln(env.Stdout, sysbenchBanner())
 				return nil
 			}
 			if line.command == "help" {
 				// sysbench's help for a test: its script's options.
-				v, _, _ := version.Info()
-				fmt.Fprintf(env.Stdout, "candor %s (sysbench 1.0.20 command line)\n\n", v)
+				fmt.Fprintf(env.Stdout, "%s\n\n", sysbenchBanner())
 				text, err := sysbench.Help(line.test)
 				if err != nil {
 					return usagef("%v.", err)
@@ -342,9 +340,7 @@ func (l *sysbenchLine) take(o sysbenchOpt) error {
 			return withCode(ExitUnsupported, fmt.Errorf("--report-checkpoints is not supported: every interval record in candor's result file holds the counters and histograms of its interval"))
 		}
 	case sysbenchOffOnly[o.name] != "":
-		if off, err := sysbench.ParseOnOff(o.value); !o.set || err != nil || off {
-			return withCode(ExitUnsupported, fmt.Errorf("%s is not supported: %s", o.arg(), sysbenchOffOnly[o.name]))
-		}
+		return offOnly(o)
 	case sysbenchIgnored[o.name]:
 	case o.name == "report-interval" && o.set && isZero(o.value):
 		// sysbench's default: no interval lines. candor still records intervals.
@@ -382,9 +378,9 @@ func (l *sysbenchLine) checkDriver() error {
 			if o.value != "" {
 				return withCode(ExitUnsupported, fmt.Errorf("%s is not supported: candor's TLS (Go's crypto/tls) negotiates the cipher and takes no OpenSSL cipher names", o.arg()))
 			}
-		default: // off-only
-			if on, err := sysbench.ParseOnOff(o.value); !o.set || err != nil || on {
-				return withCode(ExitUnsupported, fmt.Errorf("%s is not supported: %s", o.arg(), sysbenchOffOnly[o.name]))
+		default:
+			if err := offOnly(o); err != nil {
+				return err
 			}
 		}
 	}
@@ -544,6 +540,22 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// offOnly accepts an option of sysbenchOffOnly at off, and refuses it on
+// with the reason.
+func offOnly(o sysbenchOpt) error {
+	if on, err := sysbench.ParseOnOff(o.value); !o.set || err != nil || on {
+		return withCode(ExitUnsupported, fmt.Errorf("%s is not supported: %s", o.arg(), sysbenchOffOnly[o.name]))
+	}
+	return nil
+}
+
+// sysbenchBanner is the first line `candor sysbench` prints in place of
+// sysbench's "sysbench 1.0.20 (using ...)".
+func sysbenchBanner() string {
+	v, _, _ := version.Info()
+	return fmt.Sprintf("candor %s (sysbench 1.0.20 command line)", v)
 }
 
 // driverOf names the sysbench driver an option belongs to: mysql or pgsql.
