@@ -31,20 +31,35 @@
 // restarted event draws new values, as sysbench's re-run of event() does.
 // Candor's constraint class also covers MySQL's duplicate key (1062) and
 // other integrity violations (foreign key, check), which sysbench's mysql
-// driver would treat as fatal.
+// driver would treat as fatal. A lost connection restarts the event once the
+// runner has reconnected, as sysbench's mysql driver does; the runner keeps
+// trying until the phase ends, where sysbench stops when it cannot reconnect
+// (and its pgsql driver stops at once). Any other error ends the run
+// (Limits.StopOnError), as sysbench's FATAL does; failed statements carry
+// their text (StatementError), as sysbench's FATAL line names the query.
 //
 // # Differences from sysbench 1.0.20
 //
 //   - Random values come from each worker's math/rand source seeded from the
 //     run seed (or --rand-seed when not 0), not xoroshiro128+ seeded from
-//     libc random(): same distributions, different values.
+//     libc random(): same distributions, different values. oltp_insert's
+//     rand.unique() ids follow the run seed even with --rand-seed, as
+//     sysbench seeds that sequence apart from it.
 //   - Loading uses COPY on PostgreSQL (sysbench: multi-row INSERT text),
 //     one LOAD DATA LOCAL transaction per table on targets with
 //     Capabilities.TableLoad (MariaDB's bulk path for empty tables), and
 //     bind parameters in multi-row INSERTs elsewhere; rows and their values
 //     are drawn as sysbench's prepare draws them (c, pad, then k). The
 //     events option is accepted as operationcount, which the CLI passes to
-//     every workload; the runner counts the events.
+//     every workload; the runner counts the events, over all workers as
+//     sysbench does (Limits.SharedOperations), except with --rate, where each
+//     worker's schedule has its share.
+//   - A run uses prepared tables as they are when they hold at least
+//     --table-size rows of the same shape (TableReuser), as sysbench does; a
+//     table of fewer rows or another shape is prepared again (the CLI's
+//     --load auto) or refused (--load never), where sysbench would run on it
+//     and miss rows. Prepare refuses tables that exist, as sysbench's CREATE
+//     TABLE fails, except bulk_insert's own (its CREATE TABLE IF NOT EXISTS).
 //     Statements are sent as prepared statements as sysbench's default
 //     --db-ps-mode=auto does; oltp_insert and bulk_insert send plain text, as
 //     sysbench's con:query does; BEGIN and COMMIT are prepared too, as
@@ -80,16 +95,22 @@
 //     the same; latency then includes the wait for a thread to run the
 //     session once its reply has come.
 //   - An event that has not returned when --time ends is not counted, nor are its
-//     queries (the runner drops an operation cut short with its counters);
-//     sysbench lets it finish and counts it, its total time running a little
-//     past --time.
+//     queries (the runner drops an operation cut short with its counters),
+//     and the phase measures --time; its restarts before the end still count
+//     as ignored errors. sysbench lets it finish and counts it, its total
+//     time running a little past --time.
 //   - With --rate each worker keeps its own arrival schedule (sysbench: one
 //     event generator feeding a queue all threads take from), so the
 //     sysbench report's "queue length" counts the events due by the workers'
 //     schedules and not yet begun.
+//   - select_random_points/ranges accept --tables above 1 and query sbtest1,
+//     as 1.0.20 does in prepare and run (its check sits in a prepare() it
+//     never calls).
+//   - --pgsql-variant is accepted and recorded, without effect, as in 1.0.20
+//     (its script compares an unset global).
 //   - Not offered: --reconnect and --create_table_options (1.0.20 script
-//     options), --pgsql-variant=redshift, and the general options candor has
-//     as its own flags (--threads, --time, --events, --rate, ...).
+//     options), and the general options candor has as its own flags
+//     (--threads, --time, --events, --rate, ...).
 package sysbench
 
 import (
