@@ -108,9 +108,9 @@
 //     never calls).
 //   - --pgsql-variant is accepted and recorded, without effect, as in 1.0.20
 //     (its script compares an unset global).
-//   - Not offered: --reconnect and --create_table_options (1.0.20 script
-//     options), and the general options candor has as its own flags
-//     (--threads, --time, --events, --rate, ...).
+//   - Not offered: --reconnect and --create_table_options (script options of
+//     sysbench 1.1, not of 1.0.20's oltp_common.lua), and the general options
+//     candor has as its own flags (--threads, --time, --events, --rate, ...).
 package sysbench
 
 import (
