@@ -82,6 +82,7 @@ func newCleanupCmd(env *Env) *cobra.Command {
 	var files, props []string
 	var allowForeign, quiet bool
 	var threads int
+	var format string
 	var timeout flexDuration
 	timeout.d = target.DefaultConnectTimeout
 	cmd := &cobra.Command{
@@ -91,6 +92,9 @@ func newCleanupCmd(env *Env) *cobra.Command {
   candor cleanup ycsb -p table=usertable2 --target postgres://user@127.0.0.1:5432/db`,
 		Args: oneWorkload,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "text" && format != "sysbench" {
+				return usagef("--format %q is not valid; use text or sysbench", format)
+			}
 			flagProps, err := workloadFlagProps(cmd.Flags(), args[0])
 			if err != nil {
 				return err
@@ -115,7 +119,14 @@ func newCleanupCmd(env *Env) *cobra.Command {
 				return err
 			}
 			defer conn.Close()
+			if format == "sysbench" {
+				sysbenchFormatBanner(env.Stdout)
+			}
 			for _, t := range wl.Schema() {
+				if format == "sysbench" {
+					// sysbench's cleanup says so before each DROP TABLE IF EXISTS.
+					fmt.Fprintf(env.Stdout, "Dropping table '%s'...\n", t.Name)
+				}
 				exists, _, err := target.TableState(ctx, conn, tgt.Dialect(), t.Name)
 				if err != nil {
 					return withCode(ExitUnreachable, err)
@@ -127,7 +138,7 @@ func newCleanupCmd(env *Env) *cobra.Command {
 					return withCode(ExitRunFailed, err)
 				}
 				switch {
-				case quiet:
+				case quiet, format == "sysbench":
 				case exists:
 					fmt.Fprintf(env.Stderr, "dropped table %s\n", t.Name)
 				default:
@@ -150,6 +161,7 @@ func newCleanupCmd(env *Env) *cobra.Command {
 	fl.BoolVar(&allowForeign, "allow-foreign-tables", false, "also drop tables candor did not create")
 	fl.Var(&timeout, "connect-timeout", "give up connecting after this long")
 	fl.BoolVarP(&quiet, "quiet", "q", false, "say nothing on success")
+	fl.StringVar(&format, "format", "text", "what it prints: text (a line per table on stderr) or sysbench (sysbench 1.0.20's \"Dropping table\" lines on stdout)")
 	fl.IntVar(&threads, "threads", 1, "(sysbench/bulk_insert) the threads it ran with: it has one table per thread, as sysbench's bulk_insert cleanup drops")
 	addWorkloadFlags(fl)
 	return cmd

@@ -392,6 +392,13 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 	r := &runner.Runner{Target: tgt, Workload: wl, Config: cfg, StatusTTY: env.StderrTTY, Problems: env.Stderr,
 		Intervals: func(iv result.Interval) { _ = side.Append(iv) }}
 	sb := sysbenchReportOf(wl, cfg.Seed)
+	if pl, ok := wl.(interface{ PrepareLines() []string }); ok && f.format == "sysbench" && phase == phaseLoad {
+		// sysbench's prepare prints its banner first, and its lines per
+		// table (printSummary) when the load is done; candor's progress
+		// stays on stderr.
+		sysbenchFormatBanner(env.Stdout)
+		sb.prepare = pl.PrepareLines()
+	}
 	switch {
 	case f.format == "sysbench" && phase == phaseRun:
 		// sysbench prints its header and interval lines on stdout, and the

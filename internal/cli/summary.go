@@ -20,8 +20,19 @@ func printSummary(env *Env, format string, res *result.Result, sb sysbenchReport
 			fmt.Fprintf(env.Stdout, "FATAL: %s\n", res.Error)
 			return nil
 		}
-		if n := len(res.Phases); n > 0 && res.Phases[n-1].Name == "run" {
+		n := len(res.Phases)
+		switch {
+		case n > 0 && res.Phases[n-1].Name == phaseRun:
 			writeSysbench(env.Stdout, &res.Phases[n-1], sb)
+			return nil
+		case sb.prepare != nil:
+			// sysbench's prepare prints its per-table lines and no report
+			// (also where it loads no rows: bulk_insert).
+			if res.Status == result.StatusComplete {
+				for _, l := range sb.prepare {
+					fmt.Fprintln(env.Stdout, l)
+				}
+			}
 			return nil
 		}
 	case "json":

@@ -428,6 +428,9 @@ func (l *sysbenchLine) candorArgs(flag func(verb, name string) *pflag.Flag) ([]s
 		}
 		out = append(out, "--format=sysbench", "--time="+sysbenchTime, "--load=never")
 	}
+	if verb == phaseLoad || verb == "cleanup" {
+		out = append(out, "--format=sysbench") // sysbench's per-table lines
+	}
 	for _, o := range l.opts {
 		name := o.name
 		if strings.HasPrefix(name, "-") { // a short flag

@@ -55,10 +55,10 @@ func TestSysbenchCommandLineTranslation(t *testing.T) {
 		{"--report-interval=0 is sysbench's no interval lines", []string{"--report-interval=10", "--report-interval=0", "oltp_delete", "run"},
 			nil, append([]string{"run", "sysbench/oltp_delete", "--target=mysql://sbtest@localhost:3306/sbtest"}, runDefaults...)},
 		{"prepare keeps --threads and drops run options", []string{"--threads=4", "--time=300", "--events=9", "--rate=5", "--tables=10", "--auto-inc=off", "oltp_read_write", "prepare"},
-			nil, []string{"load", "sysbench/oltp_read_write", "--target=mysql://sbtest@localhost:3306/sbtest", "--threads=4", "--tables=10", "--auto-inc=off"}},
+			nil, []string{"load", "sysbench/oltp_read_write", "--target=mysql://sbtest@localhost:3306/sbtest", "--format=sysbench", "--threads=4", "--tables=10", "--auto-inc=off"}},
 		// (--threads stays: bulk_insert's cleanup drops a table per thread)
 		{"cleanup uses one node and drops what it has no use for", []string{"--mysql-host=a,b", "--threads=64", "--time=300", "--report-interval=10", "--tables=10", "oltp_read_write", "cleanup"},
-			nil, []string{"cleanup", "sysbench/oltp_read_write", "--target=mysql://sbtest@a:3306/sbtest", "--threads=64", "--tables=10"}},
+			nil, []string{"cleanup", "sysbench/oltp_read_write", "--target=mysql://sbtest@a:3306/sbtest", "--format=sysbench", "--threads=64", "--tables=10"}},
 		{"--config-file comes before the command line", []string{"--config-file=sb.cfg", "--threads=2", "oltp_read_only", "run"},
 			map[string]string{"sb.cfg": "# sysbench options\nthreads=16\nrand_type=uniform\nskip-trx\n"},
 			append(append([]string{"run", "sysbench/oltp_read_only", "--target=mysql://sbtest@localhost:3306/sbtest"}, runDefaults...),
@@ -142,8 +142,14 @@ func TestSysbenchCommand(t *testing.T) {
 				return runCLI(t, dir, nil, append(append([]string{"sysbench"}, common...), args...)...)
 			}
 			sb("oltp_read_only", "cleanup")
-			if code, _, stderr := sb("--threads=2", "--time=300", "oltp_read_only", "prepare"); code != 0 {
+			// sysbench's lines on stdout, in table order.
+			code, stdout, stderr := sb("--threads=2", "--time=300", "oltp_read_only", "prepare")
+			if code != 0 {
 				t.Fatalf("prepare: exit %d\n%s", code, stderr)
+			}
+			if want := "Creating table 'sbtest1'...\nInserting 1000 records into 'sbtest1'\nCreating a secondary index on 'sbtest1'...\n" +
+				"Creating table 'sbtest2'...\nInserting 1000 records into 'sbtest2'\nCreating a secondary index on 'sbtest2'...\n"; !strings.HasSuffix(stdout, "\n\n"+want) {
+				t.Errorf("prepare printed\n%s\nwant it to end with a blank line and\n%s", stdout, want)
 			}
 			for _, table := range []string{"sbtest1", "sbtest2"} {
 				if n := countRows(t, targetURL(t, u), table); n != 1000 {
@@ -152,7 +158,7 @@ func TestSysbenchCommand(t *testing.T) {
 			}
 			// 1.5 s with a line a second: one line, none for the half
 			// second left at the end (sysbench prints none).
-			code, stdout, stderr := sb("--threads=2", "--time=1.5", "--report-interval=1", "--histogram", "--out=ro.json", "oltp_read_only", "run")
+			code, stdout, stderr = sb("--threads=2", "--time=1.5", "--report-interval=1", "--histogram", "--out=ro.json", "oltp_read_only", "run")
 			if code != 0 {
 				t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
 			}
@@ -198,8 +204,12 @@ func TestSysbenchCommand(t *testing.T) {
 			} else if code != ExitUnsupported || !strings.Contains(stderr, "MySQL-wire only") {
 				t.Errorf("prewarm on %s: exit %d, want %d\n%s", name, code, ExitUnsupported, stderr)
 			}
-			if code, _, stderr := sb("--threads=2", "--time=300", "oltp_read_only", "cleanup"); code != 0 {
+			code, stdout, stderr = sb("--threads=2", "--time=300", "oltp_read_only", "cleanup")
+			if code != 0 {
 				t.Fatalf("cleanup: exit %d\n%s", code, stderr)
+			}
+			if want := "\n\nDropping table 'sbtest1'...\nDropping table 'sbtest2'...\n"; !strings.HasSuffix(stdout, want) {
+				t.Errorf("cleanup printed\n%s\nwant it to end with%s", stdout, want)
 			}
 			for _, table := range []string{"sbtest1", "sbtest2"} {
 				if exists(t, targetURL(t, u), table) {

@@ -27,6 +27,7 @@ type sysbenchReport struct {
 	pct       float64
 	histogram bool
 	seed      int64
+	prepare   []string // what sysbench's prepare prints (sysbench.Workload.PrepareLines)
 }
 
 // sysbenchWidth is the width sysbench right-aligns latency figures to.
@@ -37,8 +38,7 @@ const sysbenchWidth = 53
 // seed the workload draws from (--rand-seed, else candor's run seed, where
 // sysbench would say "from current time").
 func sysbenchHeader(w io.Writer, threads int, rate, reportEvery float64, seed int64) {
-	v, _, _ := version.Info()
-	fmt.Fprintf(w, "candor %s (sysbench 1.0.20 report format)\n\n", v)
+	sysbenchFormatBanner(w)
 	fmt.Fprintln(w, "Running the test with following options:")
 	fmt.Fprintf(w, "Number of threads: %d\n", threads)
 	if rate > 0 {
@@ -52,6 +52,13 @@ func sysbenchHeader(w io.Writer, threads int, rate, reportEvery float64, seed in
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Threads started!")
 	fmt.Fprintln(w)
+}
+
+// sysbenchFormatBanner is the first line and the blank line after it, where
+// sysbench prints "sysbench 1.0.20 (using ...)" before every command.
+func sysbenchFormatBanner(w io.Writer) {
+	v, _, _ := version.Info()
+	fmt.Fprintf(w, "candor %s (sysbench 1.0.20 report format)\n\n", v)
 }
 
 // sysbenchIntervalLine formats one --report-interval line as

@@ -530,17 +530,25 @@ func TestSysbenchPrepareMatchesBinary(t *testing.T) {
 				}
 				args := append(append(sysbenchConnArgs(t, proxy.url), "--tables=2", fmt.Sprintf("--table-size=%d", size)), v...)
 				args = append(args, test)
-				binary := func(verb string) {
+				// Both return what the tool printed after its first line
+				// (the banner, which names the tool).
+				binary := func(verb string) string {
 					t.Helper()
-					if out, err := exec.Command(bin, append(args, verb)...).CombinedOutput(); err != nil {
+					out, err := exec.Command(bin, append(args, verb)...).CombinedOutput()
+					if err != nil {
 						t.Fatalf("sysbench %s %s: %v\n%s", strings.Join(args, " "), verb, err, out)
 					}
+					_, rest, _ := strings.Cut(string(out), "\n")
+					return rest
 				}
-				candor := func(verb string) {
+				candor := func(verb string) string {
 					t.Helper()
-					if code, stdout, stderr := runCLI(t, dir, nil, append(append([]string{"sysbench"}, args...), verb)...); code != 0 {
+					code, stdout, stderr := runCLI(t, dir, nil, append(append([]string{"sysbench"}, args...), verb)...)
+					if code != 0 {
 						t.Fatalf("candor sysbench %s %s: exit %d\n%s%s", strings.Join(args, " "), verb, code, stdout, stderr)
 					}
+					_, rest, _ := strings.Cut(stdout, "\n")
+					return rest
 				}
 				shapes := func() []string {
 					var out []string
@@ -553,15 +561,19 @@ func TestSysbenchPrepareMatchesBinary(t *testing.T) {
 				}
 				candor("cleanup")
 				proxy.take()
-				binary("prepare")
+				wantOut := binary("prepare")
 				wantDDL := ddl(proxy.take())
 				want := shapes()
-				binary("cleanup")
-				candor("prepare")
+				wantGone := binary("cleanup")
+				gotOut := candor("prepare")
 				gotDDL := ddl(proxy.take())
 				got := shapes()
-				candor("cleanup")
+				gotGone := candor("cleanup")
 				proxy.take()
+				if gotOut != wantOut || gotGone != wantGone {
+					t.Errorf("%v %s: candor's prepare and cleanup print unlike sysbench 1.0.20's\nsysbench:\n%s%s\ncandor:\n%s%s",
+						v, test, wantOut, wantGone, gotOut, gotGone)
+				}
 				if len(wantDDL) == 0 {
 					t.Fatalf("%v %s: no CREATE statements recorded from sysbench", v, test)
 				}

@@ -2,6 +2,7 @@ package sysbench
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,6 +39,37 @@ func TestLoadRange(t *testing.T) {
 	w := bound(t, workload.Env{Dialect: dialect.MySQL}, SelectRandomPoints, "tables=3")
 	if len(w.Schema()) != 3 || !strings.Contains(w.stmts.RandomPoints, "FROM sbtest1\n") {
 		t.Errorf("select_random_points with 3 tables: %d tables, statement %q", len(w.Schema()), w.stmts.RandomPoints)
+	}
+}
+
+// TestPrepareLines: sysbench 1.0.20's prepare output, as its scripts print
+// it with one thread (oltp_common.lua's create_table, bulk_insert.lua).
+func TestPrepareLines(t *testing.T) {
+	cases := []struct {
+		test    string
+		props   []string
+		threads int
+		want    []string
+	}{
+		{OLTPReadWrite, []string{"tables=2", "table-size=1000"}, 1, []string{
+			"Creating table 'sbtest1'...", "Inserting 1000 records into 'sbtest1'", "Creating a secondary index on 'sbtest1'...",
+			"Creating table 'sbtest2'...", "Inserting 1000 records into 'sbtest2'", "Creating a secondary index on 'sbtest2'..."}},
+		{OLTPReadOnly, []string{"create-secondary=off", "table-size=5"}, 1, []string{
+			"Creating table 'sbtest1'...", "Inserting 5 records into 'sbtest1'"}},
+		// table_size is set to 0 before create_table: no "Inserting" line
+		{OLTPInsert, []string{"auto-inc=off"}, 1, []string{
+			"Creating table 'sbtest1'...", "Creating a secondary index on 'sbtest1'..."}},
+		{BulkInsert, nil, 2, []string{"Creating table 'sbtest1'...", "Creating table 'sbtest2'..."}},
+	}
+	for _, c := range cases {
+		w, err := New(c.test, nil, c.props)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.SetThreads(c.threads)
+		if got := w.PrepareLines(); !slices.Equal(got, c.want) {
+			t.Errorf("%s %v:\n got %q\nwant %q", c.test, c.props, got, c.want)
+		}
 	}
 }
 

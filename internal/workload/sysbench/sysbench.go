@@ -324,6 +324,27 @@ func (w *Workload) ReportHistogram() bool { return w.opts.Histogram }
 // candor's run seed), for the header of sysbench-format reports.
 func (w *Workload) ReportSeed() int64 { return w.opts.RandSeed }
 
+// PrepareLines is what sysbench 1.0.20's prepare of this test prints, in
+// the order one thread prints them (oltp_common.lua's create_table,
+// bulk_insert.lua's prepare): per table "Creating table", "Inserting N
+// records" when it loads rows, and "Creating a secondary index" with
+// --create-secondary. sysbench's prepare threads take the tables in turn
+// and interleave their lines; candor prints them in table order.
+func (w *Workload) PrepareLines() []string {
+	rows := w.preparedRows()
+	var out []string
+	for n := 1; n <= w.tableCount(); n++ {
+		out = append(out, fmt.Sprintf("Creating table 'sbtest%d'...", n))
+		if rows > 0 {
+			out = append(out, fmt.Sprintf("Inserting %d records into 'sbtest%d'", rows, n))
+		}
+		if w.test != BulkInsert && w.opts.CreateSecondary {
+			out = append(out, fmt.Sprintf("Creating a secondary index on 'sbtest%d'...", n))
+		}
+	}
+	return out
+}
+
 // SetThreads tells the workload how many run-phase workers there will be
 // (sysbench's --threads): select_random_points and select_random_ranges give
 // each worker its own slice of the k range, and bulk_insert one table per
