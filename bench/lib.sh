@@ -183,3 +183,19 @@ server_cpu_setup() {
 # server_ticks prints the server's CPU time (see server_cpu_setup) in clock
 # ticks of TICK per second.
 server_ticks() { awk "{ print $SERVER_FIELDS }" "/proc/$SERVER_PID/stat"; }
+
+# server_user_ticks prints the user-space part of server_ticks (fields 14
+# and, for PostgreSQL's reaped backends, 16).
+server_user_ticks() {
+	if [ "$SERVER_FIELDS" = '$14 + $15' ]; then
+		awk '{ print $14 }' "/proc/$SERVER_PID/stat"
+	else
+		awk '{ print $14 + $16 }' "/proc/$SERVER_PID/stat"
+	fi
+}
+
+# user_seconds FILE prints the user seconds of the children in a saved
+# `times` output (see cpu_seconds).
+user_seconds() {
+	sed -n 2p "$1" | awk '{ split($1, a, "m"); sub("s", "", a[2]); print a[1] * 60 + a[2] }'
+}

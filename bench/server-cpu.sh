@@ -22,7 +22,9 @@
 # Server CPU is user + system time from /proc (server_cpu_setup in lib.sh:
 # on PostgreSQL the postmaster's and its reaped backends', on MariaDB the
 # mariadbd process's). Client CPU is the kernel's user + system time of the
-# finished client process (`times`).
+# finished client process (`times`). Each run's line also gives the user-space
+# part of both (the rest is the kernel's: system calls, the network stack,
+# task switches).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BENCH_NAME=server-cpu
@@ -43,10 +45,11 @@ server_cpu_setup "$DB"
 
 # measure NAME: one run of NAME (sysbench or a candor binary), in a subshell
 # so that `times` counts that run alone; prints "transactions tps server-µs
-# client-µs".
+# client-µs server-user-µs client-user-µs".
 measure() {
-	local before after f="$OUT/$round-${2}"
+	local before after ubefore uafter f="$OUT/$round-${2}"
 	before=$(server_ticks)
+	ubefore=$(server_user_ticks)
 	(
 		if [ "$1" = sysbench ]; then
 			sysbench "$TEST" "${SB[@]}" --tables=1 --table-size="$TABLE_SIZE" --threads="$THREADS" \
@@ -60,22 +63,24 @@ measure() {
 	)
 	sleep 1 # the postmaster reaps the backends
 	after=$(server_ticks)
+	uafter=$(server_user_ticks)
 	local tx tps
 	read -r tx tps < <(transactions "$f.out")
 	[ -n "$tx" ] && [ "$tx" -gt 0 ] || die "$1 reported no transactions (see $f.out)"
-	echo "$tx $tps $(calc "f'{($after - $before) / $TICK * 1e6 / $tx:.2f}'") $(calc "f'{$(cpu_seconds "$f.times") * 1e6 / $tx:.2f}'")"
+	echo "$tx $tps $(calc "f'{($after - $before) / $TICK * 1e6 / $tx:.2f}'") $(calc "f'{$(cpu_seconds "$f.times") * 1e6 / $tx:.2f}'")" \
+		"$(calc "f'{($uafter - $ubefore) / $TICK * 1e6 / $tx:.2f}'") $(calc "f'{$(user_seconds "$f.times") * 1e6 / $tx:.2f}'")"
 }
 
 declare -A SUM # tool -> "tx server client" sums
 log "$DB, $TEST, $THREADS threads, $(autogroup_setting)"
-echo "| round | tool | tps | server CPU µs/txn | client CPU µs/txn |"
-echo "|---|---|---|---|---|"
+echo "| round | tool | tps | server CPU µs/txn | client CPU µs/txn | of which user space: server | client |"
+echo "|---|---|---|---|---|---|---|"
 for round in $(seq 1 "$ROUNDS"); do
 	i=0
 	for tool in sysbench "${BINS[@]}"; do
 		log "round $round: $tool $TEST, $THREADS threads, ${DURATION}s"
-		read -r tx tps srv cli < <(measure "$tool" "$i")
-		echo "| $round | $tool | $tps | $srv | $cli |"
+		read -r tx tps srv cli srvu cliu < <(measure "$tool" "$i")
+		echo "| $round | $tool | $tps | $srv | $cli | $srvu | $cliu |"
 		read -r a b c <<<"${SUM[$tool]:-0 0 0}"
 		SUM[$tool]="$((a + tx)) $(calc "$b + $srv") $(calc "$c + $cli")"
 		i=$((i + 1))
