@@ -42,6 +42,7 @@ options take their value after '=' (--threads=16) and on/off options alone mean 
                                    in turn as sysbench does. candor connects over TCP even to
                                    localhost (libmysqlclient would use the Unix socket there).
   --mysql-ssl=on                   TLS without verifying the server's certificate
+  --mysql-compression=on           the protocol's zlib compression (the URL's compress=true)
   --mysql-ignore-errors=LIST       accepted when every code in it is one candor restarts an
                                    event on (1213, 1205, 1020, 1062, TiDB's 8002, 8022, 8028,
                                    9007, ...); candor's set does not change
@@ -174,13 +175,12 @@ var sysbenchAliases = map[string]string{
 // sysbenchOffOnly are sysbench options candor accepts at their default, off,
 // with why candor has no "on".
 var sysbenchOffOnly = map[string]string{
-	"debug":             "candor has no debug trace",
-	"validate":          "candor has no validation mode",
-	"db-debug":          "candor has no debug trace",
-	"mysql-debug":       "candor has no client library trace",
-	"mysql-dry-run":     "candor always runs the statements",
-	"mysql-compression": "candor's MySQL sessions do not compress",
-	"forced-shutdown":   "candor interrupts the statements still running when --time ends",
+	"debug":           "candor has no debug trace",
+	"validate":        "candor has no validation mode",
+	"db-debug":        "candor has no debug trace",
+	"mysql-debug":     "candor has no client library trace",
+	"mysql-dry-run":   "candor always runs the statements",
+	"forced-shutdown": "candor interrupts the statements still running when --time ends",
 }
 
 // sysbenchMySQLOpts are the MySQL driver's options other than the
@@ -188,7 +188,7 @@ var sysbenchOffOnly = map[string]string{
 // sysbench).
 var sysbenchMySQLOpts = map[string]bool{
 	"mysql-socket": true, "mysql-ignore-errors": true, "mysql-ssl-cipher": true,
-	"mysql-compression": true, "mysql-debug": true, "mysql-dry-run": true,
+	"mysql-debug": true, "mysql-dry-run": true,
 }
 
 // sysbenchIgnored are accepted and have no meaning for candor.
@@ -197,7 +197,7 @@ var sysbenchIgnored = map[string]bool{"thread-stack-size": true, "verbosity": tr
 // sysbenchConnOpts are the drivers' connection options.
 var sysbenchConnOpts = map[string]string{
 	"mysql-host": "mysql", "mysql-port": "mysql", "mysql-user": "mysql", "mysql-password": "mysql",
-	"mysql-db": "mysql", "mysql-ssl": "mysql",
+	"mysql-db": "mysql", "mysql-ssl": "mysql", "mysql-compression": "mysql",
 	"pgsql-host": "pgsql", "pgsql-port": "pgsql", "pgsql-user": "pgsql", "pgsql-password": "pgsql", "pgsql-db": "pgsql",
 }
 
@@ -332,6 +332,9 @@ func (l *sysbenchLine) take(o sysbenchOpt) error {
 		l.driver = o.value
 		l.conn["db-driver"] = o.value
 	case sysbenchConnOpts[o.name] != "":
+		if !o.set {
+			o.value = "on" // --mysql-ssl alone, as on/off options are
+		}
 		l.conn[o.name] = o.value
 	case sysbenchMySQLOpts[o.name]:
 		l.mysqlOpts = append(l.mysqlOpts, o) // checked once the driver is known
@@ -496,12 +499,16 @@ func (l *sysbenchLine) urls() ([]string, error) {
 	if pw != "" {
 		info = url.UserPassword(user, pw)
 	}
-	query := ""
-	if ssl := get("ssl", "off"); l.driver == "mysql" && isTrue(ssl) {
-		query = "tls=skip-verify"
-	} else if !isOnOff(ssl) {
-		return nil, usagef("--mysql-ssl=%s: give on or off", ssl)
+	q := url.Values{}
+	for _, o := range []struct{ name, param, value string }{{"ssl", "tls", "skip-verify"}, {"compression", "compress", "true"}} {
+		switch v := get(o.name, "off"); {
+		case !isOnOff(v):
+			return nil, usagef("--%s%s=%s: give on or off", p, o.name, v)
+		case isTrue(v):
+			q.Set(o.param, o.value)
+		}
 	}
+	query := q.Encode()
 	var out []string
 	for _, h := range hosts {
 		for _, pt := range ports {

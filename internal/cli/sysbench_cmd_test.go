@@ -70,6 +70,9 @@ func TestSysbenchCommandLineTranslation(t *testing.T) {
 				"--histogram", "--percentile=99")},
 		{"prewarm on every node, with its threads", []string{"--mysql-host=a,b", "--threads=4", "--time=60", "--tables=8", "oltp_read_write", "prewarm"},
 			nil, []string{"prewarm", "sysbench/oltp_read_write", "--target=mysql://sbtest@a:3306/sbtest", "--target=mysql://sbtest@b:3306/sbtest", "--threads=4", "--tables=8"}},
+		// --mysql-ssl alone is on; compression is a URL parameter
+		{"TLS and compression", []string{"--mysql-ssl", "--mysql-compression=on", "oltp_point_select", "run"},
+			nil, append([]string{"run", "sysbench/oltp_point_select", "--target=mysql://sbtest@localhost:3306/sbtest?compress=true&tls=skip-verify"}, runDefaults...)},
 		// no cipher is sysbench's default; --pgsql-variant is a test option
 		{"an empty cipher, a PostgreSQL variant", []string{"--mysql-ssl-cipher=", "--pgsql-variant=redshift", "oltp_read_only", "run"},
 			nil, []string{"run", "sysbench/oltp_read_only", "--target=mysql://sbtest@localhost:3306/sbtest", "--format=sysbench", "--time=10", "--load=never", "--pgsql-variant=redshift"}},
@@ -108,7 +111,7 @@ func TestSysbenchCommandLineRefusals(t *testing.T) {
 		{"ignore a syntax error", []string{"--mysql-ignore-errors=1213,1064", "oltp_read_write", "run"}, ExitUnsupported, "cannot ignore 1064"},
 		{"forced shutdown", []string{"--forced-shutdown=5", "oltp_read_write", "run"}, ExitUnsupported, "--forced-shutdown=5"},
 		{"an OpenSSL cipher", []string{"--mysql-ssl=on", "--mysql-ssl-cipher=AES128-SHA", "oltp_read_write", "run"}, ExitUnsupported, "negotiates the cipher"},
-		{"compression", []string{"--mysql-compression=on", "oltp_read_write", "run"}, ExitUnsupported, "do not compress"},
+		{"compression neither on nor off", []string{"--mysql-compression=zlib", "oltp_read_write", "run"}, ExitUsage, "--mysql-compression=zlib: give on or off"},
 		{"unknown option", []string{"--frobnicate=1", "oltp_read_write", "run"}, ExitUsage, "unknown option --frobnicate"},
 		{"an endless run", []string{"--time=0", "--events=0", "oltp_read_write", "run"}, ExitUsage, "endless"},
 		{"missing config file", []string{"--config-file=nope.cfg", "oltp_read_write", "run"}, ExitUsage, "--config-file"},

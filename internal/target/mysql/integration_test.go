@@ -413,3 +413,41 @@ func TestSessionIOSocket(t *testing.T) {
 		return ok
 	})
 }
+
+// TestCompression: compress=true (sysbench's --mysql-compression) gives
+// compressed sessions that read results larger than one compressed packet.
+func TestCompression(t *testing.T) {
+	u, err := url.Parse(testURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("compress", "true")
+	u.RawQuery = q.Encode()
+	tgt := openTarget(t, u.String(), target.Options{})
+	ctx := context.Background()
+	c, err := tgt.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var status, big string
+	if _, err := c.Query(ctx, "SHOW SESSION STATUS LIKE 'Compression'", nil, func(cols [][]byte) error {
+		status = string(cols[1])
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if status != "ON" {
+		t.Errorf("session status Compression = %q with compress=true, want ON", status)
+	}
+	if _, err := c.Query(ctx, "SELECT REPEAT(?, 200000)", []any{"ab"}, func(cols [][]byte) error {
+		big = string(cols[0])
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if big != strings.Repeat("ab", 200000) {
+		t.Errorf("a 400,000-byte value read back as %d bytes", len(big))
+	}
+}

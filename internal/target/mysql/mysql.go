@@ -101,7 +101,7 @@ func init() {
 // wrap target.ErrBadURL, name the redacted URL and say what is expected.
 func parseConfig(rawURL string, opts target.Options) (*gomysql.Config, error) {
 	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%w %q: %s; expected mysql://user[:password]@host[:port]/database[?tls=true]",
+		return fmt.Errorf("%w %q: %s; expected mysql://user[:password]@host[:port]/database[?tls=true][&compress=true]",
 			target.ErrBadURL, target.Redact(rawURL), fmt.Sprintf(format, a...))
 	}
 	u, err := url.Parse(rawURL)
@@ -175,8 +175,17 @@ func parseConfig(rawURL string, opts target.Options) (*gomysql.Config, error) {
 				return nil, bad("tls=%s: expected one of %s", v, strings.Join(tlsValues, ", "))
 			}
 			cfg.TLSConfig = v
+		case "compress":
+			// The protocol's zlib compression (sysbench's --mysql-compression).
+			on, err := strconv.ParseBool(v)
+			if err != nil {
+				return nil, bad("compress=%s: expected true or false", v)
+			}
+			if err := cfg.Apply(gomysql.EnableCompression(on)); err != nil {
+				return nil, bad("compress=%s: %v", v, err)
+			}
 		default:
-			return nil, bad("unknown parameter %q; the only parameter is tls", k)
+			return nil, bad("unknown parameter %q; the parameters are tls and compress", k)
 		}
 	}
 

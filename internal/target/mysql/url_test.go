@@ -26,6 +26,9 @@ func TestParseConfigDSN(t *testing.T) {
 		{"mysql://bob@[::1]:3307/ycsb?tls=skip-verify", "bob@tcp([::1]:3307)/ycsb?clientFoundRows=true&multiStatements=true&timeout=10s&tls=skip-verify", target.Options{}},
 		// scheme in capitals, tls=true
 		{"MYSQL://root@h:1/d?tls=true", "root@tcp(h:1)/d?clientFoundRows=true&multiStatements=true&timeout=10s&tls=true", target.Options{}},
+		// the protocol's compression (sysbench's --mysql-compression)
+		{"mysql://root@h:1/d?compress=true&tls=skip-verify", "root@tcp(h:1)/d?clientFoundRows=true&compress=true&multiStatements=true&timeout=10s&tls=skip-verify", target.Options{}},
+		{"mysql://root@h:1/d?compress=0", "root@tcp(h:1)/d?clientFoundRows=true&multiStatements=true&timeout=10s", target.Options{}},
 	}
 	for _, c := range cases {
 		cfg, err := parseConfig(c.in, c.opts)
@@ -76,6 +79,7 @@ func TestParseConfigBad(t *testing.T) {
 		"mysql://bob@h:70000/db":            "port",
 		"mysql://bob@h/db?tls=maybe":        "tls=maybe",
 		"mysql://bob@h/db?parseTime=true":   `unknown parameter "parseTime"`,
+		"mysql://bob@h/db?compress=zlib":    "compress=zlib: expected true or false",
 		"postgres://bob@h/db":               "scheme must be mysql",
 		"mysql:bob@h/db":                    "missing //",
 		"mysql://bob@h/db#frag":             "'#'",
