@@ -482,6 +482,7 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 	case runErr != nil:
 		res.Status = result.StatusFailed
 		res.Error = runErr.Error()
+		sb.fatal = sysbenchFatal(tgt, runErr)
 	case ctx.Err() != nil:
 		res.Status = result.StatusInterrupted
 		res.Error = "interrupted by a signal"

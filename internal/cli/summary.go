@@ -16,8 +16,13 @@ func printSummary(env *Env, format string, res *result.Result, sb sysbenchReport
 	switch format {
 	case "sysbench":
 		if res.Status == result.StatusFailed {
-			// sysbench prints its FATAL line on stdout and no report.
-			fmt.Fprintf(env.Stdout, "FATAL: %s\n", res.Error)
+			// sysbench prints its FATAL lines on stdout and no report.
+			if sb.fatal == nil {
+				sb.fatal = []string{"FATAL: " + res.Error}
+			}
+			for _, l := range sb.fatal {
+				fmt.Fprintln(env.Stdout, l)
+			}
 			return nil
 		}
 		n := len(res.Phases)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -9,7 +10,9 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/version"
+	"github.com/candor-bench/candor/internal/workload/sysbench"
 )
 
 // The sysbench format reproduces sysbench 1.0.20's report layout
@@ -28,6 +31,23 @@ type sysbenchReport struct {
 	histogram bool
 	seed      int64
 	prepare   []string // what sysbench's prepare prints (sysbench.Workload.PrepareLines)
+	fatal     []string // what sysbench prints when an error ends the run (sysbench.FatalLines)
+}
+
+// sysbenchFatal is what sysbench 1.0.20 prints when err ends the run: the
+// lines of its driver when err is a statement's error from a server that
+// speaks one of sysbench's drivers (MySQL wire, PostgreSQL), else nil.
+func sysbenchFatal(tgt target.Target, err error) []string {
+	driver := map[string]string{"mysql": "mysql", "postgres": "pgsql"}[tgt.Driver()]
+	var se *sysbench.StatementError
+	if driver == "" || !errors.As(err, &se) {
+		return nil
+	}
+	srv, ok := target.ServerErrorOf(tgt, err)
+	if !ok {
+		return nil
+	}
+	return sysbench.FatalLines(driver, se, srv)
 }
 
 // sysbenchWidth is the width sysbench right-aligns latency figures to.

@@ -589,3 +589,61 @@ func TestSysbenchPrepareMatchesBinary(t *testing.T) {
 		})
 	}
 }
+
+// TestSysbenchFatalMatchesBinary: when a statement's error ends the run,
+// `candor sysbench` prints the FATAL lines the sysbench binary prints, but
+// for the Lua script's location in the last one, which candor has not got.
+func TestSysbenchFatalMatchesBinary(t *testing.T) {
+	bin, targets := sysbenchBinaryTargets(t)
+	trigger := map[string][]string{
+		"postgres": {"CREATE OR REPLACE FUNCTION candor_boom() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION 'boom'; END$$",
+			"CREATE TRIGGER boom BEFORE UPDATE ON sbtest1 FOR EACH ROW EXECUTE FUNCTION candor_boom()"},
+		"mysql": {"CREATE TRIGGER boom BEFORE UPDATE ON sbtest1 FOR EACH ROW SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'boom'"},
+	}
+	luaLocation := regexp.MustCompile(`/\S+\.lua:\d+: `)
+	ids := regexp.MustCompile(`id=\d+`) // drawn at random by both tools
+	fatal := func(out string) string {
+		var lines []string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "FATAL: ") {
+				lines = append(lines, ids.ReplaceAllString(luaLocation.ReplaceAllString(l, ""), "id=N"))
+			}
+		}
+		return strings.Join(lines, "\n")
+	}
+	for name, u := range targets {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append(sysbenchConnArgs(t, u), "--tables=1", "--table-size=100")
+			sb := func(more ...string) (int, string, string) {
+				return runCLI(t, dir, nil, append(append([]string{"sysbench"}, args...), more...)...)
+			}
+			sb("oltp_update_index", "cleanup")
+			if code, stdout, stderr := sb("oltp_update_index", "prepare"); code != 0 {
+				t.Fatalf("prepare: exit %d\n%s%s", code, stdout, stderr)
+			}
+			defer sb("oltp_update_index", "cleanup")
+			for _, sql := range trigger[name] {
+				execSQL(t, u, sql)
+			}
+			if name == "postgres" {
+				defer execSQL(t, u, "DROP FUNCTION candor_boom() CASCADE")
+			}
+			for _, mode := range []string{"auto", "disable"} {
+				run := []string{"--db-ps-mode=" + mode, "--time=5", "oltp_update_index", "run"}
+				out, err := exec.Command(bin, append(append([]string{}, args...), run...)...).CombinedOutput()
+				if err == nil {
+					t.Fatalf("sysbench %s: no error against the trigger\n%s", mode, out)
+				}
+				want := fatal(string(out))
+				code, stdout, stderr := sb(append([]string{"--out=f.json"}, run...)...)
+				if code != ExitRunFailed {
+					t.Fatalf("candor sysbench %s: exit %d, want %d\n%s%s", mode, code, ExitRunFailed, stdout, stderr)
+				}
+				if got := fatal(stdout); want == "" || got != want {
+					t.Errorf("--db-ps-mode=%s: candor's FATAL lines differ from sysbench 1.0.20's\nsysbench:\n%s\ncandor:\n%s", mode, want, got)
+				}
+			}
+		})
+	}
+}

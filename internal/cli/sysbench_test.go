@@ -160,8 +160,8 @@ func TestSysbenchBadInput(t *testing.T) {
 }
 
 // TestSysbenchFatalError: an error sysbench does not ignore ends the run as
-// sysbench's FATAL does: exit 5, "FATAL: ..." naming the query instead of
-// the report, and a result marked failed.
+// sysbench's FATAL does: exit 5, its driver's FATAL lines (naming the query
+// on MySQL wire) instead of the report, and a result marked failed.
 func TestSysbenchFatalError(t *testing.T) {
 	trigger := map[string][]string{
 		"postgres": {"CREATE OR REPLACE FUNCTION candor_boom() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION 'boom'; END$$",
@@ -187,9 +187,17 @@ func TestSysbenchFatalError(t *testing.T) {
 				defer execSQL(t, url, "DROP FUNCTION candor_boom() CASCADE")
 			}
 			code, stdout, stderr := runCLI(t, dir, nil, append([]string{"run", "sysbench/oltp_update_index", "--time", "5", "--format", "sysbench", "-o", "f.json"}, common...)...)
-			if code != ExitRunFailed || !strings.Contains(stdout, "FATAL: TRANSACTION failed: ") || !strings.Contains(stdout, "boom") ||
-				!strings.Contains(stdout, "for query 'UPDATE sbtest1 SET k=k+1 WHERE id=") || strings.Contains(stdout, "SQL statistics") {
-				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			want := map[string]string{
+				"mysql": "FATAL: mysql_stmt_execute() returned error 1644 (boom) for query 'UPDATE sbtest1 SET k=k+1 WHERE id=?'\n" +
+					"FATAL: `thread_run' function failed: SQL error, errno = 1644, state = '45000': boom\n",
+				"postgres": "FATAL: PQexecPrepared() failed: 7 boom\n" +
+					"FATAL: `thread_run' function failed: SQL error, errno = 0, state = 'P0001': boom\n",
+			}[name]
+			if code != ExitRunFailed || !strings.HasSuffix(stdout, "\n"+want) || strings.Contains(stdout, "SQL statistics") {
+				t.Fatalf("exit %d, want %d and stdout ending with\n%s\nstdout:\n%s\nstderr:\n%s", code, ExitRunFailed, want, stdout, stderr)
+			}
+			if !strings.Contains(stderr, "for query 'UPDATE sbtest1 SET k=k+1 WHERE id=") {
+				t.Errorf("stderr does not name the query:\n%s", stderr)
 			}
 			res, err := result.Read(filepath.Join(dir, "f.json"))
 			if err != nil || res.Status != result.StatusFailed || !strings.Contains(res.Error, "boom") || res.Phases[len(res.Phases)-1].Status != result.StatusFailed {

@@ -84,6 +84,9 @@ func (m *Multi) Dialect() dialect.Dialect      { return m.targets[0].Dialect() }
 func (m *Multi) Capabilities() Capabilities    { return m.targets[0].Capabilities() }
 func (m *Multi) Classify(err error) ErrorClass { return m.targets[0].Classify(err) }
 
+// ServerError implements ServerErrorer for the nodes' driver (they share one).
+func (m *Multi) ServerError(err error) (ServerError, bool) { return ServerErrorOf(m.targets[0], err) }
+
 // Connect opens a session on the first endpoint (setup and cleanup).
 func (m *Multi) Connect(ctx context.Context) (Conn, error) { return m.targets[0].Connect(ctx) }
 

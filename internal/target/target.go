@@ -219,6 +219,27 @@ type Target interface {
 	Close() error
 }
 
+// ServerError is what a database server said about a failed statement.
+type ServerError struct {
+	Code    int    // the server's error number (MySQL wire); 0 where there is none (PostgreSQL)
+	State   string // SQLSTATE
+	Message string // the server's message, without the driver's decoration
+}
+
+// ServerErrorer is implemented by targets whose driver errors carry the
+// server's error: ServerError finds it in err's chain.
+type ServerErrorer interface {
+	ServerError(err error) (ServerError, bool)
+}
+
+// ServerErrorOf is t's ServerError for err, when t's driver has one in err.
+func ServerErrorOf(t Target, err error) (ServerError, bool) {
+	if s, ok := t.(ServerErrorer); ok {
+		return s.ServerError(err)
+	}
+	return ServerError{}, false
+}
+
 // Options are driver-independent settings for opening a target.
 type Options struct {
 	// ConnectTimeout bounds every connection attempt. Default 10 s.

@@ -58,6 +58,20 @@ func ErrorClass(number uint16) target.ErrorClass {
 // Classify implements target.Target.
 func (t *Target) Classify(err error) target.ErrorClass { return Classify(err) }
 
+// ServerError implements target.ServerErrorer: the server's error number,
+// SQLSTATE and message.
+func (t *Target) ServerError(err error) (target.ServerError, bool) {
+	var me *gomysql.MySQLError
+	if !errors.As(err, &me) {
+		return target.ServerError{}, false
+	}
+	se := target.ServerError{Code: int(me.Number), Message: me.Message}
+	if me.SQLState != [5]byte{} {
+		se.State = string(me.SQLState[:])
+	}
+	return se, true
+}
+
 // Classify maps an error from this driver's connections to a class. Order:
 // target.ClassifyCommon (workload outcomes, client deadlines); then the
 // server's error number:

@@ -395,6 +395,16 @@ func (t *Target) Classify(err error) target.ErrorClass {
 	return Classify(err)
 }
 
+// ServerError implements target.ServerErrorer: the SQLSTATE and the primary
+// message of the server's ErrorResponse (PostgreSQL has no error numbers).
+func (t *Target) ServerError(err error) (target.ServerError, bool) {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return target.ServerError{}, false
+	}
+	return target.ServerError{State: pgErr.Code, Message: pgErr.Message}, true
+}
+
 // Classify maps an error from this driver's connections to a class:
 //
 //	40001 serialization_failure, 40P01 deadlock_detected  → retryable

@@ -36,7 +36,8 @@
 // trying until the phase ends, where sysbench stops when it cannot reconnect
 // (and its pgsql driver stops at once). Any other error ends the run
 // (Limits.StopOnError), as sysbench's FATAL does; failed statements carry
-// their text (StatementError), as sysbench's FATAL line names the query.
+// their text (StatementError), as sysbench's FATAL line names the query, and
+// FatalLines words them as sysbench's drivers do.
 //
 // # Differences from sysbench 1.0.20
 //

@@ -364,7 +364,7 @@ func (wk *worker) query(ctx context.Context, c target.Conn, sql string, args []a
 		return err
 	}
 	if _, err := c.Query(ctx, sql, args, nil); err != nil {
-		return &StatementError{SQL: sql, Err: err}
+		return &StatementError{SQL: sql, Prepared: !wk.w.opts.TextStatements(), Err: err}
 	}
 	wk.add(CounterReads)
 	return nil
@@ -379,7 +379,7 @@ func (wk *worker) exec(ctx context.Context, c target.Conn, sql string, args ...a
 	}
 	n, err := c.Exec(ctx, sql, args...)
 	if err != nil {
-		return &StatementError{SQL: sql, Err: err}
+		return &StatementError{SQL: sql, Prepared: !wk.w.opts.TextStatements(), Err: err}
 	}
 	if n > 0 {
 		wk.add(CounterWrites)
@@ -397,13 +397,15 @@ func (wk *worker) exec(ctx context.Context, c target.Conn, sql string, args ...a
 // --db-ps-mode=disable.
 func (wk *worker) control(ctx context.Context, c target.Conn, sql string) error {
 	var err error
-	if p, ok := c.(target.Preparer); ok && !wk.w.opts.TextStatements() {
+	p, prepared := c.(target.Preparer)
+	prepared = prepared && !wk.w.opts.TextStatements()
+	if prepared {
 		_, err = p.ExecPrepared(ctx, sql)
 	} else {
 		_, err = c.Exec(ctx, sql)
 	}
 	if err != nil {
-		return &StatementError{SQL: sql, Err: err}
+		return &StatementError{SQL: sql, Prepared: prepared, Err: err}
 	}
 	wk.add(CounterOther)
 	return nil
@@ -412,12 +414,38 @@ func (wk *worker) control(ctx context.Context, c target.Conn, sql string) error 
 // StatementError is a statement's error with the statement, as sysbench's
 // FATAL line names the query that failed.
 type StatementError struct {
-	SQL string
-	Err error
+	SQL      string
+	Prepared bool // sent as a prepared statement (sysbench's --db-ps-mode=auto)
+	Err      error
 }
 
 func (e *StatementError) Error() string { return fmt.Sprintf("%v, for query '%s'", e.Err, e.SQL) }
 func (e *StatementError) Unwrap() error { return e.Err }
+
+// FatalLines are the lines sysbench 1.0.20 prints when the server's error se
+// for the statement of e ends the run, for sysbench's driver ("mysql" or
+// "pgsql"; nil for any other): the driver's line, which names the client
+// library call and the query (drv_mysql.c, drv_pgsql.c), and the line of
+// the Lua error it raises. sysbench's second line also names the script and
+// line of the Lua call ("/usr/share/sysbench/oltp_common.lua:458: "), which
+// candor, running no Lua, leaves out.
+func FatalLines(driver string, e *StatementError, se target.ServerError) []string {
+	var out []string
+	switch {
+	case driver == "mysql" && e.Prepared:
+		out = append(out, fmt.Sprintf("FATAL: mysql_stmt_execute() returned error %d (%s) for query '%s'", se.Code, se.Message, e.SQL))
+	case driver == "mysql":
+		out = append(out, fmt.Sprintf("FATAL: mysql_drv_query() returned error %d (%s) for query '%s'", se.Code, se.Message, e.SQL))
+	case driver == "pgsql" && e.Prepared:
+		// 7 is libpq's PGRES_FATAL_ERROR; the query is not named
+		out = append(out, "FATAL: PQexecPrepared() failed: 7 "+se.Message)
+	case driver == "pgsql":
+		out = append(out, "FATAL: PQexec() failed: 7 "+se.Message, "FATAL: failed query was: "+e.SQL)
+	default:
+		return nil
+	}
+	return append(out, fmt.Sprintf("FATAL: `thread_run' function failed: SQL error, errno = %d, state = '%s': %s", se.Code, se.State, se.Message))
+}
 
 func (wk *worker) add(counter int) {
 	if wk.cnt != nil {

@@ -3,6 +3,7 @@ package sysbench
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -528,5 +529,41 @@ func TestBindTakesThreadsFromEnv(t *testing.T) {
 	}
 	if n := len(w.Schema()); n != 3 {
 		t.Fatalf("bulk_insert with Env.Threads=3 has %d tables, want 3", n)
+	}
+}
+
+// TestFatalLines: sysbench 1.0.20's FATAL lines per driver and --db-ps-mode
+// (drv_mysql.c, drv_pgsql.c; checked against the binary's in
+// TestSysbenchFatalMatchesBinary), without the Lua location.
+func TestFatalLines(t *testing.T) {
+	my := target.ServerError{Code: 1644, State: "45000", Message: "boom"}
+	pg := target.ServerError{State: "P0001", Message: "boom"}
+	prepared := &StatementError{SQL: "UPDATE sbtest1 SET k=k+1 WHERE id=?", Prepared: true}
+	text := &StatementError{SQL: "UPDATE sbtest1 SET k=k+1 WHERE id=40"}
+	cases := []struct {
+		driver string
+		e      *StatementError
+		se     target.ServerError
+		want   []string
+	}{
+		{"mysql", prepared, my, []string{
+			"FATAL: mysql_stmt_execute() returned error 1644 (boom) for query 'UPDATE sbtest1 SET k=k+1 WHERE id=?'",
+			"FATAL: `thread_run' function failed: SQL error, errno = 1644, state = '45000': boom"}},
+		{"mysql", text, my, []string{
+			"FATAL: mysql_drv_query() returned error 1644 (boom) for query 'UPDATE sbtest1 SET k=k+1 WHERE id=40'",
+			"FATAL: `thread_run' function failed: SQL error, errno = 1644, state = '45000': boom"}},
+		{"pgsql", &StatementError{SQL: "UPDATE sbtest1 SET k=k+1 WHERE id=$1", Prepared: true}, pg, []string{
+			"FATAL: PQexecPrepared() failed: 7 boom",
+			"FATAL: `thread_run' function failed: SQL error, errno = 0, state = 'P0001': boom"}},
+		{"pgsql", text, pg, []string{
+			"FATAL: PQexec() failed: 7 boom",
+			"FATAL: failed query was: UPDATE sbtest1 SET k=k+1 WHERE id=40",
+			"FATAL: `thread_run' function failed: SQL error, errno = 0, state = 'P0001': boom"}},
+		{"sqlite", text, pg, nil},
+	}
+	for _, c := range cases {
+		if got := FatalLines(c.driver, c.e, c.se); !slices.Equal(got, c.want) {
+			t.Errorf("%s prepared=%t:\n got %q\nwant %q", c.driver, c.e.Prepared, got, c.want)
+		}
 	}
 }
