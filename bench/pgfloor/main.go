@@ -4,7 +4,8 @@
 // runs "SELECT c FROM sbtest1 WHERE id=$1" in a closed loop on a blocking
 // socket (package blockconn, with blockconn.Reserve as candor's runner uses
 // it), with ids drawn as sysbench draws them, and prints sysbench's
-// "transactions:" line. Modes:
+// "transactions:" line. Despite its name it speaks MySQL wire too, given a
+// mysql:// URL (mysql.go has those modes). PostgreSQL's modes:
 //
 //	wire     the extended-protocol messages written and read by hand
 //	pgconn   pgx's pgconn.ExecStatement (Bind, Execute, Sync: no Describe,
@@ -43,8 +44,8 @@ import (
 const query = "SELECT c FROM sbtest1 WHERE id=$1"
 
 func main() {
-	url := flag.String("url", "", "postgres:// URL of a database holding sysbench's sbtest1")
-	mode := flag.String("mode", "pgconn", "wire, pgconn or conn")
+	url := flag.String("url", "", "postgres:// or mysql:// URL of a database holding sysbench's sbtest1")
+	mode := flag.String("mode", "conn", "wire, pgconn or conn (PostgreSQL); wire, driver or conn (MySQL wire)")
 	threads := flag.Int("threads", 4, "sessions")
 	dur := flag.Duration("time", 10*time.Second, "run time")
 	randType := flag.String("rand-type", keydist.SysbenchSpecialType, "sysbench's --rand-type")
@@ -76,13 +77,11 @@ func run(url, mode string, threads int, dur time.Duration, randType string, tabl
 		r := rand.New(rand.NewSource(int64(i) + time.Now().UnixNano()))
 		id := func() int64 { return dist.Draw(r, 1, tableSize) }
 		var s session
-		switch mode {
-		case "wire", "pgconn":
-			s, err = rawSession(ctx, url, mode == "wire", id)
-		case "conn":
-			s, err = connSession(ctx, url, id)
+		switch {
+		case strings.HasPrefix(url, "mysql://"):
+			s, err = mysqlSession(ctx, url, mode, id)
 		default:
-			err = fmt.Errorf("unknown -mode %q (wire, pgconn, conn)", mode)
+			s, err = pgSession(ctx, url, mode, id)
 		}
 		if err != nil {
 			return err
@@ -114,6 +113,17 @@ func run(url, mode string, threads int, dur time.Duration, randType string, tabl
 	}
 	fmt.Printf("%s: transactions: %d (%.2f per sec.)\n", mode, total.Load(), float64(total.Load())/secs)
 	return nil
+}
+
+// pgSession opens one session of mode on a PostgreSQL URL.
+func pgSession(ctx context.Context, url, mode string, id func() int64) (session, error) {
+	switch mode {
+	case "wire", "pgconn":
+		return rawSession(ctx, url, mode == "wire", id)
+	case "conn":
+		return connSession(ctx, url, id)
+	}
+	return nil, fmt.Errorf("unknown -mode %q for PostgreSQL (wire, pgconn, conn)", mode)
 }
 
 // rawSession opens a pgconn session on a blocking socket with the statement

@@ -409,7 +409,7 @@ func TestTargetClose(t *testing.T) {
 // blocking one; every other session is blocking.
 func TestSessionIOSocket(t *testing.T) {
 	targettest.SessionIOSocket(t, openTarget(t, testURL(t), target.Options{}), func(c target.Conn) bool {
-		_, ok := c.(*Conn).net.(*blockconn.Conn)
+		_, ok := c.(*Conn).net.(*greetConn).Conn.(*blockconn.Conn)
 		return ok
 	})
 }
@@ -441,6 +441,9 @@ func TestCompression(t *testing.T) {
 	if status != "ON" {
 		t.Errorf("session status Compression = %q with compress=true, want ON", status)
 	}
+	if c.(*Conn).fast != nil {
+		t.Error("a compressed session takes the fast path, which writes the protocol uncompressed")
+	}
 	if _, err := c.Query(ctx, "SELECT REPEAT(?, 200000)", []any{"ab"}, func(cols [][]byte) error {
 		big = string(cols[0])
 		return nil
@@ -449,5 +452,47 @@ func TestCompression(t *testing.T) {
 	}
 	if big != strings.Repeat("ab", 200000) {
 		t.Errorf("a 400,000-byte value read back as %d bytes", len(big))
+	}
+}
+
+// TestFastPathInUse: a plain session's prepared executions whose rows are
+// not read take the fast path (fastpath.go), and it reports what the
+// driver's path reports: affected rows, server errors with their class.
+func TestFastPathInUse(t *testing.T) {
+	tgt := openTarget(t, testURL(t), target.Options{})
+	ctx := context.Background()
+	c, err := tgt.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.(*Conn).fast == nil {
+		t.Fatal("a plain session to MariaDB does not take the fast path")
+	}
+	table := kvTable(t, tgt, c) // (1, 0), (2, 0)
+	for k := 3; k <= 5; k++ {
+		if n, err := c.Exec(ctx, "INSERT INTO "+table+" (k, v) VALUES (?, ?)", k, 0); err != nil || n != 1 {
+			t.Fatalf("insert %d: %d, %v", k, n, err)
+		}
+	}
+	if n, err := c.Exec(ctx, "UPDATE "+table+" SET v = ? WHERE k <> ?", 7, 1); err != nil || n != 4 {
+		t.Errorf("update: %d rows, %v; want 4", n, err)
+	}
+	if _, err := c.Exec(ctx, "INSERT INTO "+table+" (k, v) VALUES (?, ?)", 1, 0); tgt.Classify(err) != target.ClassConstraint {
+		t.Errorf("duplicate key on the fast path: %v, class %q", err, tgt.Classify(err))
+	}
+	if n, err := c.Query(ctx, "SELECT v FROM "+table+" WHERE k > ?", []any{0}, nil); err != nil || n != 0 {
+		t.Errorf("a discarded result: %d, %v", n, err)
+	}
+	// The driver's path reads on after the fast path's commands.
+	var got []string
+	if _, err := c.Query(ctx, "SELECT v FROM "+table+" WHERE k = ?", []any{2}, func(cols [][]byte) error {
+		got = append(got, string(cols[0]))
+		return nil
+	}); err != nil || len(got) != 1 || got[0] != "7" {
+		t.Errorf("read through the driver after the fast path: %q, %v", got, err)
+	}
+	if c.(*Conn).fast.broken != nil {
+		t.Errorf("the fast path gave up: %v", c.(*Conn).fast.broken)
 	}
 }

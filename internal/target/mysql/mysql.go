@@ -198,7 +198,9 @@ func parseConfig(rawURL string, opts target.Options) (*gomysql.Config, error) {
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := blockconn.Dial(ctx, dialer, network, addr)
 		if d, ok := ctx.Value(dialedKey{}).(*dialed); ok && err == nil {
-			d.conn = c
+			g := &greetConn{Conn: c}
+			d.conn = g
+			return g, nil
 		}
 		return c, err
 	}
@@ -259,6 +261,9 @@ type Target struct {
 	// tableLoad: MariaDB with a usable bulk path for empty tables and
 	// local_infile on (tableload.go).
 	tableLoad bool
+	// fast: sessions without TLS or compression, whose statements may take
+	// the fast path (fastpath.go) when the server's greeting allows.
+	fast bool
 
 	mu     sync.Mutex
 	closed bool
@@ -295,7 +300,8 @@ func Open(ctx context.Context, rawURL string, opts target.Options) (target.Targe
 	// No idle sessions: Conn.Close ends the session, and every Connect opens a
 	// fresh one, as the target.Target contract says.
 	db.SetMaxIdleConns(0)
-	t := &Target{sc: sc, db: db, redacted: redacted, password: cfg.Passwd, timeout: cfg.Timeout, dialect: dialect.MySQL}
+	t := &Target{sc: sc, db: db, redacted: redacted, password: cfg.Passwd, timeout: cfg.Timeout, dialect: dialect.MySQL,
+		fast: plainSession(cfg)}
 	c, err := t.conn(ctx)
 	if err != nil {
 		db.Close()
@@ -316,9 +322,15 @@ func Open(ctx context.Context, rawURL string, opts target.Options) (target.Targe
 	return t, nil
 }
 
+// plainSession says whether cfg's sessions send the protocol as it is on
+// the socket: no TLS (tls unset or false), no compression.
+func plainSession(cfg *gomysql.Config) bool {
+	return (cfg.TLSConfig == "" || cfg.TLSConfig == "false") && !strings.Contains(cfg.FormatDSN(), "compress=true")
+}
+
 // dialed receives the network connection of a session being opened: the
 // dial function finds it in the context of Target.session.
-type dialed struct{ conn net.Conn }
+type dialed struct{ conn *greetConn }
 
 type dialedKey struct{}
 
@@ -413,13 +425,45 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 		// interrupted, whose statements run under cancellable contexts.
 		return c, nil
 	}
-	return &Conn{Conn: c, net: d.conn}, nil
+	mc := &Conn{Conn: c, net: d.conn}
+	if t.fast && d.conn.deprecatesEOF() {
+		mc.fast = newFastPath(d.conn)
+	}
+	return mc, nil
 }
 
 // Conn is one MySQL session (see the note at the end of this file).
 type Conn struct {
 	*drvconn.Conn
-	net net.Conn
+	net  net.Conn
+	fast *fastPath // nil when the session's statements cannot take it
+}
+
+// Exec implements target.Conn: with arguments on the fast path when it can
+// (fastpath.go), else through the driver.
+func (c *Conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	if len(args) > 0 && c.fast.usable(ctx) && fastArgs(args) {
+		return c.fast.exec(query, args)
+	}
+	return c.Conn.Exec(ctx, query, args...)
+}
+
+// ExecPrepared implements target.Preparer: on the fast path when it can.
+func (c *Conn) ExecPrepared(ctx context.Context, query string) (int64, error) {
+	if c.fast.usable(ctx) {
+		return c.fast.exec(query, nil)
+	}
+	return c.Conn.ExecPrepared(ctx, query)
+}
+
+// Query implements target.Conn: a statement with arguments whose rows are
+// not read (fn nil) on the fast path when it can, else through the driver.
+func (c *Conn) Query(ctx context.Context, query string, args []any, fn func(cols [][]byte) error) (int, error) {
+	if fn == nil && len(args) > 0 && c.fast.usable(ctx) && fastArgs(args) {
+		_, err := c.fast.exec(query, args)
+		return 0, err // discarded rows count 0, as drvconn's do
+	}
+	return c.Conn.Query(ctx, query, args, fn)
 }
 
 var (
@@ -447,7 +491,9 @@ func (t *Target) Close() error {
 // prepared on the server once per session and cached by SQL text (at most
 // maxCachedStmts; the cache is emptied when full); statements without
 // arguments are sent as plain text, so several ;-separated statements may go
-// at once (ExecPrepared, target.Preparer, prepares them too). A client
+// at once (ExecPrepared, target.Preparer, prepares them too). The prepared
+// executions whose rows are not read go out on the fast path where the
+// session allows (fastpath.go), the others through go-sql-driver. A client
 // deadline or cancellation aborts a statement by closing the session: the
 // operation fails with the context's error and the session is unusable
 // afterwards (its errors classify as connection). Values are text: strings,
