@@ -41,17 +41,29 @@ import (
 // header is recognised by the header's length. Contexts that can be
 // cancelled take the driver's path, which watches them.
 
-// fastArgs says whether every argument has a binary encoding here.
+// fastArgs says whether every argument has a binary encoding here, and
+// whether they are small enough for one packet (bigger ones take the
+// driver's path, which splits them).
 func fastArgs(args []any) bool {
+	size := 0
 	for _, a := range args {
-		switch a.(type) {
-		case nil, int64, int, int32, string, []byte, float64, bool:
+		switch v := a.(type) {
+		case nil, int64, int, int32, float64, bool:
+			size += 8
+		case string:
+			size += 9 + len(v)
+		case []byte:
+			size += 9 + len(v)
 		default:
 			return false
 		}
 	}
-	return true
+	return size < fastArgsMax
 }
+
+// fastArgsMax bounds the arguments' encoded size on the fast path, well
+// under the protocol's 16 MB packet and the server's max_allowed_packet.
+const fastArgsMax = 1 << 20
 
 // fastPath is one session's statements on the fast path.
 type fastPath struct {

@@ -6,10 +6,26 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"testing"
 
 	gomysql "github.com/go-sql-driver/mysql"
 )
+
+func TestFastArgs(t *testing.T) {
+	for _, c := range []struct {
+		args []any
+		want bool
+	}{
+		{[]any{int64(1), "x", []byte("y"), nil, 1.5, true, 3, int32(4)}, true},
+		{[]any{uint64(1)}, false}, // the driver's path converts what is not listed
+		{[]any{strings.Repeat("x", fastArgsMax)}, false},
+	} {
+		if got := fastArgs(c.args); got != c.want {
+			t.Errorf("fastArgs(%.40v) = %t, want %t", c.args, got, c.want)
+		}
+	}
+}
 
 func TestLenEnc(t *testing.T) {
 	for _, n := range []uint64{0, 250, 251, 65535, 65536, 1<<24 - 1, 1 << 24, 1 << 40} {
