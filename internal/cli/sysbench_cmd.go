@@ -332,8 +332,8 @@ func (l *sysbenchLine) take(o sysbenchOpt) error {
 		l.driver = o.value
 		l.conn["db-driver"] = o.value
 	case sysbenchConnOpts[o.name] != "":
-		if !o.set {
-			o.value = "on" // --mysql-ssl alone, as on/off options are
+		if !o.set && (o.name == "mysql-ssl" || o.name == "mysql-compression") {
+			o.value = "on" // an on/off option alone is on
 		}
 		l.conn[o.name] = o.value
 	case sysbenchMySQLOpts[o.name]:
