@@ -38,7 +38,8 @@ import (
 	"github.com/candor-bench/candor/internal/keydist"
 	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/target/blockconn"
-	"github.com/candor-bench/candor/internal/target/postgres"
+	"github.com/candor-bench/candor/internal/target/mysql"
+	_ "github.com/candor-bench/candor/internal/target/postgres" // the postgres:// driver
 )
 
 const query = "SELECT c FROM sbtest1 WHERE id=$1"
@@ -57,8 +58,26 @@ func main() {
 	}
 }
 
-// session runs statements until stop is set and returns how many it ran.
-type session func(stop *atomic.Bool) (int64, error)
+// session is one connection of a mode: one runs its statement once (first
+// on the first execution), close ends the connection. run runs one in a
+// closed loop.
+type session struct {
+	one   func(first bool) error
+	close func()
+}
+
+// loop runs s until stop is set or a statement fails, closes it, and
+// returns how many statements ran.
+func (s session) loop(stop *atomic.Bool) (int64, error) {
+	defer s.close()
+	var n int64
+	for ; !stop.Load(); n++ {
+		if err := s.one(n == 0); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
 
 func run(url, mode string, threads int, dur time.Duration, randType string, tableSize int64) error {
 	if url == "" || threads < 1 || dur <= 0 || tableSize < 1 {
@@ -78,6 +97,8 @@ func run(url, mode string, threads int, dur time.Duration, randType string, tabl
 		id := func() int64 { return dist.Draw(r, 1, tableSize) }
 		var s session
 		switch {
+		case mode == "conn":
+			s, err = connSession(ctx, url, id)
 		case strings.HasPrefix(url, "mysql://"):
 			s, err = mysqlSession(ctx, url, mode, id)
 		default:
@@ -99,7 +120,7 @@ func run(url, mode string, threads int, dur time.Duration, randType string, tabl
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			n, err := s(&stop)
+			n, err := s.loop(&stop)
 			total.Add(n)
 			errs[i] = err
 		}()
@@ -115,15 +136,12 @@ func run(url, mode string, threads int, dur time.Duration, randType string, tabl
 	return nil
 }
 
-// pgSession opens one session of mode on a PostgreSQL URL.
+// pgSession opens one session of mode wire or pgconn on a PostgreSQL URL.
 func pgSession(ctx context.Context, url, mode string, id func() int64) (session, error) {
-	switch mode {
-	case "wire", "pgconn":
-		return rawSession(ctx, url, mode == "wire", id)
-	case "conn":
-		return connSession(ctx, url, id)
+	if mode != "wire" && mode != "pgconn" {
+		return session{}, fmt.Errorf("unknown -mode %q for PostgreSQL (wire, pgconn, conn)", mode)
 	}
-	return nil, fmt.Errorf("unknown -mode %q for PostgreSQL (wire, pgconn, conn)", mode)
+	return rawSession(ctx, url, mode == "wire", id)
 }
 
 // rawSession opens a pgconn session on a blocking socket with the statement
@@ -131,56 +149,43 @@ func pgSession(ctx context.Context, url, mode string, id func() int64) (session,
 func rawSession(ctx context.Context, url string, wire bool, id func() int64) (session, error) {
 	cfg, err := pgconn.ParseConfig(url)
 	if err != nil {
-		return nil, err
+		return session{}, err
 	}
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		return blockconn.Dial(ctx, &net.Dialer{}, network, addr)
 	}
 	pc, err := pgconn.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, err
+		return session{}, err
 	}
 	sd, err := pc.Prepare(ctx, "s1", query, nil)
 	if err != nil {
-		return nil, err
+		return session{}, err
 	}
 	if !wire {
-		return func(stop *atomic.Bool) (int64, error) {
-			defer pc.Close(ctx)
-			params := [][]byte{nil}
-			var n int64
-			for ; !stop.Load(); n++ {
-				params[0] = strconv.AppendInt(params[0][:0], id(), 10)
-				rr := pc.ExecStatement(ctx, sd, params, nil, nil)
-				for rr.NextRow() {
-				}
-				if _, err := rr.Close(); err != nil {
-					return n, err
-				}
+		params := [][]byte{nil}
+		return session{close: func() { pc.Close(ctx) }, one: func(bool) error {
+			params[0] = strconv.AppendInt(params[0][:0], id(), 10)
+			rr := pc.ExecStatement(ctx, sd, params, nil, nil)
+			for rr.NextRow() {
 			}
-			return n, nil
-		}, nil
+			_, err := rr.Close()
+			return err
+		}}, nil
 	}
 	hc, err := pc.Hijack()
 	if err != nil {
-		return nil, err
+		return session{}, err
 	}
-	return func(stop *atomic.Bool) (int64, error) {
-		defer hc.Conn.Close()
-		out := make([]byte, 0, 128)
-		in := make([]byte, 8192)
-		var n int64
-		for ; !stop.Load(); n++ {
-			out = appendExec(out[:0], "s1", id())
-			if _, err := hc.Conn.Write(out); err != nil {
-				return n, err
-			}
-			if err := readUntilReady(hc.Conn, in); err != nil {
-				return n, err
-			}
+	out := make([]byte, 0, 128)
+	in := make([]byte, 8192)
+	return session{close: func() { hc.Conn.Close() }, one: func(bool) error {
+		out = appendExec(out[:0], "s1", id())
+		if _, err := hc.Conn.Write(out); err != nil {
+			return err
 		}
-		return n, nil
-	}, nil
+		return readUntilReady(hc.Conn, in)
+	}}, nil
 }
 
 // appendExec appends Bind (one text parameter, text results), Describe
@@ -232,28 +237,27 @@ func readUntilReady(c net.Conn, buf []byte) error {
 	}
 }
 
-// connSession opens a session of candor's PostgreSQL driver.
+// connSession opens a session of candor's own driver for url (PostgreSQL
+// or MySQL wire), blocking, and runs oltp_point_select's statement in the
+// driver's dialect.
 func connSession(ctx context.Context, url string, id func() int64) (session, error) {
-	t, err := postgres.Open(ctx, url, target.Options{})
+	t, err := target.Open(ctx, url, target.Options{})
 	if err != nil {
-		return nil, err
+		return session{}, err
 	}
 	c, err := t.Connect(target.WithSessionIO(ctx, target.IOBlocking))
 	if err != nil {
 		t.Close()
-		return nil, err
+		return session{}, err
 	}
-	return func(stop *atomic.Bool) (int64, error) {
-		defer t.Close()
-		defer c.Close()
-		args := []any{int64(0)}
-		var n int64
-		for ; !stop.Load(); n++ {
-			args[0] = id()
-			if _, err := c.Query(ctx, query, args, nil); err != nil {
-				return n, err
-			}
-		}
-		return n, nil
-	}, nil
+	q := query
+	if t.Driver() == mysql.Name {
+		q = mysqlQuery
+	}
+	args := []any{int64(0)}
+	return session{close: func() { c.Close(); t.Close() }, one: func(bool) error {
+		args[0] = id()
+		_, err := c.Query(ctx, q, args, nil)
+		return err
+	}}, nil
 }

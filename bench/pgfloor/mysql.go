@@ -9,13 +9,10 @@ import (
 	"io"
 	"net"
 	neturl "net/url"
-	"sync/atomic"
 
 	gomysql "github.com/go-sql-driver/mysql"
 
-	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/target/blockconn"
-	"github.com/candor-bench/candor/internal/target/mysql"
 )
 
 // The MySQL-wire modes, for a mysql:// URL:
@@ -26,17 +23,17 @@ import (
 //	        libmariadb sends it
 //	driver  go-sql-driver/mysql's prepared statement (driver.Stmt
 //	        QueryContext, Rows.Close), without database/sql
-//	conn    candor's MySQL-wire driver (target.Conn.Query)
+//	conn    candor's MySQL-wire driver (target.Conn.Query; connSession)
 const mysqlQuery = "SELECT c FROM sbtest1 WHERE id=?"
 
-// mysqlSession opens one session of mode on url.
+// mysqlSession opens one session of mode wire or driver on url.
 func mysqlSession(ctx context.Context, url, mode string, id func() int64) (session, error) {
-	if mode == "conn" {
-		return mysqlConnSession(ctx, url, id)
+	if mode != "wire" && mode != "driver" {
+		return session{}, fmt.Errorf("unknown -mode %q for MySQL wire (wire, driver, conn)", mode)
 	}
 	cfg, err := mysqlConfig(url)
 	if err != nil {
-		return nil, err
+		return session{}, err
 	}
 	var sock net.Conn
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -46,60 +43,42 @@ func mysqlSession(ctx context.Context, url, mode string, id func() int64) (sessi
 	}
 	connector, err := gomysql.NewConnector(cfg)
 	if err != nil {
-		return nil, err
+		return session{}, err
 	}
 	dc, err := connector.Connect(ctx)
 	if err != nil {
-		return nil, err
+		return session{}, err
 	}
-	switch mode {
-	case "driver":
-		st, err := dc.Prepare(mysqlQuery)
-		if err != nil {
-			dc.Close()
-			return nil, err
-		}
-		sq, ok := st.(driver.StmtQueryContext)
-		if !ok {
-			dc.Close()
-			return nil, errors.New("go-sql-driver's statement has no QueryContext")
-		}
-		return func(stop *atomic.Bool) (int64, error) {
-			defer dc.Close()
-			args := []driver.NamedValue{{Ordinal: 1}}
-			var n int64
-			for ; !stop.Load(); n++ {
-				args[0].Value = id()
-				rows, err := sq.QueryContext(ctx, args)
-				if err != nil {
-					return n, err
-				}
-				if err := rows.Close(); err != nil {
-					return n, err
-				}
-			}
-			return n, nil
-		}, nil
-	case "wire":
+	if mode == "wire" {
 		w := &myWire{c: sock, buf: make([]byte, 16<<10)}
 		stmt, err := w.prepare(mysqlQuery)
 		if err != nil {
 			sock.Close()
-			return nil, err
+			return session{}, err
 		}
-		return func(stop *atomic.Bool) (int64, error) {
-			defer sock.Close()
-			var n int64
-			for ; !stop.Load(); n++ {
-				if err := w.execute(stmt, int32(id()), n == 0); err != nil {
-					return n, err
-				}
-			}
-			return n, nil
-		}, nil
+		return session{close: func() { sock.Close() }, one: func(first bool) error {
+			return w.execute(stmt, int32(id()), first)
+		}}, nil
 	}
-	dc.Close()
-	return nil, fmt.Errorf("unknown -mode %q for MySQL wire (wire, driver, conn)", mode)
+	st, err := dc.Prepare(mysqlQuery)
+	if err != nil {
+		dc.Close()
+		return session{}, err
+	}
+	sq, ok := st.(driver.StmtQueryContext)
+	if !ok {
+		dc.Close()
+		return session{}, errors.New("go-sql-driver's statement has no QueryContext")
+	}
+	args := []driver.NamedValue{{Ordinal: 1}}
+	return session{close: func() { dc.Close() }, one: func(bool) error {
+		args[0].Value = id()
+		rows, err := sq.QueryContext(ctx, args)
+		if err != nil {
+			return err
+		}
+		return rows.Close()
+	}}, nil
 }
 
 // mysqlConfig is go-sql-driver's configuration for a mysql:// URL.
@@ -115,32 +94,6 @@ func mysqlConfig(url string) (*gomysql.Config, error) {
 	cfg.Addr = u.Host
 	cfg.DBName = u.Path[1:]
 	return cfg, nil
-}
-
-// mysqlConnSession opens a session of candor's MySQL-wire driver.
-func mysqlConnSession(ctx context.Context, url string, id func() int64) (session, error) {
-	t, err := mysql.Open(ctx, url, target.Options{})
-	if err != nil {
-		return nil, err
-	}
-	c, err := t.Connect(ctx)
-	if err != nil {
-		t.Close()
-		return nil, err
-	}
-	return func(stop *atomic.Bool) (int64, error) {
-		defer t.Close()
-		defer c.Close()
-		args := []any{int64(0)}
-		var n int64
-		for ; !stop.Load(); n++ {
-			args[0] = id()
-			if _, err := c.Query(ctx, mysqlQuery, args, nil); err != nil {
-				return n, err
-			}
-		}
-		return n, nil
-	}, nil
 }
 
 // myWire reads and writes MySQL protocol packets on a session whose
