@@ -69,6 +69,15 @@
 //     preparing, so candor sends no Describe and the server no
 //     RowDescription each time, where libpq (and so sysbench) describes
 //     every execution (postgres fast path).
+//   - On MySQL wire integer parameters are bound as BIGINT (8 bytes), where
+//     sysbench binds INT (4 bytes). The executions whose rows are not read
+//     go through candor's own protocol code (the MySQL target's fast path),
+//     which sends the parameters' types when they change, as libmariadb
+//     does; through go-sql-driver they would go with every execution.
+//   - With --format sysbench (internal/cli) prepare prints its per-table
+//     lines in table order once the load is done (sysbench's threads print
+//     them as they go, interleaved), and the second FATAL line lacks the Lua
+//     script location sysbench puts in it (FatalLines).
 //   - Statements are the scripts' texts, byte for byte, multi-line
 //     CREATE TABLE and select_random_points/ranges included: tests run one
 //     command line through sysbench 1.0.20 and candor and compare what each
