@@ -398,7 +398,8 @@ func (t *Target) Dialect() dialect.Dialect { return t.dialect }
 // (TableLoad, tableload.go); blocking sessions on Linux, never the network
 // poller by choice (PollerFrom 0: on MariaDB go-sql-driver's sessions in the
 // poller ran oltp_point_select at 16 threads on two cores at 0.67× sysbench's
-// rate, blocking ones at 1.05×; docs/BENCHMARKS.md §7). There is no COPY-like
+// rate, blocking ones at 1.05×; with the fast path and autogroups on, 0.60×
+// against 1.01×; docs/BENCHMARKS.md §7). There is no COPY-like
 // protocol for batches.
 func (t *Target) Capabilities() target.Capabilities {
 	return target.Capabilities{
