@@ -25,11 +25,20 @@ import (
 // gcPacer sets the goal to the live heap plus gcHeadroom instead, and sets
 // it again at every report tick from what the last collection left, so the
 // heap stays within live + gcHeadroom however long the run (and within twice
-// the live heap when that is larger). A GOGC in the environment turns it
-// off. The collections a phase made are in its result (client.gc_cycles).
+// the live heap when that is larger). Go's goal is the live heap plus GOGC
+// percent of the live heap, the goroutine stacks and the globals together,
+// and never under GOGC percent of a 4 MiB minimum (goHeapMinimum), so a
+// GOGC computed from the live heap alone let a run whose live heap is a few
+// hundred KB grow its heap to 300 MB. A GOGC in the environment turns the
+// pacer off. The collections a phase made are in its result
+// (client.gc_cycles).
 
 // gcHeadroom is how far the heap may grow past what is live.
 const gcHeadroom = 64 << 20
+
+// goHeapMinimum is the runtime's heap minimum at GOGC=100, which it scales
+// with GOGC (defaultHeapMinimum in runtime/mgcpacer.go).
+const goHeapMinimum = 4 << 20
 
 // gcPacer is the collector's setting for one run phase.
 type gcPacer struct {
@@ -40,55 +49,68 @@ type gcPacer struct {
 	samples []metrics.Sample
 }
 
-const (
-	metricLive   = "/gc/heap/live:bytes"
-	metricCycles = "/gc/cycles/total:gc-cycles"
-)
+// The metrics the pacer reads, in its samples' order.
+var gcMetrics = []string{
+	"/gc/heap/live:bytes",
+	"/gc/scan/stack:bytes",
+	"/gc/scan/globals:bytes",
+	"/gc/cycles/total:gc-cycles",
+}
+
+// gcSample is what the pacer reads: what GOGC multiplies (the live heap,
+// the stacks and the globals), the live heap alone, and the collections.
+type gcSample struct {
+	base, live, cycles uint64
+}
 
 // startGCPacer collects once, so the phase starts from what is live, and
 // sets the goal from it, unless the environment sets GOGC.
 func startGCPacer() *gcPacer {
-	p := &gcPacer{samples: []metrics.Sample{{Name: metricLive}, {Name: metricCycles}}}
+	p := &gcPacer{samples: make([]metrics.Sample, len(gcMetrics))}
+	for i, name := range gcMetrics {
+		p.samples[i].Name = name
+	}
 	if os.Getenv("GOGC") != "" {
-		p.cycles0 = p.read()[1]
+		p.cycles0 = p.read().cycles
 		return p
 	}
 	runtime.GC()
 	p.on = true
 	v := p.read()
-	p.cycles0 = v[1]
-	p.percent = gcPercent(v[0])
+	p.cycles0 = v.cycles
+	p.percent = gcPercent(v.base, v.live)
 	p.old = debug.SetGCPercent(p.percent)
 	return p
 }
 
-// read returns the live heap and the collections so far.
-func (p *gcPacer) read() [2]uint64 {
+// read returns what the collector last measured and the collections so far.
+func (p *gcPacer) read() gcSample {
 	metrics.Read(p.samples)
-	var v [2]uint64
+	var v [4]uint64
 	for i, s := range p.samples {
 		if s.Value.Kind() == metrics.KindUint64 {
 			v[i] = s.Value.Uint64()
 		}
 	}
-	return v
+	return gcSample{base: v[0] + v[1] + v[2], live: v[0], cycles: v[3]}
 }
 
-// gcPercent is the GOGC that puts the heap goal gcHeadroom past live bytes,
-// and never under Go's default.
-func gcPercent(live uint64) int {
-	if live == 0 {
-		live = 1
-	}
-	return max(100, int(min(gcHeadroom*100/live, 1<<30)))
+// gcPercent is the GOGC that puts the heap goal at most gcHeadroom past the
+// live heap, given base, what GOGC multiplies (live heap, stacks, globals),
+// and never under Go's default: the goal is the larger of live + base*GOGC/100
+// and goHeapMinimum*GOGC/100.
+func gcPercent(base, live uint64) int {
+	pct := min((live+gcHeadroom)*100/goHeapMinimum, gcHeadroom*100/max(base, 1))
+	return max(100, int(pct))
 }
 
-// tick sets the goal again from the live heap the last collection left.
+// tick sets the goal again from what the last collection left.
 func (p *gcPacer) tick() {
 	if !p.on {
 		return
 	}
-	if pct := gcPercent(p.read()[0]); pct != p.percent {
+	v := p.read()
+	if pct := gcPercent(v.base, v.live); pct != p.percent {
 		p.percent = pct
 		debug.SetGCPercent(pct)
 	}
@@ -101,7 +123,7 @@ func (p *gcPacer) stop() uint64 {
 		debug.SetGCPercent(p.old)
 		p.on = false
 	}
-	return p.read()[1] - p.cycles0
+	return p.read().cycles - p.cycles0
 }
 
 // finish stops the pacer and records the phase's collections and headroom

@@ -3,29 +3,32 @@ package runner
 import (
 	"context"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 
 	"github.com/candor-bench/candor/internal/target/fake"
 )
 
 func TestGCPercent(t *testing.T) {
+	const mib = 1 << 20
 	for _, c := range []struct {
-		live uint64
-		want int
+		base, live uint64
+		want       int
 	}{
-		{1 << 20, 6400},           // 1 MiB live: the goal is 65 MiB
-		{4 << 20, 1600},           // 4 MiB: 68 MiB
-		{gcHeadroom, 100},         // as much live as the headroom: Go's default
-		{10 * gcHeadroom, 100},    // never under Go's default
-		{0, 1 << 30},              // nothing live (not seen): bounded
-		{3 << 20, 2133},           // rounded down
-		{gcHeadroom - 1, 100},     // just under: still 100
-		{gcHeadroom / 2, 200},     // half: the goal is twice live
-		{gcHeadroom / 3, 300},     // a third
-		{gcHeadroom / 100, 10000}, // a hundredth
+		{1 * mib, 1 * mib, 1625},                // 1 MiB: the runtime's minimum, 4 MiB × 16.25, is the goal, 65 MiB
+		{4 * mib, 4 * mib, 1600},                // 4 MiB: 4 + 4 × 16 = 68 MiB
+		{5 * mib, 4 * mib, 1280},                // stacks and globals count: 4 + 5 × 12.8 = 68 MiB
+		{gcHeadroom, gcHeadroom, 100},           // as much live as the headroom: Go's default
+		{10 * gcHeadroom, 10 * gcHeadroom, 100}, // never under Go's default
+		{0, 0, 1600},                            // nothing seen: the minimum, 64 MiB
+		{3 * mib, 3 * mib, 1675},                // rounded down: 4 MiB × 16.75 = 67 MiB
+		{gcHeadroom - 1, gcHeadroom - 1, 100},   // just under: still 100
+		{gcHeadroom / 2, gcHeadroom / 2, 200},   // half: the goal is twice live
+		{gcHeadroom / 3, gcHeadroom / 3, 300},   // a third
+		{400 << 10, 200 << 10, 1604},            // a run's few hundred KB: the minimum, 64.2 MiB
 	} {
-		if got := gcPercent(c.live); got != c.want {
-			t.Errorf("gcPercent(%d) = %d, want %d", c.live, got, c.want)
+		if got := gcPercent(c.base, c.live); got != c.want {
+			t.Errorf("gcPercent(%d, %d) = %d, want %d", c.base, c.live, got, c.want)
 		}
 	}
 }
@@ -59,6 +62,24 @@ func TestGCPacer(t *testing.T) {
 	}
 	if p.stop(); gogc() != before {
 		t.Errorf("a second stop changed GOGC to %d", gogc())
+	}
+}
+
+// The goal the pacer sets is the live heap plus the headroom, not more: Go
+// multiplies GOGC by the stacks and globals too, which in a binary of
+// candor's size are larger than a run's live heap.
+func TestGCPacerGoal(t *testing.T) {
+	p := startGCPacer()
+	defer p.stop()
+	v := p.read()
+	goal := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}}
+	metrics.Read(goal)
+	got := goal[0].Value.Uint64()
+	// gcPercent rounds down: the goal is under by less than a hundredth of
+	// base or of the runtime's minimum.
+	if want := v.live + gcHeadroom; got > want || got < want-max(v.base, goHeapMinimum)/100 {
+		t.Errorf("heap goal %d MiB, want %d MiB (live %d KiB, base %d KiB, GOGC %d)",
+			got>>20, want>>20, v.live>>10, v.base>>10, p.percent)
 	}
 }
 
