@@ -34,8 +34,8 @@ var perEvent = []struct {
 }
 
 // TestSysbenchSuiteOnRealTargets: prepare 2 tables × 10,000 rows, run every
-// test for a second, check the per-event query mix, clean up, and refuse a
-// foreign sbtest1.
+// test for 5 s (oltp_point_select for sysbench's --events instead), check the
+// per-event query mix, clean up, and refuse a foreign sbtest1.
 func TestSysbenchSuiteOnRealTargets(t *testing.T) {
 	for name, url := range integrationTargets(t) {
 		if name == "sqlite" {
@@ -60,9 +60,9 @@ func TestSysbenchSuiteOnRealTargets(t *testing.T) {
 				if strings.HasPrefix(test, "select_random") {
 					opts = []string{"--target", url, "--tables", "1", "--table-size", "10000"} // they query sbtest1 only
 				}
-				args := append([]string{"run", "sysbench/" + test, "--threads", "2", "--time", "1s", "-q", "-o", out, "--load", "never"}, opts...)
+				args := append([]string{"run", "sysbench/" + test, "--threads", "2", "--time", "5s", "-q", "-o", out, "--load", "never"}, opts...)
 				if test == "bulk_insert" {
-					args = append([]string{"run", "sysbench/" + test, "--threads", "2", "--time", "1s", "-q", "-o", out}, opts...) // its own schema
+					args = append([]string{"run", "sysbench/" + test, "--threads", "2", "--time", "5s", "-q", "-o", out}, opts...) // its own schema
 				}
 				if test == "oltp_point_select" {
 					// sysbench's --events in place of --time: exactly that many.
