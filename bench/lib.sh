@@ -6,13 +6,14 @@ die() { echo "${BENCH_NAME:-bench}: $*" >&2; exit 1; }
 
 calc() { python3 -c "print($1)"; }
 
-# cpu_seconds FILE prints the user+system seconds of the children in a saved
-# `times` output (its second line). `times` must run in the shell that ran
-# the children, so callers write it to a file: `times >F`.
+# cpu_seconds FILE [N] prints the user+system seconds of the children in a
+# saved `times` output (its second line; N=1: the user seconds alone).
+# `times` must run in the shell that ran the children, so callers write it
+# to a file: `times >F`.
 cpu_seconds() {
-	sed -n 2p "$1" | awk '{
+	sed -n 2p "$1" | awk -v fields="${2:-2}" '{
 		n = 0
-		for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); n += a[1] * 60 + a[2] }
+		for (i = 1; i <= fields; i++) { split($i, a, "m"); sub("s", "", a[2]); n += a[1] * 60 + a[2] }
 		print n }'
 }
 
@@ -173,9 +174,11 @@ server_cpu_setup() {
 	if [ "$1" = postgres ]; then
 		SERVER_PID=$(head -1 "$DIR/data/postmaster.pid")
 		SERVER_FIELDS='$14 + $15 + $16 + $17'
+		SERVER_USER_FIELDS='$14 + $16'
 	else
 		SERVER_PID=$(cat "$DIR/pid" 2>/dev/null || cat "$DIR/mariadbd.pid")
 		SERVER_FIELDS='$14 + $15'
+		SERVER_USER_FIELDS='$14'
 	fi
 	TICK=$(getconf CLK_TCK)
 }
@@ -184,18 +187,6 @@ server_cpu_setup() {
 # ticks of TICK per second.
 server_ticks() { awk "{ print $SERVER_FIELDS }" "/proc/$SERVER_PID/stat"; }
 
-# server_user_ticks prints the user-space part of server_ticks (fields 14
+# server_user_ticks prints the user-space part of server_ticks (field 14
 # and, for PostgreSQL's reaped backends, 16).
-server_user_ticks() {
-	if [ "$SERVER_FIELDS" = '$14 + $15' ]; then
-		awk '{ print $14 }' "/proc/$SERVER_PID/stat"
-	else
-		awk '{ print $14 + $16 }' "/proc/$SERVER_PID/stat"
-	fi
-}
-
-# user_seconds FILE prints the user seconds of the children in a saved
-# `times` output (see cpu_seconds).
-user_seconds() {
-	sed -n 2p "$1" | awk '{ split($1, a, "m"); sub("s", "", a[2]); print a[1] * 60 + a[2] }'
-}
+server_user_ticks() { awk "{ print $SERVER_USER_FIELDS }" "/proc/$SERVER_PID/stat"; }

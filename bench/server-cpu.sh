@@ -68,7 +68,7 @@ measure() {
 	read -r tx tps < <(transactions "$f.out")
 	[ -n "$tx" ] && [ "$tx" -gt 0 ] || die "$1 reported no transactions (see $f.out)"
 	echo "$tx $tps $(calc "f'{($after - $before) / $TICK * 1e6 / $tx:.2f}'") $(calc "f'{$(cpu_seconds "$f.times") * 1e6 / $tx:.2f}'")" \
-		"$(calc "f'{($uafter - $ubefore) / $TICK * 1e6 / $tx:.2f}'") $(calc "f'{$(user_seconds "$f.times") * 1e6 / $tx:.2f}'")"
+		"$(calc "f'{($uafter - $ubefore) / $TICK * 1e6 / $tx:.2f}'") $(calc "f'{$(cpu_seconds "$f.times" 1) * 1e6 / $tx:.2f}'")"
 }
 
 declare -A SUM # tool -> "tx server client" sums
