@@ -171,3 +171,31 @@ func TestFastPathProtocol(t *testing.T) {
 		t.Errorf("on a closed socket: %v", err)
 	}
 }
+
+// TestFastPathMoreResults: a reply of several results (a procedure's, say)
+// is read to its end, following the status flags of its OK packets, and the
+// affected rows are the last result's.
+func TestFastPathMoreResults(t *testing.T) {
+	prepareOK := []byte{0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0} // statement 9, no columns, no parameters
+	server, client := net.Pipe()
+	s := &scripted{Conn: server, replies: [][][]byte{
+		{prepareOK},
+		{
+			{0, 1, 0, 0x08, 0, 0, 0},                   // OK, 1 row, more results follow
+			{1, 1}, {3, 'd', 'e', 'f'}, {0, 0, 1, 'x'}, // a result set ...
+			{0xfe, 0, 0, 0x0a, 0, 0, 0}, //          ... whose closing OK says more follow
+			{0, 4, 0, 0x02, 0, 0, 0},    // the last OK: 4 rows
+		},
+		{{0, 9, 0, 0x02, 0, 0, 0}},
+	}}
+	done := make(chan struct{})
+	go func() { s.serve(t); close(done) }()
+	f := newFastPath(client)
+	for _, want := range []int64{4, 9} {
+		if n, err := f.exec("CALL p()", nil); err != nil || n != want {
+			t.Errorf("%d, %v; want %d", n, err, want)
+		}
+	}
+	client.Close()
+	<-done
+}
