@@ -118,13 +118,15 @@ func (f *fastPath) stmt(query string) (*fastStmt, error) {
 	if len(f.stmts) >= maxCachedStmts {
 		for q, st := range f.stmts {
 			// COM_STMT_CLOSE has no reply.
-			if err := f.write(binary.LittleEndian.AppendUint32([]byte{0x19}, st.id)); err != nil {
+			var id [4]byte
+			binary.LittleEndian.PutUint32(id[:], st.id)
+			if err := f.command(0x19, string(id[:])); err != nil {
 				return nil, err
 			}
 			delete(f.stmts, q)
 		}
 	}
-	if err := f.write(append(append(f.out[:0:0], 0x16), query...)); err != nil {
+	if err := f.command(0x16, query); err != nil {
 		return nil, err
 	}
 	p, err := f.packet()
@@ -224,14 +226,12 @@ func (f *fastPath) reply() (affected int64, err error) {
 			return 0, err
 		}
 		var status uint16
-		if h[0] == 0 { // OK: affected rows, last insert id, status
-			n, k := lenEnc(h[1:])
-			_, m := lenEnc(h[1+k:])
-			if 1+k+m+2 > len(h) {
+		if h[0] == 0 {
+			n, st, ok := okPacket(h)
+			if !ok {
 				return 0, fmt.Errorf("mysql fast path: short OK packet %x", h)
 			}
-			affected = int64(n) // the last result's, as drvconn reports
-			status = binary.LittleEndian.Uint16(h[1+k+m:])
+			affected, status = int64(n), st // the last result's, as drvconn reports
 		} else {
 			cols, k := lenEnc(h)
 			if k == 0 || h[0] == 0xfb {
@@ -250,13 +250,7 @@ func (f *fastPath) reply() (affected int64, err error) {
 					return 0, err
 				}
 				if p[0] == 0xfe && len(p) < 0xffffff { // the closing OK packet
-					if len(p) >= 5 {
-						_, k := lenEnc(p[1:])
-						_, m := lenEnc(p[1+k:])
-						if 1+k+m+2 <= len(p) {
-							status = binary.LittleEndian.Uint16(p[1+k+m:])
-						}
-					}
+					_, status, _ = okPacket(p)
 					break
 				}
 			}
@@ -267,9 +261,22 @@ func (f *fastPath) reply() (affected int64, err error) {
 	}
 }
 
-// write sends payload as one command packet (sequence 0).
-func (f *fastPath) write(payload []byte) error {
-	f.out = append(f.out[:0], 0, 0, 0, 0)
+// okPacket reads an OK packet (its first byte 0x00, or 0xfe where it
+// closes a result set): the affected rows and the status flags, which
+// follow the affected rows and the last insert id; ok is false when p is
+// too short to hold them.
+func okPacket(p []byte) (affected uint64, status uint16, ok bool) {
+	n, k := lenEnc(p[1:])
+	_, m := lenEnc(p[1+k:])
+	if k == 0 || m == 0 || 1+k+m+2 > len(p) {
+		return 0, 0, false
+	}
+	return n, binary.LittleEndian.Uint16(p[1+k+m:]), true
+}
+
+// command sends command cmd with payload as one packet (sequence 0).
+func (f *fastPath) command(cmd byte, payload string) error {
+	f.out = append(f.out[:0], 0, 0, 0, 0, cmd)
 	f.out = append(f.out, payload...)
 	return f.send(f.out)
 }

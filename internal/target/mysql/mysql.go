@@ -428,7 +428,7 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 	}
 	mc := &Conn{Conn: c, net: d.conn}
 	if t.fast && d.conn.deprecatesEOF() {
-		mc.fast = newFastPath(d.conn)
+		mc.fast = newFastPath(d.conn.Conn) // the socket itself: the greeting is read
 	}
 	return mc, nil
 }
