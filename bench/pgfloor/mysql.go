@@ -20,7 +20,9 @@ import (
 //	wire    COM_STMT_EXECUTE written and its result read by hand, on the
 //	        socket of a session go-sql-driver opened and then leaves idle;
 //	        the parameter's type is sent with the first execution only, as
-//	        libmariadb sends it
+//	        libmariadb sends it; deliberately not candor's fast path
+//	        (internal/target/mysql/fastpath.go), which it is the floor for:
+//	        one statement, one INT parameter, nothing general
 //	driver  go-sql-driver/mysql's prepared statement (driver.Stmt
 //	        QueryContext, Rows.Close), without database/sql
 //	conn    candor's MySQL-wire driver (target.Conn.Query; connSession)
