@@ -595,11 +595,6 @@ func TestSysbenchPrepareMatchesBinary(t *testing.T) {
 // for the Lua script's location in the last one, which candor has not got.
 func TestSysbenchFatalMatchesBinary(t *testing.T) {
 	bin, targets := sysbenchBinaryTargets(t)
-	trigger := map[string][]string{
-		"postgres": {"CREATE OR REPLACE FUNCTION candor_boom() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION 'boom'; END$$",
-			"CREATE TRIGGER boom BEFORE UPDATE ON sbtest1 FOR EACH ROW EXECUTE FUNCTION candor_boom()"},
-		"mysql": {"CREATE TRIGGER boom BEFORE UPDATE ON sbtest1 FOR EACH ROW SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'boom'"},
-	}
 	luaLocation := regexp.MustCompile(`/\S+\.lua:\d+: `)
 	ids := regexp.MustCompile(`id=\d+`) // drawn at random by both tools
 	fatal := func(out string) string {
@@ -623,12 +618,7 @@ func TestSysbenchFatalMatchesBinary(t *testing.T) {
 				t.Fatalf("prepare: exit %d\n%s%s", code, stdout, stderr)
 			}
 			defer sb("oltp_update_index", "cleanup")
-			for _, sql := range trigger[name] {
-				execSQL(t, u, sql)
-			}
-			if name == "postgres" {
-				defer execSQL(t, u, "DROP FUNCTION candor_boom() CASCADE")
-			}
+			failUpdates(t, name, u)
 			for _, mode := range []string{"auto", "disable"} {
 				run := []string{"--db-ps-mode=" + mode, "--time=5", "oltp_update_index", "run"}
 				out, err := exec.Command(bin, append(append([]string{}, args...), run...)...).CombinedOutput()

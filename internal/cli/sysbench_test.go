@@ -159,15 +159,31 @@ func TestSysbenchBadInput(t *testing.T) {
 	}
 }
 
-// TestSysbenchFatalError: an error sysbench does not ignore ends the run as
-// sysbench's FATAL does: exit 5, its driver's FATAL lines (naming the query
-// on MySQL wire) instead of the report, and a result marked failed.
-func TestSysbenchFatalError(t *testing.T) {
+// failUpdates makes every UPDATE of sbtest1 on url (a target of
+// integrationTargets' name) fail with an error of the server's own, 'boom'
+// raised by a trigger, until t ends.
+func failUpdates(t *testing.T, name, url string) {
+	t.Helper()
 	trigger := map[string][]string{
 		"postgres": {"CREATE OR REPLACE FUNCTION candor_boom() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION 'boom'; END$$",
 			"CREATE TRIGGER boom BEFORE UPDATE ON sbtest1 FOR EACH ROW EXECUTE FUNCTION candor_boom()"},
 		"mysql": {"CREATE TRIGGER boom BEFORE UPDATE ON sbtest1 FOR EACH ROW SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'boom'"},
+	}[name]
+	if trigger == nil {
+		t.Fatalf("failUpdates: no trigger for %s", name)
 	}
+	for _, sql := range trigger {
+		execSQL(t, url, sql)
+	}
+	if name == "postgres" {
+		t.Cleanup(func() { execSQL(t, url, "DROP FUNCTION candor_boom() CASCADE") })
+	}
+}
+
+// TestSysbenchFatalError: an error sysbench does not ignore ends the run as
+// sysbench's FATAL does: exit 5, its driver's FATAL lines (naming the query
+// on MySQL wire) instead of the report, and a result marked failed.
+func TestSysbenchFatalError(t *testing.T) {
 	for name, url := range integrationTargets(t) {
 		if name == "sqlite" {
 			continue // a trigger's error is a constraint violation there, which sysbench restarts on
@@ -180,12 +196,7 @@ func TestSysbenchFatalError(t *testing.T) {
 				t.Fatalf("prepare: exit %d\n%s", code, stderr)
 			}
 			defer runCLI(t, dir, nil, append([]string{"cleanup", "sysbench", "-q"}, common...)...)
-			for _, sql := range trigger[name] {
-				execSQL(t, url, sql)
-			}
-			if name == "postgres" {
-				defer execSQL(t, url, "DROP FUNCTION candor_boom() CASCADE")
-			}
+			failUpdates(t, name, url)
 			code, stdout, stderr := runCLI(t, dir, nil, append([]string{"run", "sysbench/oltp_update_index", "--time", "5", "--format", "sysbench", "-o", "f.json"}, common...)...)
 			want := map[string]string{
 				"mysql": "FATAL: mysql_stmt_execute() returned error 1644 (boom) for query 'UPDATE sbtest1 SET k=k+1 WHERE id=?'\n" +
