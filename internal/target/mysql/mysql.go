@@ -323,7 +323,8 @@ func Open(ctx context.Context, rawURL string, opts target.Options) (target.Targe
 }
 
 // plainSession says whether cfg's sessions send the protocol as it is on
-// the socket: no TLS (tls unset or false), no compression.
+// the socket: no TLS (tls unset or false), no compression (which
+// go-sql-driver's Config keeps unexported; its DSN says it).
 func plainSession(cfg *gomysql.Config) bool {
 	return (cfg.TLSConfig == "" || cfg.TLSConfig == "false") && !strings.Contains(cfg.FormatDSN(), "compress=true")
 }
