@@ -1,6 +1,8 @@
 // Package stats summarises repeated measurements: mean, sample standard
 // deviation and a 95% confidence interval of the mean from Student's t
-// distribution. It depends on nothing but the standard library.
+// distribution, and Welch's t test. Student's t distribution (its CDF and
+// quantile, through the regularized incomplete beta function) comes from
+// gonum (gonum.org/v1/gonum/stat/distuv).
 package stats
 
 import "math"
@@ -45,25 +47,11 @@ func Summarize(xs []float64) Summary {
 // HalfWidth is half the confidence interval's width.
 func (s Summary) HalfWidth() float64 { return (s.CI95High - s.CI95Low) / 2 }
 
-// t975 holds Student's t quantile at 0.975 for 1..30 degrees of freedom
-// (standard tables, 3 decimals).
-var t975 = [...]float64{
-	12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-	2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-	2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-}
-
-// TQuantile975 is the 0.975 quantile of Student's t with df degrees of
-// freedom: the table above for df ≤ 30, beyond it the Cornish–Fisher
-// expansion around the normal quantile 1.959964 (error < 0.001).
+// TQuantile975 is the 0.975 quantile of Student's t with df (≥ 1) degrees
+// of freedom, the factor of a 95% confidence interval.
 func TQuantile975(df int) float64 {
 	if df < 1 {
 		return math.NaN()
 	}
-	if df <= len(t975) {
-		return t975[df-1]
-	}
-	const z = 1.959963984540054
-	n := float64(df)
-	return z + (z*z*z+z)/(4*n) + (5*math.Pow(z, 5)+16*z*z*z+3*z)/(96*n*n)
+	return TQuantile(0.975, float64(df))
 }

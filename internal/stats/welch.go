@@ -2,6 +2,8 @@ package stats
 
 import (
 	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Welch is the result of Welch's unequal-variances two-sample t test of
@@ -62,11 +64,9 @@ func WelchTest(a, b []float64) (w Welch, ok bool) {
 
 // StudentTTwoSided is the two-sided tail probability P(|T| ≥ |t|) of
 // Student's t distribution with df (> 0, not necessarily integer) degrees of
-// freedom. It uses the identity
-//
-//	P(|T| ≥ |t|) = I_x(df/2, 1/2) with x = df / (df + t²),
-//
-// where I is the regularized incomplete beta function.
+// freedom, from gonum's Student's t (which evaluates the regularized
+// incomplete beta function, P(|T| ≥ |t|) = I_x(df/2, 1/2) with
+// x = df / (df + t²)). Arguments out of range give NaN, not a panic.
 func StudentTTwoSided(t, df float64) float64 {
 	if math.IsNaN(t) || math.IsNaN(df) || df <= 0 {
 		return math.NaN()
@@ -74,122 +74,31 @@ func StudentTTwoSided(t, df float64) float64 {
 	if math.IsInf(t, 0) {
 		return 0
 	}
-	return RegIncBeta(df/(df+t*t), df/2, 0.5)
+	return 2 * studentsT(df).Survival(math.Abs(t))
 }
 
 // StudentTCDF is the cumulative distribution function F(t) = P(T ≤ t) of
 // Student's t with df degrees of freedom (df > 0, real).
 func StudentTCDF(t, df float64) float64 {
-	p := StudentTTwoSided(t, df) / 2 // one tail
-	if t < 0 {
-		return p
+	if math.IsNaN(t) || math.IsNaN(df) || df <= 0 {
+		return math.NaN()
 	}
-	return 1 - p
+	return studentsT(df).CDF(t)
 }
 
 // TQuantile is the p quantile (0 < p < 1) of Student's t with df (> 0, real)
-// degrees of freedom: the t with StudentTCDF(t, df) = p, found by bisection
-// on the CDF to a relative precision of about 1e-12. Welch's test needs it
-// for the non-integer Welch–Satterthwaite degrees of freedom, which the
-// table of TQuantile975 does not cover.
+// degrees of freedom: the t with StudentTCDF(t, df) = p. Welch's test needs
+// it for the non-integer Welch–Satterthwaite degrees of freedom. Arguments
+// out of range give NaN, not a panic.
 func TQuantile(p, df float64) float64 {
 	if !(p > 0 && p < 1) || !(df > 0) {
 		return math.NaN()
 	}
-	if p == 0.5 {
-		return 0
-	}
-	if p < 0.5 {
-		return -TQuantile(1-p, df)
-	}
-	// Bracket the quantile: the CDF is increasing, F(0) = 0.5 < p.
-	lo, hi := 0.0, 1.0
-	for StudentTCDF(hi, df) < p {
-		lo, hi = hi, hi*2
-		if hi > 1e300 {
-			return math.Inf(1)
-		}
-	}
-	for i := 0; i < 200 && hi-lo > 1e-12*hi; i++ {
-		mid := (lo + hi) / 2
-		if StudentTCDF(mid, df) < p {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return (lo + hi) / 2
+	return studentsT(df).Quantile(p)
 }
 
-// RegIncBeta is the regularized incomplete beta function
-//
-//	I_x(a, b) = B(x; a, b) / B(a, b),  B(x; a, b) = ∫₀ˣ u^(a−1) (1−u)^(b−1) du,
-//
-// for 0 ≤ x ≤ 1 and a, b > 0. It evaluates the classical continued fraction
-//
-//	I_x(a, b) = x^a (1−x)^b / (a B(a, b)) · 1/(1+ d₁/(1+ d₂/(1+ …)))
-//	d₂ₘ₊₁ = −(a+m)(a+b+m) x / ((a+2m)(a+2m+1))
-//	d₂ₘ   = m (b−m) x / ((a+2m−1)(a+2m))
-//
-// with the modified Lentz algorithm. The fraction converges quickly for
-// x < (a+1)/(a+b+2); above that the symmetry I_x(a, b) = 1 − I_{1−x}(b, a)
-// is used. B(a, b) comes from math.Lgamma. Accuracy is about 1e-14
-// relative for the arguments a t test produces.
-func RegIncBeta(x, a, b float64) float64 {
-	switch {
-	case math.IsNaN(x) || math.IsNaN(a) || math.IsNaN(b) || a <= 0 || b <= 0 || x < 0 || x > 1:
-		return math.NaN()
-	case x == 0:
-		return 0
-	case x == 1:
-		return 1
-	}
-	if x > (a+1)/(a+b+2) {
-		return 1 - RegIncBeta(1-x, b, a)
-	}
-	lga, _ := math.Lgamma(a)
-	lgb, _ := math.Lgamma(b)
-	lgab, _ := math.Lgamma(a + b)
-	// log of x^a (1−x)^b / B(a, b)
-	front := math.Exp(a*math.Log(x) + b*math.Log1p(-x) - (lga + lgb - lgab))
-	return front * betaFraction(x, a, b) / a
-}
-
-// betaFraction evaluates 1/(1+ d₁/(1+ d₂/(1+ …))) (see RegIncBeta) by the
-// modified Lentz method: f = C·D products of successive convergent ratios,
-// with tiny values substituted for zeros so no division by zero occurs.
-func betaFraction(x, a, b float64) float64 {
-	const (
-		tiny = 1e-300
-		eps  = 1e-15
-	)
-	// The fraction is 1/(1 + d1/(1 + d2/(1 + ...))): start Lentz on the
-	// denominator 1 + d1/(1 + ...) and invert at the end.
-	f := 1.0
-	c := 1.0
-	d := 0.0
-	for n := 1; n <= 10000; n++ {
-		m := float64(n / 2)
-		var dn float64
-		if n%2 == 1 {
-			dn = -(a + m) * (a + b + m) * x / ((a + 2*m) * (a + 2*m + 1))
-		} else {
-			dn = m * (b - m) * x / ((a + 2*m - 1) * (a + 2*m))
-		}
-		d = 1 + dn*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + dn/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		delta := c * d
-		f *= delta
-		if math.Abs(delta-1) < eps {
-			break
-		}
-	}
-	return 1 / f
+// studentsT is the standard Student's t distribution (location 0, scale 1)
+// with df degrees of freedom.
+func studentsT(df float64) distuv.StudentsT {
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
 }
