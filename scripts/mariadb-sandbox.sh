@@ -52,15 +52,7 @@ client_bin() {
 
 install_mariadb() {
 	is_root || die "MariaDB is not installed (no $MARIADBD) and we are not root: install the mariadb-server package"
-	command -v apt-get >/dev/null 2>&1 || die "MariaDB is not installed and apt-get is missing: install MariaDB by hand"
-	log "installing mariadb-server with apt-get"
-	export DEBIAN_FRONTEND=noninteractive
-	# A fresh machine may have no package lists yet: update only when the
-	# install fails without it.
-	if ! apt-get install -y -q mariadb-server >&2; then
-		apt-get update -q >&2
-		apt-get install -y -q mariadb-server >&2
-	fi
+	apt_install mariadb-server || die "could not install mariadb-server: see $APT_LOG"
 }
 
 alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }

@@ -25,3 +25,42 @@ pick_port() {
 	done
 	die "no free TCP port found on 127.0.0.1"
 }
+
+# APT_LOG is where apt_install keeps apt-get's own output.
+APT_LOG=${CANDOR_APT_LOG:-/tmp/candor-apt.log}
+
+# pkg_installed succeeds when the Debian package $1 is installed.
+pkg_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+
+# apt_install installs those of the Debian packages "$@" that are missing, and
+# nothing else: no upgrade of a package already installed (--no-upgrade), no
+# recommended extras (--no-install-recommends); apt may still upgrade a
+# dependency that a new package needs at a newer version, and the line says so.
+# apt-get's output goes to $APT_LOG (CANDOR_APT_LOG); the screen gets one line
+# per package. The package lists are updated only when an install fails
+# without it (a fresh machine may have none). Fails when a package could not
+# be installed.
+apt_install() {
+	local pkg out summary
+	command -v apt-get >/dev/null 2>&1 || die "apt-get is missing: install $* by hand"
+	export DEBIAN_FRONTEND=noninteractive
+	for pkg in "$@"; do
+		pkg_installed "$pkg" && continue
+		out=$(mktemp)
+		printf '%s: installing %s with apt-get (its output: %s) ... ' "$SANDBOX" "$pkg" "$APT_LOG" >&2
+		if {
+			apt-get install -y -q --no-upgrade --no-install-recommends "$pkg" ||
+				{ apt-get update -q && apt-get install -y -q --no-upgrade --no-install-recommends "$pkg"; }
+		} >"$out" 2>&1; then
+			summary=$(grep -E '^[0-9]+ upgraded, [0-9]+ newly installed' "$out" | tail -1 | cut -d, -f1-2 || true)
+			echo "done${summary:+ ($summary)}" >&2
+			cat "$out" >>"$APT_LOG"
+			rm -f "$out"
+		else
+			echo "failed, see $APT_LOG" >&2
+			cat "$out" >>"$APT_LOG"
+			rm -f "$out"
+			return 1
+		fi
+	done
+}

@@ -3,7 +3,9 @@
 #   1. gofmt and go vet must be clean;
 #   2. a throwaway PostgreSQL and a throwaway MariaDB are started
 #      (scripts/pg-sandbox.sh and scripts/mariadb-sandbox.sh install them
-#      with apt-get when missing and we are root) and their URLs exported as
+#      with apt-get when missing and we are root: only what is missing, no
+#      upgrades, apt's output in /tmp/candor-apt.log or $CANDOR_APT_LOG, one
+#      line per package on screen) and their URLs exported as
 #      CANDOR_TEST_POSTGRES_URL and CANDOR_TEST_MYSQL_URL;
 #   3. chromium and sysbench are installed when missing (root), for the
 #      HTML report test and the tests that compare candor with sysbench
@@ -13,6 +15,9 @@
 # Exits non-zero when anything fails. Extra arguments go to `go test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SANDBOX=test.sh
+# shellcheck source=sandbox-lib.sh
+. scripts/sandbox-lib.sh
 
 echo "== gofmt"
 bad=$(gofmt -l cmd internal)
@@ -43,8 +48,7 @@ echo "   $CANDOR_TEST_MYSQL_URL"
 # The HTML report test renders in headless Chromium from Debian's package.
 if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" -eq 0 ]; then
 	echo "== installing chromium for the report rendering test"
-	apt-get install -y -q chromium >/dev/null 2>&1 ||
-		{ apt-get update -q >/dev/null 2>&1 && apt-get install -y -q chromium >/dev/null 2>&1; } ||
+	apt_install chromium ||
 		echo "   chromium could not be installed: the browser test will be skipped"
 fi
 
@@ -52,8 +56,7 @@ fi
 # checked against sysbench 1.0.20 itself, from Debian's package.
 if ! command -v sysbench >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
 	echo "== installing sysbench for the reference tests"
-	apt-get install -y -q sysbench >/dev/null 2>&1 ||
-		{ apt-get update -q >/dev/null 2>&1 && apt-get install -y -q sysbench >/dev/null 2>&1; } ||
+	apt_install sysbench ||
 		echo "   sysbench could not be installed: the reference tests will be skipped"
 fi
 if command -v sysbench >/dev/null 2>&1; then
