@@ -283,10 +283,31 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 
 // Close implements target.Target: later Connect and Fingerprint calls fail
 // with ErrClosed. Connections already handed out stay usable until their
-// owners close them.
+// owners close them. In WAL mode Close checkpoints the database and
+// truncates its -wal file (PRAGMA wal_checkpoint(TRUNCATE)), so that a run
+// does not leave the write-ahead log (tens of MB after a load) beside the
+// file; SQLite deletes it when the last connection closes, but a process
+// may end before that. The error of a checkpoint that fails is returned.
 func (t *Target) Close() error {
-	t.closed.Store(true)
-	return nil
+	if t.closed.Swap(true) || t.cfg.JournalMode != "WAL" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), t.opts.ConnectTimeout)
+	defer cancel()
+	c, err := t.connector.Connect(ctx)
+	if err != nil {
+		return fmt.Errorf("sqlite: checkpoint on close of %s: %w", t.redacted, err)
+	}
+	defer c.Close()
+	q, ok := c.(driver.QueryerContext)
+	if !ok {
+		return nil
+	}
+	rows, err := q.QueryContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)", nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: checkpoint on close of %s: %w", t.redacted, err)
+	}
+	return rows.Close()
 }
 
 // An SQLite session (internal/target/drvconn): every statement, with or

@@ -273,3 +273,50 @@ func TestIsolation(t *testing.T) {
 		}
 	}
 }
+
+// TestCloseTruncatesWAL: after a load's worth of writes, closing the target
+// leaves no write-ahead log of any size beside the file, even while a
+// session the process forgot to close still holds the database open.
+func TestCloseTruncatesWAL(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "candor.db")
+	tgt, err := target.Open(context.Background(), "sqlite://"+path, target.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := tgt.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	if _, err := c.Exec(ctx, "CREATE TABLE w (id INTEGER PRIMARY KEY, v TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	pad := strings.Repeat("x", 1000)
+	for i := 0; i < 20; i++ {
+		if _, err := c.Exec(ctx, "BEGIN"); err != nil {
+			t.Fatal(err)
+		}
+		for j := 0; j < 200; j++ {
+			if _, err := c.Exec(ctx, "INSERT INTO w (v) VALUES (?)", pad); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := c.Exec(ctx, "COMMIT"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := os.Stat(path + "-wal")
+	if err != nil || st.Size() < 1<<20 {
+		t.Fatalf("the test's writes should leave a WAL of over 1 MB before Close: %v %v", st, err)
+	}
+	if err := tgt.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if st, err := os.Stat(path + "-wal"); err == nil && st.Size() > 0 {
+		t.Errorf("after Close the WAL holds %d bytes, want it truncated", st.Size())
+	}
+	if rows := targettest.Rows(t, c, "SELECT count(*) FROM w"); rows[0][0] != "4000" {
+		t.Errorf("rows after the checkpoint: %v, want 4000", rows)
+	}
+}
