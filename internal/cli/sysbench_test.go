@@ -13,7 +13,7 @@ import (
 )
 
 // perEvent is the expected reads/writes/other per event of each test with
-// the defaults (specs/sysbench.md §2.5); -1 = not checked exactly. The order
+// the defaults (docs/SYSBENCH.md, "Reference facts"); -1 = not checked exactly. The order
 // matters: an UPDATE of a row oltp_delete removed counts as "other", as in
 // sysbench, so the tests that delete rows run last.
 var perEvent = []struct {

@@ -3,7 +3,7 @@ package dialect
 import "strconv"
 
 // CommitLoopStatements is the SQL of the commit-loop workload: the published
-// single-session commit test (specs/experiments.md E4). Rows are (i) or, with
+// single-session commit test (docs/EXPERIMENTS.md E4). Rows are (i) or, with
 // several jobs, (j, i); t is filled by the server's clock as each row is
 // inserted, and the server-side rate is count / (max(t) - min(t)).
 //

@@ -9,7 +9,7 @@ import (
 )
 
 // sysbench 1.0.20's SQL (src/lua/oltp_common.lua, select_random_*.lua,
-// bulk_insert.lua, oltp_insert.lua; specs/sysbench.md §2.2–2.5), per product.
+// bulk_insert.lua, oltp_insert.lua; docs/SYSBENCH.md, "Reference facts"), per product.
 //
 // Statement text is sysbench's, byte for byte, multi-line Lua strings
 // (CREATE TABLE, select_random_*) included; bind parameters are written in

@@ -14,7 +14,7 @@ const (
 )
 
 // YCSBStatements is the SQL the YCSB workload issues, shaped like the YCSB
-// JDBC binding (specs/ycsb.md §1.9): table usertable, key column YCSB_KEY,
+// JDBC binding (docs/YCSB.md, "Reference facts"): table usertable, key column YCSB_KEY,
 // fields FIELD0..FIELD<n-1>.
 //
 // The value is immutable after YCSB returns; its strings and functions are

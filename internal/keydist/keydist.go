@@ -1,7 +1,7 @@
 // Package keydist holds seeded random distributions with the semantics of the
 // reference tools: YCSB 0.17.0's generators (package site.ycsb.generator,
-// described in /work/shared/specs/ycsb.md sections 1.3 and 1.5-1.7) and
-// sysbench 1.0.20's (sysbench.go; specs/sysbench.md section 2.6).
+// described in docs/YCSB.md, "Reference facts") and
+// sysbench 1.0.20's (sysbench.go; docs/SYSBENCH.md, "Reference facts").
 //
 // # Randomness
 //

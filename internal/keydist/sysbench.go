@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 )
 
-// sysbench 1.0.20's random numbers (src/sb_rand.c; specs/sysbench.md §2.6).
+// sysbench 1.0.20's random numbers (src/sb_rand.c; docs/SYSBENCH.md, "Reference facts").
 //
 // Every draw takes the caller's *rand.Rand: sysbench keeps one xoroshiro128+
 // state per thread, candor one math/rand source per worker, so the values

@@ -1,5 +1,5 @@
 // Package commitloop is the single-session commit test of the published
-// distributed SQL vs PostgreSQL comparison (specs/experiments.md E4),
+// distributed SQL vs PostgreSQL comparison (docs/EXPERIMENTS.md E4),
 // registered as the workload commit-loop.
 //
 // The table is (i INTEGER PRIMARY KEY, t TIMESTAMP DEFAULT <server clock>),
@@ -50,7 +50,7 @@ import (
 const Name = "commit-loop"
 
 // Reference names what this reproduces.
-const Reference = "single-session commit loop (specs/experiments.md E4)"
+const Reference = "single-session commit loop (docs/EXPERIMENTS.md E4)"
 
 // Defaults: the published 10,000 rows per session, one session.
 const (

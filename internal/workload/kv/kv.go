@@ -1,5 +1,5 @@
 // Package kv holds the three key-value workloads of the published in-memory
-// NewSQL vs NoSQL comparison (specs/experiments.md E5), each registered as a
+// NewSQL vs NoSQL comparison (docs/EXPERIMENTS.md E5), each registered as a
 // workload of its own:
 //
 //   - kv-basic (KV-1): a table of (kv_key VARCHAR(50) PRIMARY KEY, payload)
@@ -70,9 +70,9 @@ const (
 
 // Reference names of what the workloads reproduce.
 const (
-	ReferenceBasic = "KV-1 basic key-value (specs/experiments.md E5)"
-	ReferenceInts  = "KV-2 many integer columns (specs/experiments.md E5)"
-	ReferenceBatch = "KV-3 batched, atomic (specs/experiments.md E5)"
+	ReferenceBasic = "KV-1 basic key-value (docs/EXPERIMENTS.md E5)"
+	ReferenceInts  = "KV-2 many integer columns (docs/EXPERIMENTS.md E5)"
+	ReferenceBatch = "KV-3 batched, atomic (docs/EXPERIMENTS.md E5)"
 )
 
 // maxBatchBytes caps the row data of one load batch (see MaxLoadBatch).

@@ -11,7 +11,7 @@ import (
 )
 
 // Defaults and bounds of the options. The sizes are the published ones
-// (specs/experiments.md E5): 500,000 pairs or rows, 50-byte keys, 12 KB
+// (docs/EXPERIMENTS.md E5): 500,000 pairs or rows, 50-byte keys, 12 KB
 // payloads (12288 bytes), 50 integer columns, 10 pairs per batch.
 const (
 	DefaultRecords   = 500000

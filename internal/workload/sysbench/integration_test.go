@@ -25,7 +25,7 @@ import (
 // CANDOR_TEST_MYSQL_URL is set. Each prepares 2 tables × 10,000 rows through
 // the workload's own loader and PostLoad, runs every test's worker for a few
 // hundred events checking each event's reads/writes/other against sysbench's
-// table (specs/sysbench.md §2.5), and drops the tables.
+// table (docs/SYSBENCH.md, "Reference facts"), and drops the tables.
 //
 //	U=$(scripts/pg-sandbox.sh start /tmp/sbpg)
 //	CANDOR_TEST_POSTGRES_URL=$U go test -race ./internal/workload/sysbench/

@@ -13,7 +13,7 @@ import (
 	"github.com/candor-bench/candor/internal/workload"
 )
 
-// TestDefaults: sysbench 1.0.20's defaults (specs/sysbench.md §2.1), with
+// TestDefaults: sysbench 1.0.20's defaults (docs/SYSBENCH.md, "Reference facts"), with
 // rand-type special as in 1.0.20.
 func TestDefaults(t *testing.T) {
 	w, err := New(OLTPReadWrite, nil, nil)

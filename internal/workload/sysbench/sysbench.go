@@ -2,7 +2,7 @@
 // select_random_*.lua, bulk_insert.lua) as a candor workload, statement for
 // statement: the same tables, the same data, the same statements per event in
 // the same order with values from the same distributions, and reads, writes
-// and other queries counted by sysbench's rules (specs/sysbench.md §2).
+// and other queries counted by sysbench's rules (docs/SYSBENCH.md, "Reference facts").
 //
 // Select a test as sysbench/<test>, e.g. sysbench/oltp_read_write; plain
 // "sysbench" is an error that lists the tests, as sysbench without a test

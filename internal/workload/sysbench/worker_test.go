@@ -58,7 +58,7 @@ func repeat(s string, n int) string {
 
 // TestEventComposition runs one event of every test on a fake connection
 // and compares the statements and sysbench's r/w/o counts with the spec's
-// table (specs/sysbench.md §2.5).
+// table (docs/SYSBENCH.md, "Reference facts").
 func TestEventComposition(t *testing.T) {
 	rw := "BEGIN " + repeat("point", 10) + " simple sum order distinct index_update non_index_update delete insert COMMIT"
 	cases := []struct {

@@ -54,7 +54,7 @@ type Histogram struct {
 }
 
 // Options are the resolved CoreWorkload properties (YCSB's names, YCSB's
-// defaults: specs/ycsb.md §1.2) plus the Client properties candor reads as run
+// defaults: docs/YCSB.md, "Reference facts") plus the Client properties candor reads as run
 // limits. It is what a result file records, so it is JSON-encodable and a run
 // can be repeated from it.
 type Options struct {

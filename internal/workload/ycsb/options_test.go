@@ -12,7 +12,7 @@ import (
 	"github.com/candor-bench/candor/internal/workload"
 )
 
-// coreDefaults are CoreWorkload's defaults (specs/ycsb.md §1.2) with candor's
+// coreDefaults are CoreWorkload's defaults (docs/YCSB.md, "Reference facts") with candor's
 // recordcount; tests derive expected options from them.
 func coreDefaults() Options {
 	return Options{
@@ -25,7 +25,7 @@ func coreDefaults() Options {
 	}
 }
 
-// TestBuiltinVariants: ycsb/a..f resolve to the table of specs/ycsb.md §1.1
+// TestBuiltinVariants: ycsb/a..f resolve to the table of docs/YCSB.md, "Reference facts"
 // on top of CoreWorkload's defaults.
 func TestBuiltinVariants(t *testing.T) {
 	file := func(mod func(*Options)) Options {

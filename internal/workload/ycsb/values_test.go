@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestKeyNameReference checks keys against specs/ycsb.md §1.3, computed by
+// TestKeyNameReference checks keys against docs/YCSB.md, "Reference facts", computed by
 // running YCSB's Java buildKeyName (hashed, zeropadding 1).
 func TestKeyNameReference(t *testing.T) {
 	cases := []struct {

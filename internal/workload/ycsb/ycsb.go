@@ -2,7 +2,7 @@
 // file written for it) over SQL, shaped like YCSB's JDBC binding. Property
 // files are parsed with Java's rules into typed Options; keys, key choice,
 // operation mix and values follow CoreWorkload exactly where that is
-// observable (specs/ycsb.md §1), and every deliberate difference is written
+// observable (docs/YCSB.md, "Reference facts"), and every deliberate difference is written
 // next to the code that makes it.
 //
 // # Differences from YCSB 0.17.0
