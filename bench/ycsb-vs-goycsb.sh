@@ -96,8 +96,12 @@ load_all() {
 	"$GOYCSB" load "$drv" -P workloads/workloada -p recordcount="$RECORDS" -p threadcount="$LOAD_THREADS" \
 		-p table=usertable_batch -p batch.size="$LOAD_BATCH" "$@" >"$OUT/goycsb-load-batch-$db.txt" 2>&1
 	t3=$(date +%s.%N)
-	final_total "$OUT/goycsb-load-$db.txt" >/dev/null || exit 1
-	final_total "$OUT/goycsb-load-batch-$db.txt" >/dev/null || exit 1
+	# A load's report has no TOTAL line when nothing was measured (go-ycsb's
+	# batch fallback on PostgreSQL inserts without measuring): require only
+	# that it finished.
+	for f in "$OUT/goycsb-load-$db.txt" "$OUT/goycsb-load-batch-$db.txt"; do
+		grep -q '^Run finished' "$f" || die "go-ycsb's load did not finish: see $f"
+	done
 	echo "| $db | $(rate "$RECORDS" "$t0" "$t1") | $(rate "$RECORDS" "$t1" "$t2") | $(rate "$RECORDS" "$t2" "$t3") |"
 }
 
