@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/candor-bench/candor/internal/plan"
+	"github.com/candor-bench/candor/internal/result"
+)
+
+// A cell is "done" only when its result was made by the same cell: the
+// same name, workload and every plan parameter. A complete result left by a
+// cell that once had the same name but other options is run again.
+func TestCellStateMatchesIdentity(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "commit-loop_pg.json")
+	write := func(status string, params map[string]string) {
+		t.Helper()
+		r := &result.Result{Schema: result.SchemaVersion, Status: status, Workload: result.Workload{Name: "commit-loop"},
+			Plan: &result.PlanRef{Name: "p", Cell: "commit-loop_pg", Params: params}}
+		if err := result.Write(path, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cell := plan.Cell{ID: "commit-loop_pg", Workload: "commit-loop", Result: path,
+		Params: map[string]string{"target": "pg", "rows": "10000", "jobs": "3"}}
+	cases := []struct {
+		name   string
+		status string
+		params map[string]string
+		want   string
+	}{
+		{"same cell, complete", result.StatusComplete, map[string]string{"target": "pg", "rows": "10000", "jobs": "3"}, "done"},
+		{"same cell, interrupted", result.StatusInterrupted, map[string]string{"target": "pg", "rows": "10000", "jobs": "3"}, "to do"},
+		{"an option missing (the one-job cell)", result.StatusComplete, map[string]string{"target": "pg", "rows": "10000"}, "to do"},
+		{"an option with another value", result.StatusComplete, map[string]string{"target": "pg", "rows": "10000", "jobs": "2"}, "to do"},
+	}
+	for _, c := range cases {
+		write(c.status, c.params)
+		if got := cellState(cell); got != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got, c.want)
+		}
+	}
+}
