@@ -20,7 +20,9 @@ curves against threads, latency percentile spectra, errors and retries, throughp
 over time for every run (load phases included), the effect of data size when the same plan
 ran at two sizes, and the provenance of every input.
 
-PATH is a result file or a directory searched recursively for result files (*.json).
+PATH is a result file or a directory searched recursively for result files, recognised
+by their content (whatever their name); a .json file there that is not a result is
+skipped with a warning.
 The format follows -o's extension (.md, .html; anything else is text) unless --format
 is given; without -o the text report goes to standard output. A Markdown report links
 its charts as SVG files written beside it (NAME-figN.svg); an HTML report is one
@@ -42,7 +44,7 @@ self-contained file with inline SVG charts that opens offline.`,
 					return usagef("--format: %v", err)
 				}
 			}
-			inputs, err := report.Load(args...)
+			inputs, err := report.LoadWarn(func(w string) { fmt.Fprintf(env.Stderr, "candor report: %s\n", w) }, args...)
 			if err != nil {
 				return withCode(ExitUsage, err)
 			}

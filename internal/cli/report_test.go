@@ -53,6 +53,11 @@ func scaled(t *testing.T, src, dst string, thr, lat float64) string {
 func TestReportCommand(t *testing.T) {
 	dir := t.TempDir()
 	all := filepath.Dir(fixture(t, "ycsb-a-pg-t1.json"))
+	// a result written with -o res/c-t1 (no .json) beside a JSON file that
+	// is not a result
+	good, _ := os.ReadFile(fixture(t, "ycsb-a-pg-t4.json"))
+	writeFile(t, dir, "res/c-t1", string(good))
+	writeFile(t, dir, "res/junk.json", "{not json")
 	cases := []struct {
 		name   string
 		args   []string
@@ -68,6 +73,9 @@ func TestReportCommand(t *testing.T) {
 		{"html file", []string{"report", all, "-o", "r.html"}, ExitOK, nil, []string{"report: r.html (html"}, []string{"r.html"}},
 		// --format on stdout
 		{"md stdout", []string{"report", fixture(t, "ycsb-a-pg-t4.json"), "--format", "markdown"}, ExitOK, []string{"# candor report", "| target |"}, nil, nil},
+		// a directory: results found by content, other JSON skipped with a warning
+		{"skips non-results", []string{"report", filepath.Join(dir, "res")}, ExitOK, []string{"Workload ycsb/a", "c-t1"},
+			[]string{"candor report: skipped " + filepath.Join(dir, "res", "junk.json") + ": not a candor result (not valid JSON)"}, nil},
 		// bad format
 		{"bad format", []string{"report", all, "--format", "pdf"}, ExitUsage, nil, []string{"--format", "pdf", "html"}, nil},
 		// no path

@@ -319,9 +319,10 @@ func TestReportLoadErrors(t *testing.T) {
 		{"truncated", write("bad1/r.json", string(good[:len(good)/2])), []string{"bad1/r.json"}, true},
 		// the directory form names the bad file too
 		{"bad in dir", filepath.Join(dir, "bad1"), []string{"bad1/r.json"}, true},
-		// invalid JSON in a directory is an error, not skipped
+		// invalid JSON named directly is an error; in a directory it is
+		// skipped (TestReportSkipsWithWarning), which leaves none here
 		{"invalid json", write("bad2/x.json", "{not json"), []string{"x.json", "invalid character"}, true},
-		{"invalid json in dir", filepath.Join(dir, "bad2"), []string{"x.json", "not valid JSON"}, true},
+		{"invalid json in dir", filepath.Join(dir, "bad2"), []string{"no candor result files"}, false},
 		// an explicit file that is some other JSON
 		{"other json", filepath.Join(dir, "ok/other.json"), []string{"other.json", "schema"}, true},
 		// another major version
@@ -345,6 +346,49 @@ func TestReportLoadErrors(t *testing.T) {
 		if c.schema && !errors.Is(err, result.ErrSchema) {
 			t.Errorf("%s: error %v does not wrap result.ErrSchema", c.name, err)
 		}
+	}
+}
+
+// A directory with JSON files that are not results (invalid JSON, another
+// document) reports the results it holds and warns once per skipped file;
+// a result written without the .json extension (run -o res/c-t1) is found by
+// its content, and so is a candor result under any name, while other files
+// (a report, an SVG, a side file) are passed over silently.
+func TestReportSkipsWithWarning(t *testing.T) {
+	dir := t.TempDir()
+	good, _ := os.ReadFile(filepath.Join(fixtureDir, "ycsb-a-pg-t4.json"))
+	for name, content := range map[string]string{
+		"res/c-t1":                  string(good),
+		"res/broken.json":           "{not json",
+		"res/package.json":          `{"name": "x"}`,
+		"res/report.html":           "<html>" + string(good),
+		"res/c-t1.intervals.jsonl":  `{"kind":"header","header":{"schema":"candor.result/v1"}}`,
+		"res/sub/fig1.svg":          "<svg/>",
+		"res/sub/notes-without-ext": "plain text",
+		"res/sub/ycsb-a-pg-t4.json": string(good),
+		"res/.hidden/ignored.json":  "{not json",
+	} {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var warnings []string
+	in, err := LoadWarn(func(s string) { warnings = append(warnings, s) }, filepath.Join(dir, "res"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, x := range in {
+		got = append(got, strings.TrimPrefix(x.Path, dir+"/"))
+	}
+	if strings.Join(got, " ") != "res/c-t1 res/sub/ycsb-a-pg-t4.json" {
+		t.Errorf("inputs %v, want res/c-t1 and res/sub/ycsb-a-pg-t4.json", got)
+	}
+	if len(warnings) != 2 || !strings.Contains(warnings[0], "broken.json: not a candor result (not valid JSON)") ||
+		!strings.Contains(warnings[1], "package.json: not a candor result") {
+		t.Errorf("warnings %q, want one line each for broken.json and package.json", warnings)
 	}
 }
 
