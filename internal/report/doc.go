@@ -417,7 +417,7 @@ func buildProvenance(d *document, m *Model) {
 		if v == "" {
 			v = s.Version
 		}
-		tt.Rows = append(tt.Rows, []string{s.Label, s.Driver, v, s.URL, ranges(s.Inputs)})
+		tt.Rows = append(tt.Rows, []string{s.Label, s.Driver, v, strings.Join(s.URLs, " "), ranges(s.Inputs)})
 	}
 	d.table(tt)
 	for _, s := range m.Series {

@@ -61,12 +61,15 @@ type Param struct{ Key, Value string }
 // Series is one target: product, version, URL and the settings that set it
 // apart from other runs on the same endpoint.
 type Series struct {
-	Label    string
-	Driver   string
-	Product  string
-	Version  string
-	VString  string
-	URL      string
+	Label   string
+	Driver  string
+	Product string
+	Version string
+	VString string
+	URL     string // the first input's URL
+	// URLs are the distinct URLs of the inputs (the same server reached
+	// with other connection parameters is one series).
+	URLs     []string
 	Settings map[string]string
 	// Inputs are the indexes of the inputs run against this series.
 	Inputs []int
@@ -276,13 +279,47 @@ func fmtSeconds(s float64) string {
 	return time.Duration(s * float64(time.Second)).Round(time.Millisecond).String()
 }
 
+// Endpoint identifies the server a target URL reaches: scheme, host, port
+// (the driver's default when the URL has none) and database, without the
+// user, password and query parameters, which change how candor connects
+// (sslmode, connect_timeout, ...), not which server it measures. Session
+// settings given in the query (synchronous_commit=off) reach the
+// fingerprint's settings, which tell series apart on their own. A URL
+// without a host and port (sqlite://FILE, null://?latency=1ms) is its own
+// endpoint.
+func Endpoint(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return raw
+	}
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"postgres": "5432", "postgresql": "5432", "mysql": "3306"}[scheme]
+	}
+	if port == "" {
+		return raw // not a server reached over the network (sqlite://FILE)
+	}
+	if scheme == "postgresql" {
+		scheme = "postgres"
+	}
+	host := strings.ToLower(u.Hostname())
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return scheme + "://" + host + "/" + strings.TrimPrefix(u.Path, "/")
+}
+
 func (m *Model) buildSeries() {
 	type fpKey struct{ driver, product, version, url string }
 	groups := map[fpKey][]int{}
 	var order []fpKey
 	for i, in := range m.Inputs {
 		t := in.Result.Target
-		k := fpKey{t.Driver, t.Product, t.Version, t.URL}
+		k := fpKey{t.Driver, t.Product, t.Version, Endpoint(t.URL)}
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
@@ -314,6 +351,9 @@ func (m *Model) buildSeries() {
 				}
 				byKey[key] = s
 				m.Series = append(m.Series, s)
+			}
+			if !contains(s.URLs, t.URL) {
+				s.URLs = append(s.URLs, t.URL)
 			}
 			s.Inputs = append(s.Inputs, i)
 			m.inputSeries[i] = s
@@ -398,6 +438,15 @@ func (m *Model) warn() {
 			}
 		}
 	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 func firstLine(s string) string {

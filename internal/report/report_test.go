@@ -461,3 +461,58 @@ func TestSystemTextShowsAutogroups(t *testing.T) {
 		t.Errorf("with autogroups on: %q, want %q", got, want)
 	}
 }
+
+// The same server reached with and without connection-only URL parameters
+// is one target; the text report's Targets table neither breaks a word in
+// the middle nor shows a second "#2" target.
+func TestOneTargetAcrossConnectionParameters(t *testing.T) {
+	mk := func(seed uint64, url string) *result.Result {
+		s := fixtures()["ycsb-a-pg-t4.json"]
+		s.seed, s.product, s.version, s.url = seed, "MariaDB", "10.11.19", url
+		r := s.build(t)
+		r.Target.Driver = "mysql"
+		r.Target.VersionString = "10.11.19-MariaDB-0+deb12u1-log Debian 12 with a long build description"
+		return r
+	}
+	a := mk(11, "mysql://bench@127.0.0.1:3306/sbtest")
+	b := mk(12, "mysql://bench:xxxxx@127.0.0.1/sbtest?tls=false&timeout=5s")
+	m := Build([]Input{{"a.json", a}, {"b.json", b}})
+	if len(m.Series) != 1 {
+		t.Fatalf("%d targets, want one: %+v", len(m.Series), m.Series)
+	}
+	var buf bytes.Buffer
+	if err := Text(&buf, m); err != nil {
+		t.Fatal(err)
+	}
+	txt := buf.String()
+	if strings.Contains(txt, "#2") && strings.Contains(txt, "MariaDB 10.11.19 #2") {
+		t.Errorf("a second target for the same server:\n%s", txt)
+	}
+	_, targets, _ := strings.Cut(txt, "Targets:")
+	targets, _, _ = strings.Cut(targets, "Settings of")
+	words := map[string]bool{}
+	for _, w := range strings.Fields(a.Target.VersionString + " MariaDB 10.11.19") {
+		words[w] = true
+	}
+	for _, l := range strings.Split(targets, "\n") {
+		for _, f := range strings.Fields(l) {
+			if strings.HasPrefix(f, "10.11") && !words[f] && !strings.HasSuffix(f, "...") {
+				t.Errorf("version broken mid-word: %q in\n%s", f, targets)
+			}
+		}
+	}
+	if !strings.Contains(targets, "#1–#2") {
+		t.Errorf("targets table:\n%s", targets)
+	}
+	for _, c := range []struct{ in, want string }{
+		{"postgres://u:xxxxx@DB1/bench?sslmode=disable", "postgres://db1:5432/bench"},
+		{"postgresql://db1:5432/bench", "postgres://db1:5432/bench"},
+		{"mysql://root@[::1]/x", "mysql://[::1]:3306/x"},
+		{"sqlite://candor.db", "sqlite://candor.db"},
+		{"null://?latency=1ms", "null://?latency=1ms"},
+	} {
+		if got := Endpoint(c.in); got != c.want {
+			t.Errorf("Endpoint(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
