@@ -227,6 +227,9 @@ func drawThreadCurves(v *Variant) ([]byte, error) {
 	var ss []*series
 	idx := map[*Series]*series{}
 	for _, c := range v.Runs {
+		if c.N() == 0 {
+			continue // every repetition excluded: nothing to draw
+		}
 		s := idx[c.Series]
 		if s == nil {
 			s = &series{label: c.Series.Label}

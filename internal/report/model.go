@@ -95,6 +95,10 @@ type Cell struct {
 	Threads  int
 	// Phases are the complete phases measured (the repetitions).
 	Phases []PhaseRef
+	// Excluded are the phases of the cell that did not complete (failed,
+	// e.g. above the error budget, or interrupted): never pooled with the
+	// complete ones, listed instead.
+	Excluded []Exclusion
 	// Throughput is the phase throughput (ops/s; rows/s for a load) over
 	// the repetitions.
 	Throughput stats.Summary
@@ -110,6 +114,58 @@ type Cell struct {
 
 // N is the number of repetitions.
 func (c *Cell) N() int { return len(c.Phases) }
+
+// Exclusion is a phase left out of a cell's figures.
+type Exclusion struct {
+	PhaseRef
+	Status string // failed or interrupted
+	Reason string // why, when the result says ("" otherwise)
+	Rep    int    // the repetition number (0 when the result has one run)
+}
+
+// String is "#3 failed: error rate 79% ..." (without what it lacks).
+func (e Exclusion) String() string {
+	s := e.Status
+	if e.Rep > 0 {
+		s = fmt.Sprintf("#%d %s", e.Rep, s)
+	}
+	if e.Reason != "" {
+		s += ": " + e.Reason
+	}
+	return s
+}
+
+// ExclusionText says how many repetitions of the cell were left out and
+// why: "1 of 3 repetitions excluded (#3 failed: ...)"; "" when none were.
+func (c *Cell) ExclusionText() string {
+	if len(c.Excluded) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, e := range c.Excluded {
+		parts = append(parts, e.String())
+	}
+	total := len(c.Phases) + len(c.Excluded)
+	return fmt.Sprintf("%d of %s excluded (%s)", len(c.Excluded), plural(total, "repetition"), strings.Join(parts, "; "))
+}
+
+// phaseFailure is why a phase did not complete, as its result records it:
+// the phase's own reason, else the result's error when the phase is the
+// last one (the one the error ended).
+func phaseFailure(r *result.Result, i int) string {
+	if reason := phaseReason(&r.Phases[i]); reason != "" {
+		return firstLine(reason)
+	}
+	if i == len(r.Phases)-1 && r.Error != "" {
+		return firstLine(r.Error)
+	}
+	return ""
+}
+
+// phaseReason is the phase's own failure reason. Results carry none yet:
+// the error budget (--max-error-rate) adds it to result.Phase, and this is
+// the one place that reads it.
+func phaseReason(p *result.Phase) string { return "" }
 
 // OpStats is one operation over a cell's repetitions; latencies in ns.
 type OpStats struct {
@@ -421,8 +477,16 @@ func (m *Model) warn() {
 			}
 			m.Warnings = append(m.Warnings, msg+"; only its complete phases enter the tables")
 		}
-		for _, p := range r.Phases {
+		for pi, p := range r.Phases {
 			pn := phaseName(&p)
+			if p.Status != result.StatusComplete {
+				msg := fmt.Sprintf("%s %s: %s", name, pn, p.Status)
+				// The result's own error is in its warning above: not twice.
+				if reason := phaseFailure(r, pi); reason != "" && (r.Status == result.StatusComplete || reason != firstLine(r.Error)) {
+					msg += " (" + reason + ")"
+				}
+				m.Warnings = append(m.Warnings, msg+": excluded from the figures")
+			}
 			if p.Client.Saturated {
 				m.Warnings = append(m.Warnings, fmt.Sprintf("%s %s: client saturated (%s): the figures may measure candor, not the database", name, pn, p.Client.SaturatedCause))
 			}
@@ -589,8 +653,13 @@ func (m *Model) buildWorkload(name string, idx []int) *Workload {
 			}
 		}
 		for pi, p := range r.Phases {
-			if kindOf(p.Name) == key.kind && p.Status == result.StatusComplete {
+			switch {
+			case kindOf(p.Name) != key.kind:
+			case p.Status == result.StatusComplete:
 				c.Phases = append(c.Phases, PhaseRef{key.input, pi})
+			default:
+				c.Excluded = append(c.Excluded, Exclusion{PhaseRef: PhaseRef{key.input, pi}, Status: p.Status,
+					Reason: phaseFailure(r, pi), Rep: p.Repetition})
 			}
 		}
 	}
@@ -611,11 +680,12 @@ func kindOf(phase string) string {
 }
 
 // finishCells computes each cell's statistics, drops cells without a
-// complete phase and sorts them by series then threads.
+// phase (a cell whose every phase was excluded stays, to say so) and sorts
+// them by series then threads.
 func (m *Model) finishCells(cells []*Cell) []*Cell {
 	out := cells[:0]
 	for _, c := range cells {
-		if len(c.Phases) == 0 {
+		if len(c.Phases) == 0 && len(c.Excluded) == 0 {
 			continue
 		}
 		m.summarize(c)
@@ -798,7 +868,7 @@ func (m *Model) buildSizeEffects() {
 				}
 				for _, cs := range small.Runs {
 					for _, cl := range large.Runs {
-						if cs.Series != cl.Series || cs.Threads != cl.Threads {
+						if cs.Series != cl.Series || cs.Threads != cl.Threads || cs.N() == 0 || cl.N() == 0 {
 							continue
 						}
 						e := SizeEffect{Workload: w.Name, Series: cs.Series, Threads: cs.Threads, Small: cs, Large: cl}

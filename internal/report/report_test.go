@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -514,5 +515,62 @@ func TestOneTargetAcrossConnectionParameters(t *testing.T) {
 		if got := Endpoint(c.in); got != c.want {
 			t.Errorf("Endpoint(%q) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// A repetition that did not complete is never pooled with the complete
+// ones: the cell's figures are over the complete repetitions, its n says
+// "2 of 3", and the report says which one was left out and why; compare
+// warns the same way, and refuses a side with no complete run.
+func TestFailedRepetitionsAreExcluded(t *testing.T) {
+	r := fixtures()["ycsb-a-pg-t4.json"].build(t) // 3 repetitions
+	r.Status = result.StatusFailed
+	r.Error = "error rate 79.1% above --max-error-rate 1%"
+	bad := &r.Phases[len(r.Phases)-1]
+	bad.Status = result.StatusFailed
+	bad.Throughput *= 100 // a wild figure that must not reach the mean
+	m := Build([]Input{{"t4.json", r}})
+	c := m.Workloads[0].Variants[0].Runs[0]
+	want := (r.Phases[0].Throughput + r.Phases[1].Throughput) / 2
+	if c.N() != 2 || math.Abs(c.Throughput.Mean-want) > 1e-9 {
+		t.Errorf("n %d, mean %.1f; want the 2 complete repetitions, mean %.1f", c.N(), c.Throughput.Mean, want)
+	}
+	var b bytes.Buffer
+	if err := Text(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	txt := b.String()
+	for _, w := range []string{"2 of 3", "1 of 3 repetitions excluded (#3 failed: error rate 79.1% above --max-error-rate 1%)",
+		"3 runs (1 failed)", "status failed: error rate 79.1%"} {
+		if !strings.Contains(strings.Join(strings.Fields(txt), " "), w) {
+			t.Errorf("text report lacks %q:\n%s", w, txt)
+		}
+	}
+	if strings.Count(txt, "error rate 79.1%") != 2 { // the warning and the exclusion, not once more per phase
+		t.Errorf("the reason appears %d times, want 2 (warning and exclusion list):\n%s", strings.Count(txt, "error rate 79.1%"), txt)
+	}
+
+	good := fixtures()["ycsb-a-pg-t4.json"].build(t)
+	a, err := NewSide("A", []Input{{"good.json", good}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, err := NewSide("B", []Input{{"t4.json", r}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs.Phases) != 2 || !strings.Contains(bs.ExclusionText(), "1 of 3 runs excluded (t4.json #3 failed: error rate 79.1%") {
+		t.Errorf("side B: %d phases, %q", len(bs.Phases), bs.ExclusionText())
+	}
+	b.Reset()
+	Compare(a, bs).WriteText(&b)
+	if !strings.Contains(b.String(), "WARNING: B: 1 of 3 runs excluded") {
+		t.Errorf("compare does not warn:\n%s", b.String())
+	}
+	for i := range r.Phases {
+		r.Phases[i].Status = result.StatusFailed
+	}
+	if _, err := NewSide("B", []Input{{"t4.json", r}}); err == nil || !strings.Contains(err.Error(), "not complete: t4.json #1 failed") {
+		t.Errorf("a side with only failed runs: %v", err)
 	}
 }

@@ -12,15 +12,20 @@ const TextWidth = 100
 
 // Text writes the report as plain text, tables only, every line at most
 // TextWidth columns.
-func Text(w io.Writer, m *Model) error {
-	d := buildDocument(m)
+func Text(w io.Writer, m *Model) error { return writeText(w, buildDocument(m)) }
+
+// writeText renders a document as text; a document without a title starts
+// with its first block.
+func writeText(w io.Writer, d *document) error {
 	bw := bufio.NewWriter(w)
 	line := func(s string) { bw.WriteString(s); bw.WriteByte('\n') }
-	for _, l := range wrap(d.Title, TextWidth) {
-		line(l)
+	if d.Title != "" {
+		for _, l := range wrap(d.Title, TextWidth) {
+			line(l)
+		}
+		line(strings.Repeat("=", utf8.RuneCountInString(d.Title)))
 	}
-	line(strings.Repeat("=", utf8.RuneCountInString(d.Title)))
-	for _, b := range d.Blocks {
+	for i, b := range d.Blocks {
 		if b.FigOnly {
 			continue
 		}
@@ -39,12 +44,16 @@ func Text(w io.Writer, m *Model) error {
 			}
 			line(strings.Repeat(under, longest))
 		case bPara:
-			line("")
+			if i > 0 || d.Title != "" {
+				line("")
+			}
 			for _, l := range wrap(b.Text, TextWidth) {
 				line(l)
 			}
 		case bList:
-			line("")
+			if i > 0 || d.Title != "" {
+				line("")
+			}
 			for _, it := range b.Items {
 				for i, l := range wrap(it, TextWidth-2) {
 					if i == 0 {
