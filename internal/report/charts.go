@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"image/color"
 	"math"
 	"sort"
 	"strings"
@@ -398,12 +399,28 @@ func drawTimeSeries(r *result.Result) ([]byte, error) {
 	var rates, p99s []line
 	colour := map[string]int{}
 	lo, hi := math.Inf(1), 0.0
+	offsetOf := func(ph *result.Phase) float64 {
+		if r.Started.IsZero() || ph.Started.IsZero() {
+			return 0
+		}
+		return ph.Started.Sub(r.Started).Seconds()
+	}
+	// The warm-up of each run phase is shaded, beneath the lines.
+	var warm []span
+	for pi := range r.Phases {
+		if w := warmupSpan(&r.Phases[pi]); w.to > w.from {
+			off := offsetOf(&r.Phases[pi])
+			warm = append(warm, span{off + w.from, off + w.to})
+		}
+	}
+	if len(warm) > 0 {
+		thr.Add(shade(warm))
+		lat.Add(shade(warm))
+		thr.Legend.Add("warm-up (not measured)", shade(nil))
+	}
 	for pi := range r.Phases {
 		ph := &r.Phases[pi]
-		offset := ph.Started.Sub(r.Started).Seconds()
-		if r.Started.IsZero() || ph.Started.IsZero() {
-			offset = 0
-		}
+		offset := offsetOf(ph)
 		// A load reports batches: scale them to rows with the phase's
 		// rows per batch.
 		scale := 1.0
@@ -420,9 +437,20 @@ func drawTimeSeries(r *result.Result) ([]byte, error) {
 		}
 		byOp := map[string]*[2]plotter.XYs{}
 		var order []string
+		// An operation the phase never ran (a workload's declared
+		// operation with a zero share) draws no flat zero line.
+		ran := map[string]bool{}
+		for _, iv := range ph.Intervals {
+			for _, o := range iv.Ops {
+				ran[o.Name] = ran[o.Name] || o.Count > 0 || o.Errors > 0
+			}
+		}
 		for _, iv := range ph.Intervals {
 			x := offset + iv.ElapsedSec
 			for _, o := range iv.Ops {
+				if !ran[o.Name] {
+					continue
+				}
 				s := byOp[o.Name]
 				if s == nil {
 					s = &[2]plotter.XYs{}
@@ -473,4 +501,39 @@ func drawTimeSeries(r *result.Result) ([]byte, error) {
 	}
 	lat.X.Min, lat.X.Max = thr.X.Min, thr.X.Max // one time axis for both panels
 	return render(thr, lat)
+}
+
+// span is an interval of the x axis.
+type span struct{ from, to float64 }
+
+// warmupSpan is the warm-up at the start of a phase, in seconds from the
+// phase's start (its intervals count from there too); empty without one.
+func warmupSpan(ph *result.Phase) span {
+	if ph.WarmupSec > 0 {
+		return span{0, ph.WarmupSec}
+	}
+	return span{}
+}
+
+// shade fills spans of the x axis over the whole height of the plot, in
+// light grey; added before the lines, it lies beneath them. It adds nothing
+// to the axes' ranges. As a legend thumbnail it is a grey box.
+type shade []span
+
+var shadeColor = color.NRGBA{R: 128, G: 128, B: 128, A: 48}
+
+func (s shade) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	for _, sp := range s {
+		x0, x1 := trX(sp.from), trX(sp.to)
+		x0, x1 = max(x0, c.Min.X), min(x1, c.Max.X)
+		if x1 <= x0 {
+			continue
+		}
+		c.FillPolygon(shadeColor, []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
+	}
+}
+
+func (s shade) Thumbnail(c *draw.Canvas) {
+	c.FillPolygon(shadeColor, []vg.Point{c.Min, {X: c.Max.X, Y: c.Min.Y}, c.Max, {X: c.Min.X, Y: c.Max.Y}})
 }

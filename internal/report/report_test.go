@@ -574,3 +574,37 @@ func TestFailedRepetitionsAreExcluded(t *testing.T) {
 		t.Errorf("a side with only failed runs: %v", err)
 	}
 }
+
+// "Runs over time" draws no line and no legend entry for an operation the
+// run never ran (all its intervals at zero), and shades the warm-up with a
+// legend entry saying it is not measured.
+func TestTimeSeriesSkipsIdleOpsAndShadesWarmup(t *testing.T) {
+	r := fixtures()["ycsb-a-pg-t4.json"].build(t)
+	for pi := range r.Phases {
+		for ii := range r.Phases[pi].Intervals {
+			iv := &r.Phases[pi].Intervals[ii]
+			iv.Ops = append(iv.Ops, result.IntervalOp{Name: "SCAN"})
+		}
+	}
+	svg, err := drawTimeSeries(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(svg, []byte(">SCAN<")) {
+		t.Error("a legend entry for SCAN, which never ran")
+	}
+	if !bytes.Contains(svg, []byte(">READ<")) {
+		t.Error("no legend entry for READ")
+	}
+	if bytes.Contains(svg, []byte("warm-up")) {
+		t.Error("a warm-up shown for phases without one")
+	}
+	r.Phases[0].WarmupSec = 3
+	svg, err = drawTimeSeries(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(svg, []byte(">warm-up (not measured)<")) || !bytes.Contains(svg, []byte("fill-opacity")) {
+		t.Errorf("no shaded warm-up:\n%.3000s", svg)
+	}
+}
