@@ -66,7 +66,8 @@ func render(plots ...*plot.Plot) ([]byte, error) {
 				err = fmt.Errorf("draw chart: %v", r)
 			}
 		}()
-		canv := plot.Align(rows, draw.Tiles{Rows: len(plots), Cols: 1, PadY: vg.Points(6), PadTop: vg.Points(4), PadBottom: vg.Points(4)}, dc)
+		canv := plot.Align(rows, draw.Tiles{Rows: len(plots), Cols: 1, PadY: vg.Points(10), PadTop: vg.Points(4), PadBottom: vg.Points(4),
+			PadRight: vg.Points(10)}, dc) // PadRight: room for the last x tick label, centred on the right edge
 		for i, p := range plots {
 			p.Draw(canv[i][0])
 		}
@@ -218,9 +219,11 @@ func compact(v float64) string {
 // drawThreadCurves draws throughput (with 95% CI bars) and p99 per
 // operation against threads, one line per target series.
 func drawThreadCurves(v *Variant) ([]byte, error) {
-	thr := newPlot("Throughput", "threads", "ops/s")
+	// The panels carry no title: the legend sits in their top-left corner,
+	// where a title would collide with it; the y axis names the measure.
+	thr := newPlot("", "threads", "throughput (ops/s)")
 	thr.Y.Tick.Marker = rateTicks{}
-	lat := newPlot("p99 latency", "threads", "p99")
+	lat := newPlot("", "threads", "p99 latency")
 	type series struct {
 		label string
 		cells []*Cell
@@ -387,9 +390,10 @@ func drawSpectrum(cells []*Cell, op string) ([]byte, error) {
 // drawTimeSeries draws one result's throughput and p99 per operation for
 // every interval of every phase, on seconds since the command started.
 func drawTimeSeries(r *result.Result) ([]byte, error) {
-	thr := newPlot("Throughput", "seconds", "per second")
+	// No panel titles (the legend's corner); the y axis names the measure.
+	thr := newPlot("", "seconds", "throughput (per second)")
 	thr.Y.Tick.Marker = rateTicks{}
-	lat := newPlot("p99 latency per interval", "seconds", "p99")
+	lat := newPlot("", "seconds", "p99 latency per interval")
 	type line struct {
 		xy     plotter.XYs
 		op     string

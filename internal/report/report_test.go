@@ -608,3 +608,72 @@ func TestTimeSeriesSkipsIdleOpsAndShadesWarmup(t *testing.T) {
 		t.Errorf("no shaded warm-up:\n%.3000s", svg)
 	}
 }
+
+// svgText is one horizontal text of a chart: its anchor and its string.
+type svgText struct {
+	x, y float64
+	s    string
+}
+
+var svgTextRE = regexp.MustCompile(`<text x="([-\d.]+)" y="([-\d.]+)" transform="scale\(1, -1\)"[^>]*>([^<]*)</text>`)
+
+func svgTexts(svg []byte) []svgText {
+	var out []svgText
+	for _, m := range svgTextRE.FindAllSubmatch(svg, -1) {
+		var t svgText
+		fmt.Sscan(string(m[1]), &t.x)
+		fmt.Sscan(string(m[2]), &t.y)
+		t.s = string(m[3])
+		out = append(out, t)
+	}
+	return out
+}
+
+// In the thread-sweep figures no text overlaps a legend entry: long target
+// labels (a setting and a host) once ran into the panel titles.
+func TestThreadCurveLegendOverlapsNothing(t *testing.T) {
+	m := loadFixtures(t)
+	for _, s := range m.Series {
+		s.Label += " [synchronous_commit=off] @127.0.0.1:5432"
+	}
+	for _, w := range m.Workloads {
+		for _, v := range w.Variants {
+			if threadCount(v.Runs) < 2 {
+				continue
+			}
+			svg, err := drawThreadCurves(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			texts := svgTexts(svg)
+			var legend, other []svgText
+			for _, x := range texts {
+				if strings.Contains(x.s, "@127.0.0.1:5432") {
+					legend = append(legend, x)
+				} else {
+					other = append(other, x)
+				}
+			}
+			if len(legend) == 0 {
+				t.Fatalf("no legend found in %d texts", len(texts))
+			}
+			// Text boxes from the baseline: ascent 0.8 em, descent 0.25 em,
+			// 0.55 em per character (the anchor is the left end), at the
+			// legend's 8 pt and up to 11 pt for the other texts, and 2 pt of
+			// clearance around each.
+			box := func(x svgText, size float64) [4]float64 {
+				up := -x.y // the texts are drawn under scale(1, -1)
+				return [4]float64{x.x - 2, up - 0.25*size - 2, x.x + 0.55*size*float64(len(x.s)) + 2, up + 0.8*size + 2}
+			}
+			for _, l := range legend {
+				lb := box(l, 8)
+				for _, o := range other {
+					ob := box(o, 11)
+					if lb[0] < ob[2] && ob[0] < lb[2] && lb[1] < ob[3] && ob[1] < lb[3] {
+						t.Errorf("%s: %q at (%.0f, %.0f) runs into the legend entry %q at (%.0f, %.0f)", w.Name, o.s, o.x, o.y, l.s, l.x, l.y)
+					}
+				}
+			}
+		}
+	}
+}
