@@ -151,6 +151,9 @@ func buildWorkloadSection(d *document, m *Model, w *Workload) {
 			tag += " (" + v.Label + ")"
 		}
 		if len(v.Runs) > 0 {
+			if t := rowRateTable(v); t != nil {
+				d.table(t) // commit-loop's headline figure first
+			}
 			d.table(runTable(v))
 			if t := counterTable(v); t != nil {
 				d.table(t)
@@ -249,6 +252,27 @@ func runTable(v *Variant) *table {
 			t.Rows = append(t.Rows, []string{"", "", o.Name, withCI(o.Throughput, fmtRate),
 				withCI(o.Mean, fmtNs), withCI(o.P95, fmtNs), withCI(o.P99, fmtNs), ""})
 		}
+	}
+	return t
+}
+
+// rowRateTable shows rows committed per second, client-measured and as the
+// server saw them, as the published commit-loop table does; nil when no
+// run of the variant recorded them.
+func rowRateTable(v *Variant) *table {
+	t := &table{Caption: "Commit rate: rows per second, client and server",
+		Head:  []string{"target", "threads", "client rows/s", "server rows/s", "n"},
+		Right: []bool{false, true, true, true, true},
+		Note: "client: the rows over the run's duration as candor measured it; server: count(*) / (max(t) − min(t)) " +
+			"over the commit times the server recorded in the rows. " + ciNote}
+	for _, c := range v.Runs {
+		if c.ClientRows == nil {
+			continue
+		}
+		t.Rows = append(t.Rows, []string{c.Series.Label, fmt.Sprint(c.Threads), withCI(*c.ClientRows, fmtRate), withCI(*c.ServerRows, fmtRate), nText(c)})
+	}
+	if len(t.Rows) == 0 {
+		return nil
 	}
 	return t
 }

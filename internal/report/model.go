@@ -110,6 +110,50 @@ type Cell struct {
 	// QPS is queries per second (sysbench's reads+writes+other), nil when
 	// the counters are something else.
 	QPS *stats.Summary
+	// ClientRows and ServerRows are rows committed per second as the
+	// client measured them and as the server saw them (commit-loop's
+	// headline figures, RowRatesOf); nil for other workloads.
+	ClientRows, ServerRows *stats.Summary
+}
+
+// RowRates are commit-loop's headline figures for one phase.
+type RowRates struct {
+	Rows float64 // rows in the table after the phase
+	// Client is rows per second over the phase as the client measured it;
+	// Server is count(*) / (max(t) − min(t)) over the rows' commit times
+	// as the server recorded them (0 when it could not tell).
+	Client, Server float64
+	// Jobs are the server's rates per job (empty with one job).
+	Jobs []float64
+}
+
+// RowRatesOf reads a phase's row rates from the figures the workload read
+// from the server after it (Phase.Derived: rows, server_rows_per_s,
+// server_rows_per_s_job_N); ok is false for phases without them. The
+// client's rate is the rows over the phase's duration: with --in-server one
+// operation is a whole loop of rows, so ops/s is not the figure.
+func RowRatesOf(p *result.Phase) (RowRates, bool) {
+	rows, hasRows := p.Derived["rows"]
+	server, hasServer := p.Derived["server_rows_per_s"]
+	if !hasRows && !hasServer {
+		return RowRates{}, false
+	}
+	rr := RowRates{Rows: rows, Server: server, Client: p.Throughput}
+	if rows > 0 && p.DurationSec > 0 {
+		rr.Client = rows / p.DurationSec
+	}
+	for j := 1; ; j++ {
+		v, ok := p.Derived[fmt.Sprintf("server_rows_per_s_job_%d", j)]
+		_, known := p.Derived[fmt.Sprintf("rows_job_%d", j)]
+		if !ok && !known {
+			break
+		}
+		rr.Jobs = append(rr.Jobs, v)
+	}
+	if len(rr.Jobs) == 1 {
+		rr.Jobs = nil
+	}
+	return rr, true
 }
 
 // N is the number of repetitions.
@@ -730,6 +774,19 @@ func (m *Model) summarize(c *Cell) {
 	c.Throughput = stats.Summarize(thr)
 	c.Duration = stats.Summarize(dur)
 	c.Rows = stats.Summarize(rows)
+	var client, server []float64
+	for _, ref := range c.Phases {
+		if rr, ok := RowRatesOf(m.phase(ref)); ok {
+			client = append(client, rr.Client)
+			if rr.Server > 0 {
+				server = append(server, rr.Server)
+			}
+		}
+	}
+	if len(client) > 0 {
+		cs, ss := stats.Summarize(client), stats.Summarize(server)
+		c.ClientRows, c.ServerRows = &cs, &ss
+	}
 	for _, name := range opNames {
 		os := &OpStats{Name: name, Errors: map[string]int64{}}
 		var t, mean, p50, p95, p99 []float64

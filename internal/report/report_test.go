@@ -677,3 +677,28 @@ func TestThreadCurveLegendOverlapsNothing(t *testing.T) {
 		}
 	}
 }
+
+// The report leads commit-loop's section with rows per second, client and
+// server, over the repetitions.
+func TestReportShowsCommitRates(t *testing.T) {
+	r := fixtures()["ycsb-a-pg-t4.json"].build(t)
+	r.Workload.Name = "commit-loop"
+	for i := range r.Phases {
+		p := &r.Phases[i]
+		p.DurationSec = 6
+		p.Derived = map[string]float64{"rows": 10000, "server_rows_per_s": 1600 + 10*float64(i)}
+	}
+	var b bytes.Buffer
+	if err := Text(&b, Build([]Input{{"cl.json", r}})); err != nil {
+		t.Fatal(err)
+	}
+	txt := b.String()
+	i := strings.Index(txt, "Commit rate: rows per second, client and server")
+	if i < 0 || i > strings.Index(txt, "Throughput and latency per operation") {
+		t.Fatalf("no commit rate table before the operations table:\n%s", txt)
+	}
+	// client 10000/6 s; server 1600, 1610, 1620: mean 1610
+	if !regexp.MustCompile(`PostgreSQL 15\.18\s+4\s+1667 ±0\.0%\s+1610 ±\d+(\.\d)?%\s+3`).MatchString(txt) {
+		t.Errorf("commit rate row:\n%s", txt[i:])
+	}
+}
