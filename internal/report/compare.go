@@ -213,6 +213,22 @@ func Compare(a, b *Side) *Comparison {
 		return out
 	}
 	c.Rows = append(c.Rows, compareRow("total", "ops/s", false, thr(a.Phases), thr(b.Phases), true, true))
+	// commit-loop's headline figures, when both sides have them.
+	rowRates := func(ps []*result.Phase, server bool) []float64 {
+		var out []float64
+		for _, p := range ps {
+			if rr, ok := RowRatesOf(p); ok && (!server || rr.Server > 0) {
+				out = append(out, map[bool]float64{false: rr.Client, true: rr.Server}[server])
+			}
+		}
+		return out
+	}
+	for _, server := range []bool{false, true} {
+		ra, rb := rowRates(a.Phases, server), rowRates(b.Phases, server)
+		if len(ra) > 0 || len(rb) > 0 {
+			c.Rows = append(c.Rows, compareRow(map[bool]string{false: "client", true: "server"}[server], "rows/s", false, ra, rb, len(ra) > 0, len(rb) > 0))
+		}
+	}
 	var names []string
 	seen := map[string]bool{}
 	for _, ps := range [][]*result.Phase{a.Phases, b.Phases} {

@@ -702,3 +702,28 @@ func TestReportShowsCommitRates(t *testing.T) {
 		t.Errorf("commit rate row:\n%s", txt[i:])
 	}
 }
+
+// compare puts commit-loop's client and server rows per second beside the
+// total when the results have them.
+func TestCompareCommitRates(t *testing.T) {
+	side := func(name string, server float64) *Side {
+		r := fixtures()["ycsb-a-pg-t4.json"].build(t)
+		for i := range r.Phases {
+			r.Phases[i].DurationSec = 5
+			r.Phases[i].Derived = map[string]float64{"rows": 10000, "server_rows_per_s": server + float64(i)}
+		}
+		s, err := NewSide(name, []Input{{name + ".json", r}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	var b bytes.Buffer
+	Compare(side("A", 1000), side("B", 2000)).WriteText(&b)
+	flat := strings.Join(strings.Fields(b.String()), " ")
+	for _, w := range []string{"client rows/s 2000 2000 +0.0%", "server rows/s 1001 2001 +99.9%"} {
+		if !strings.Contains(flat, w) {
+			t.Errorf("compare lacks %q:\n%s", w, b.String())
+		}
+	}
+}
