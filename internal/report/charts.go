@@ -499,9 +499,13 @@ func drawTimeSeries(r *result.Result) ([]byte, error) {
 		thr.Title.Text = "no intervals recorded"
 	}
 	thr.Y.Min = 0
+	thr.X.Min = 0 // the time since the command started: never negative (one interval alone once drew -0.4 s)
 	legendRoom(thr, len(labelled))
 	if hi == 0 {
 		return render(thr)
+	}
+	if !logY {
+		lat.Y.Min = 0 // a single interval's p99 drew three equal tick labels
 	}
 	lat.X.Min, lat.X.Max = thr.X.Min, thr.X.Max // one time axis for both panels
 	return render(thr, lat)
