@@ -727,3 +727,21 @@ func TestCompareCommitRates(t *testing.T) {
 		}
 	}
 }
+
+// A run of one interval draws its time axis from 0 s, not from a negative
+// time around the lone point.
+func TestTimeSeriesAxisStartsAtZero(t *testing.T) {
+	r := fixtures()["ycsb-a-pg-t4.json"].build(t)
+	r.Phases = r.Phases[:1]
+	r.Phases[0].Intervals = r.Phases[0].Intervals[:1]
+	r.Phases[0].Intervals[0].ElapsedSec = 0.45
+	svg, err := drawTimeSeries(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range svgTexts(svg) {
+		if strings.HasPrefix(x.s, "-") {
+			t.Errorf("negative tick label %q", x.s)
+		}
+	}
+}
