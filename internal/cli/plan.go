@@ -63,14 +63,20 @@ func readPlan(env *Env, file string) (*plan.Plan, error) {
 	return p, nil
 }
 
+// identityParam is the plan parameter that records a cell's identity (a
+// hash of everything that makes it differ, plan.Cell.Identity) in its result.
+const identityParam = "identity"
+
 // cellState is "done" when the cell's result exists, is complete and was
-// made by this cell: the same workload and every plan parameter (options,
-// threads, target) the same. A result of another cell that once had the
-// same name is run again.
+// made by this cell: the same workload, every plan parameter (options,
+// threads, target) the same, and the same identity (property files and
+// plan-wide settings: duration, repetitions, args). A result of another
+// cell that once had the same name, or of the cell as the plan was before
+// a change, is run again.
 func cellState(c plan.Cell) string {
 	r, err := result.Read(c.Result)
 	if err != nil || r.Status != result.StatusComplete || r.Plan == nil || r.Workload.Name != c.Workload ||
-		r.Plan.Cell != c.ID || len(r.Plan.Params) != len(c.Params) {
+		r.Plan.Cell != c.ID || r.Plan.Params[identityParam] != c.Identity || len(r.Plan.Params) != len(c.Params)+1 {
 		return "to do"
 	}
 	for k, v := range c.Params {
@@ -126,6 +132,7 @@ func runPlan(env *Env, file string, quiet bool) error {
 		for _, k := range sortedKeys(c.Params) {
 			args = append(args, "--plan-param", k+"="+c.Params[k])
 		}
+		args = append(args, "--plan-param", identityParam+"="+c.Identity)
 		if quiet {
 			args = append(args, "-q")
 		}

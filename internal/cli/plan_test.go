@@ -21,7 +21,7 @@ func TestCellStateMatchesIdentity(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cell := plan.Cell{ID: "commit-loop_pg", Workload: "commit-loop", Result: path,
+	cell := plan.Cell{ID: "commit-loop_pg", Workload: "commit-loop", Result: path, Identity: "0123abcd",
 		Params: map[string]string{"target": "pg", "rows": "10000", "jobs": "3"}}
 	cases := []struct {
 		name   string
@@ -29,10 +29,14 @@ func TestCellStateMatchesIdentity(t *testing.T) {
 		params map[string]string
 		want   string
 	}{
-		{"same cell, complete", result.StatusComplete, map[string]string{"target": "pg", "rows": "10000", "jobs": "3"}, "done"},
-		{"same cell, interrupted", result.StatusInterrupted, map[string]string{"target": "pg", "rows": "10000", "jobs": "3"}, "to do"},
-		{"an option missing (the one-job cell)", result.StatusComplete, map[string]string{"target": "pg", "rows": "10000"}, "to do"},
-		{"an option with another value", result.StatusComplete, map[string]string{"target": "pg", "rows": "10000", "jobs": "2"}, "to do"},
+		{"same cell, complete", result.StatusComplete, map[string]string{"target": "pg", "rows": "10000", "jobs": "3", "identity": "0123abcd"}, "done"},
+		{"same cell, interrupted", result.StatusInterrupted, map[string]string{"target": "pg", "rows": "10000", "jobs": "3", "identity": "0123abcd"}, "to do"},
+		{"an option missing (the one-job cell)", result.StatusComplete, map[string]string{"target": "pg", "rows": "10000", "identity": "0123abcd"}, "to do"},
+		{"an option with another value", result.StatusComplete, map[string]string{"target": "pg", "rows": "10000", "jobs": "2", "identity": "0123abcd"}, "to do"},
+		// the same options, but the plan's duration (or files, args) changed
+		{"another identity", result.StatusComplete, map[string]string{"target": "pg", "rows": "10000", "jobs": "3", "identity": "ffff0000"}, "to do"},
+		// a result of a plan run before cells had an identity
+		{"no identity", result.StatusComplete, map[string]string{"target": "pg", "rows": "10000", "jobs": "3"}, "to do"},
 	}
 	for _, c := range cases {
 		write(c.status, c.params)

@@ -75,8 +75,11 @@ type Cell struct {
 	DataKey string
 	// Key is the cell's whole identity: workload, target, threads, every
 	// option, property file and plan-wide run setting. No two cells of a
-	// plan share it.
-	Key string
+	// plan share it. Identity is its short hash, recorded in the cell's
+	// result (plan parameter "identity") so that a result made with other
+	// settings is not taken for the cell's.
+	Key      string
+	Identity string
 	// entry is the index of the workload entry the cell comes from.
 	entry int
 }
@@ -535,6 +538,7 @@ func (p *Plan) finish(c Cell, w Workload) Cell {
 	fmt.Fprintf(&key, "repetitions=%d time=%s operations=%d warmup=%s args=%q", p.Repetitions, p.Duration, p.Operations, p.Warmup, p.Args)
 	c.DataKey = data.String()
 	c.Key = key.String()
+	c.Identity = shortHash(c.Key)
 	return c
 }
 

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -266,5 +267,21 @@ operations: 10
 	}
 	if !strings.Contains(pe.Problems[0], `line 3: targets "on", "off" use ${PG_URL}`) || strings.Contains(err.Error(), "not a URL") {
 		t.Errorf("problems:\n%s", err)
+	}
+}
+
+// A plan-wide setting (here the duration) is part of every cell's identity
+// but not of its name: the same cell of a changed plan keeps its name and
+// gets another identity, so its old result is not taken for it.
+func TestIdentityFollowsPlanSettings(t *testing.T) {
+	src := "name: i\ntargets: {a: \"null://\"}\nworkloads: [{name: ycsb/c}]\nduration: %s\n"
+	p1, err1 := Parse("i.yaml", []byte(fmt.Sprintf(src, "1s")), env(nil))
+	p2, err2 := Parse("i.yaml", []byte(fmt.Sprintf(src, "2s")), env(nil))
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	c1, c2 := p1.Cells()[0], p2.Cells()[0]
+	if c1.ID != c2.ID || c1.Identity == c2.Identity || len(c1.Identity) != 8 {
+		t.Errorf("names %s, %s (want equal); identities %s, %s (want different)", c1.ID, c2.ID, c1.Identity, c2.Identity)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -206,10 +207,16 @@ func phaseFailure(r *result.Result, i int) string {
 	return ""
 }
 
-// phaseReason is the phase's own failure reason. Results carry none yet:
-// the error budget (--max-error-rate) adds it to result.Phase, and this is
-// the one place that reads it.
-func phaseReason(p *result.Phase) string { return "" }
+// phaseReason is the phase's own failure reason, result.Phase's Failure
+// field. That field comes with the error budget (--max-error-rate), built
+// beside this code: it is read by name so that this compiles with and
+// without it. Once both are in, this is `return p.Failure`.
+func phaseReason(p *result.Phase) string {
+	if f := reflect.ValueOf(p).Elem().FieldByName("Failure"); f.IsValid() && f.Kind() == reflect.String {
+		return f.String()
+	}
+	return ""
+}
 
 // OpStats is one operation over a cell's repetitions; latencies in ns.
 type OpStats struct {
@@ -327,7 +334,7 @@ func paramsOf(r *result.Result, kind string) map[string]string {
 	}
 	if r.Plan != nil {
 		for k, v := range r.Plan.Params {
-			if k == "threads" || k == "target" {
+			if k == "threads" || k == "target" || k == "identity" { // identity: a hash naming the plan cell
 				continue
 			}
 			if _, ok := p[k]; !ok {
