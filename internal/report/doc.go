@@ -472,7 +472,10 @@ func buildProvenance(d *document, m *Model) {
 		if v == "" {
 			v = s.Version
 		}
-		tt.Rows = append(tt.Rows, []string{s.Label, s.Driver, v, strings.Join(s.URLs, " "), ranges(s.Inputs)})
+		tt.Rows = append(tt.Rows, []string{s.Label, s.Driver, v, s.URLs[0], ranges(s.Inputs)})
+		for _, u := range s.URLs[1:] { // the same server reached with other connection parameters
+			tt.Rows = append(tt.Rows, []string{"", "", "", u, ""})
+		}
 	}
 	d.table(tt)
 	for _, s := range m.Series {

@@ -201,8 +201,9 @@ func TestReportHTMLStructure(t *testing.T) {
 	}
 	// ycsb/a at recordcount 1000 has 1, 4 and 16 threads (curves, spectra
 	// of READ and UPDATE); at 100000 only 16 threads (spectra only);
-	// sysbench has 8 and 16 threads (curves, spectrum of TRANSACTION).
-	if titles["threads"] != 2 || titles["spectrum"] != 5 || titles["time"] != len(m.Inputs) {
+	// sysbench has 8 and 16 threads (curves, spectrum of TRANSACTION);
+	// commit-loop one job count (spectrum of LOOP).
+	if titles["threads"] != 2 || titles["spectrum"] != 6 || titles["time"] != len(m.Inputs) {
 		t.Errorf("figures by kind %v (inputs %d)", titles, len(m.Inputs))
 	}
 	for _, bad := range []string{"<script", "<link", "@import", "url(", "<img", "<iframe"} {
@@ -228,8 +229,8 @@ func TestReportHTMLStructure(t *testing.T) {
 
 func TestReportModel(t *testing.T) {
 	m := loadFixtures(t)
-	if len(m.Inputs) != 9 {
-		t.Fatalf("%d inputs, want the 9 fixtures (notes.json and the side file skipped)", len(m.Inputs))
+	if len(m.Inputs) != 11 {
+		t.Fatalf("%d inputs, want the 11 fixtures (notes.json and the side file skipped)", len(m.Inputs))
 	}
 	var ycsb, sb *Workload
 	for _, w := range m.Workloads {
@@ -447,7 +448,7 @@ func TestReportCorruptHistogramAndDuplicates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(in) != 9 {
+	if len(in) != 11 {
 		t.Errorf("%d inputs: a file named directly and through its directory counts once", len(in))
 	}
 }
