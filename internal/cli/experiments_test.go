@@ -2,7 +2,11 @@ package cli
 
 import (
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 
 	"github.com/candor-bench/candor/internal/plan"
 	"github.com/candor-bench/candor/internal/workload"
@@ -41,4 +45,97 @@ func TestExperimentPlansAreValid(t *testing.T) {
 			}
 		}
 	}
+}
+
+// `candor plan cells` lists every checked-in plan without its environment
+// variables set, with unique cell names (no cell is skipped as "done
+// already" because another cell wrote its result), and each cell's command
+// line parses as `candor run` would read it, run settings included (E4's
+// three-job cells once failed with "set --jobs instead of --threads").
+func TestExperimentPlanCellsAreUniqueAndParse(t *testing.T) {
+	files, _ := filepath.Glob("../../experiments/*.yaml")
+	abs, _ := filepath.Abs("../../experiments")
+	cellLine := regexp.MustCompile(`^\s*\d+ (done|to do)\s+(\S+)$`)
+	for _, f := range files {
+		code, stdout, stderr := runCLI(t, t.TempDir(), nil, "plan", "cells", filepath.Join(abs, filepath.Base(f)))
+		if code != 0 {
+			t.Errorf("%s: plan cells exit %d without PG_URL set: %s", f, code, stderr)
+			continue
+		}
+		names := map[string]bool{}
+		n := 0
+		for _, l := range strings.Split(stdout, "\n") {
+			if m := cellLine.FindStringSubmatch(l); m != nil {
+				n++
+				if names[m[2]] {
+					t.Errorf("%s: cell name %s listed twice", f, m[2])
+				}
+				names[m[2]] = true
+			}
+		}
+		if n == 0 || !strings.Contains(stdout, "${PG_URL}") || !strings.Contains(stdout, "needs them: PG_URL") {
+			t.Errorf("%s: %d cells; want the unexpanded URL and the variables plan run needs:\n%s", f, n, stdout)
+		}
+
+		env := &Env{Getenv: func(k string) string {
+			return map[string]string{"PG_URL": "postgres://u@127.0.0.1:5432/db?sslmode=disable"}[k]
+		}}
+		p, err := plan.Read(f, env.Getenv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range p.Cells() {
+			if err := parseRunArgs(env, c.Args); err != nil {
+				t.Errorf("%s cell %s: candor run %s: %v", f, c.ID, strings.Join(c.Args, " "), err)
+			}
+		}
+	}
+}
+
+// parseRunArgs reads a `candor run` command line as far as it can without a
+// target: flags, workload options, the workload and the run settings.
+func parseRunArgs(env *Env, args []string) error {
+	cmd := newRunCmd(env, phaseRun)
+	if err := cmd.ParseFlags(args); err != nil {
+		return err
+	}
+	fs := cmd.Flags()
+	if err := oneWorkload(cmd, fs.Args()); err != nil {
+		return err
+	}
+	name := fs.Args()[0]
+	props, err := workloadFlagProps(fs, name)
+	if err != nil {
+		return err
+	}
+	f := runFlagsOf(fs)
+	wl, err := resolveWorkload(name, f.files, append(props, f.props...))
+	if err != nil {
+		return err
+	}
+	_, err = runConfig(fs, phaseRun, f, wl.Limits())
+	return err
+}
+
+// runFlagsOf reads back the run settings runConfig uses from parsed flags.
+func runFlagsOf(fs *pflag.FlagSet) *runFlags {
+	f := &runFlags{}
+	f.files, _ = fs.GetStringArray("property-file")
+	f.props, _ = fs.GetStringArray("property")
+	f.threads, _ = fs.GetInt("threads")
+	f.operations, _ = fs.GetInt64("operations")
+	f.rate, _ = fs.GetFloat64("rate")
+	f.arrival, _ = fs.GetString("arrival")
+	f.retries, _ = fs.GetInt("retries")
+	f.seed, _ = fs.GetInt64("seed")
+	f.format, _ = fs.GetString("format")
+	f.repeat, _ = fs.GetInt("repeat")
+	f.load, _ = fs.GetString("load")
+	f.isolation, _ = fs.GetString("isolation")
+	f.sessionIO, _ = fs.GetString("session-io")
+	f.batch, _ = fs.GetInt("batch-size")
+	for name, d := range map[string]*flexDuration{"time": &f.duration, "warmup": &f.warmup, "report-interval": &f.reportInterval} {
+		*d = *fs.Lookup(name).Value.(*flexDuration)
+	}
+	return f
 }

@@ -32,13 +32,21 @@ func newPlanCmd(env *Env) *cobra.Command {
 		Use:   "cells PLAN.yaml",
 		Short: "List a plan's cells with their state (done, to do) and command lines, without running anything",
 		Args:  cobra.ExactArgs(1),
+		Long: `List a plan's cells with their state (done, to do) and command lines, without running anything.
+
+The plan's environment variables need not be set: a target URL whose ${VAR} is unset is shown
+as written, and a last line names the variables 'candor plan run' will need.`,
 		RunE: func(c *cobra.Command, args []string) error {
-			p, err := readPlan(env, args[0])
+			p, err := plan.ReadUnexpanded(args[0], env.Getenv)
 			if err != nil {
-				return err
+				return withCode(ExitUsage, err)
 			}
 			for i, cell := range p.Cells() {
 				fmt.Fprintf(env.Stdout, "%3d %-6s %s\n    candor run %s\n", i+1, cellState(cell), cell.ID, strings.Join(redactArgs(cell.Args, target.Redact), " "))
+			}
+			if len(p.Unset) > 0 {
+				fmt.Fprintf(env.Stdout, "environment variables not set, shown as ${NAME} above; 'candor plan run' needs them: %s\n",
+					strings.Join(p.Unset, ", "))
 			}
 			return nil
 		},
@@ -55,12 +63,28 @@ func readPlan(env *Env, file string) (*plan.Plan, error) {
 	return p, nil
 }
 
-// cellState is "done" when the cell's result exists and is complete.
+// identityParam is the plan parameter that records a cell's identity (a
+// hash of everything that makes it differ, plan.Cell.Identity) in its result.
+const identityParam = "identity"
+
+// cellState is "done" when the cell's result exists, is complete and was
+// made by this cell: the same workload, every plan parameter (options,
+// threads, target) the same, and the same identity (property files and
+// plan-wide settings: duration, repetitions, args). A result of another
+// cell that once had the same name, or of the cell as the plan was before
+// a change, is run again.
 func cellState(c plan.Cell) string {
-	if r, err := result.Read(c.Result); err == nil && r.Status == result.StatusComplete {
-		return "done"
+	r, err := result.Read(c.Result)
+	if err != nil || r.Status != result.StatusComplete || r.Plan == nil || r.Workload.Name != c.Workload ||
+		r.Plan.Cell != c.ID || r.Plan.Params[identityParam] != c.Identity || len(r.Plan.Params) != len(c.Params)+1 {
+		return "to do"
 	}
-	return "to do"
+	for k, v := range c.Params {
+		if got, ok := r.Plan.Params[k]; !ok || got != v {
+			return "to do"
+		}
+	}
+	return "done"
 }
 
 // runPlan runs the cells in order. Each cell is a `candor run` in this
@@ -108,6 +132,7 @@ func runPlan(env *Env, file string, quiet bool) error {
 		for _, k := range sortedKeys(c.Params) {
 			args = append(args, "--plan-param", k+"="+c.Params[k])
 		}
+		args = append(args, "--plan-param", identityParam+"="+c.Identity)
 		if quiet {
 			args = append(args, "-q")
 		}

@@ -20,7 +20,9 @@ curves against threads, latency percentile spectra, errors and retries, throughp
 over time for every run (load phases included), the effect of data size when the same plan
 ran at two sizes, and the provenance of every input.
 
-PATH is a result file or a directory searched recursively for result files (*.json).
+PATH is a result file or a directory searched recursively for result files, recognised
+by their content (whatever their name); a .json file there that is not a result is
+skipped with a warning.
 The format follows -o's extension (.md, .html; anything else is text) unless --format
 is given; without -o the text report goes to standard output. A Markdown report links
 its charts as SVG files written beside it (NAME-figN.svg); an HTML report is one
@@ -42,7 +44,7 @@ self-contained file with inline SVG charts that opens offline.`,
 					return usagef("--format: %v", err)
 				}
 			}
-			inputs, err := report.Load(args...)
+			inputs, err := report.LoadWarn(func(w string) { fmt.Fprintf(env.Stderr, "candor report: %s\n", w) }, args...)
 			if err != nil {
 				return withCode(ExitUsage, err)
 			}
@@ -73,6 +75,7 @@ self-contained file with inline SVG charts that opens offline.`,
 // newCompareCmd is `candor compare A B`.
 func newCompareCmd(env *Env) *cobra.Command {
 	var force bool
+	var out, format string
 	cmd := &cobra.Command{
 		Use:   "compare A B",
 		Short: "Compare two results (or directories of repetitions) operation by operation, with a significance test",
@@ -87,9 +90,17 @@ A and B must have run the same workload with the same options, run settings (thr
 isolation, rate, duration, ...) and the settings both targets have (synchronous_commit,
 isolation, ...); otherwise compare lists every difference and stops with exit code 2.
 --force compares anyway and prints the differences as a warning. A different product,
-version or endpoint is what is being compared and is only listed.`,
+version or endpoint is what is being compared and is only listed.
+
+Runs that did not complete (failed, e.g. above --max-error-rate, or interrupted) are never
+pooled with complete ones: they are left out of the figures, and compare says how many and
+why on standard error and in its output.
+
+The output is text on standard output, or -o FILE in the format of its extension (.md,
+.html; anything else is text) unless --format is given.`,
 		Example: `  candor compare results/pg.json results/mysql.json
-  candor compare runs/before/ runs/after/`,
+  candor compare runs/before/ runs/after/
+  candor compare runs/before/ runs/after/ -o cmp.html`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return usagef("compare needs exactly two arguments, A and B (result files or directories); got %d", len(args))
@@ -97,6 +108,13 @@ version or endpoint is what is being compared and is only listed.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f := report.FormatOf(out)
+			if cmd.Flags().Changed("format") {
+				var err error
+				if f, err = report.ValidFormat(format); err != nil {
+					return usagef("--format: %v", err)
+				}
+			}
 			var sides [2]*report.Side
 			for i, name := range []string{"A", "B"} {
 				inputs, err := report.Load(args[i])
@@ -113,9 +131,23 @@ version or endpoint is what is being compared and is only listed.`,
 			if c.Blocking() && !force {
 				return withCode(ExitUsage, c.RefusalError())
 			}
-			return c.WriteText(env.Stdout)
+			for _, s := range sides {
+				if t := s.ExclusionText(); t != "" {
+					fmt.Fprintf(env.Stderr, "candor compare: WARNING %s: %s\n", s.Name, t)
+				}
+			}
+			if out == "" || out == "-" {
+				return c.Write(env.Stdout, f)
+			}
+			if err := c.WriteFile(out, f); err != nil {
+				return withCode(ExitUsage, fmt.Errorf("write comparison: %w", err))
+			}
+			fmt.Fprintf(env.Stderr, "compare: %s (%s)\n", out, f)
+			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&force, "force", false, "compare even when the workload, options or settings differ")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "write the comparison to this file (.md, .html or text); default: text on standard output")
+	cmd.Flags().StringVar(&format, "format", "", "output format: text, md or html (default: from -o's extension, else text)")
 	return cmd
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,6 +54,11 @@ func scaled(t *testing.T, src, dst string, thr, lat float64) string {
 func TestReportCommand(t *testing.T) {
 	dir := t.TempDir()
 	all := filepath.Dir(fixture(t, "ycsb-a-pg-t1.json"))
+	// a result written with -o res/c-t1 (no .json) beside a JSON file that
+	// is not a result
+	good, _ := os.ReadFile(fixture(t, "ycsb-a-pg-t4.json"))
+	writeFile(t, dir, "res/c-t1", string(good))
+	writeFile(t, dir, "res/junk.json", "{not json")
 	cases := []struct {
 		name   string
 		args   []string
@@ -68,6 +74,9 @@ func TestReportCommand(t *testing.T) {
 		{"html file", []string{"report", all, "-o", "r.html"}, ExitOK, nil, []string{"report: r.html (html"}, []string{"r.html"}},
 		// --format on stdout
 		{"md stdout", []string{"report", fixture(t, "ycsb-a-pg-t4.json"), "--format", "markdown"}, ExitOK, []string{"# candor report", "| target |"}, nil, nil},
+		// a directory: results found by content, other JSON skipped with a warning
+		{"skips non-results", []string{"report", filepath.Join(dir, "res")}, ExitOK, []string{"Workload ycsb/a", "c-t1"},
+			[]string{"candor report: skipped " + filepath.Join(dir, "res", "junk.json") + ": not a candor result (not valid JSON)"}, nil},
 		// bad format
 		{"bad format", []string{"report", all, "--format", "pdf"}, ExitUsage, nil, []string{"--format", "pdf", "html"}, nil},
 		// no path
@@ -175,6 +184,14 @@ func TestCompareCommand(t *testing.T) {
 		{"one arg", []string{"compare", t16}, ExitUsage, nil, []string{"exactly two"}},
 		{"missing", []string{"compare", t16, filepath.Join(dir, "nope.json")}, ExitUsage, nil, []string{"B:", "nope.json"}},
 		{"bad file", []string{"compare", writeFile(t, dir, "bad.json", "{"), t16}, ExitUsage, nil, []string{"A:", "bad.json"}},
+		// Markdown and HTML, from -o's extension or --format
+		{"markdown", []string{"compare", t16, faster, "-o", "cmp.md"}, ExitOK, nil, []string{"compare: cmp.md (md)"}},
+		{"html stdout", []string{"compare", t16, faster, "--format", "html"}, ExitOK, []string{"<title>candor compare: B against A</title>", "<td>total ops/s</td>", "B is faster"}, nil},
+		{"markdown stdout", []string{"compare", t16, faster, "--format", "md"}, ExitOK, []string{"# candor compare: B against A", "| total ops/s | 14170 |"}, nil},
+		{"bad compare format", []string{"compare", t16, faster, "--format", "pdf"}, ExitUsage, nil, []string{"--format", "pdf"}},
+		// a side with a failed repetition: left out, and said so
+		{"failed repetition", []string{"compare", t16, failedRep(t, t16, dir)}, ExitOK, []string{"WARNING: B: 1 of 2 runs excluded", "#2 failed: error rate 5.0%"},
+			[]string{"candor compare: WARNING B: 1 of 2 runs excluded"}},
 		// a load-only result has nothing to compare
 		{"load only", []string{"compare", loadOnly(t, dir), t16}, ExitUsage, nil, []string{"no complete run phase"}},
 	}
@@ -184,8 +201,9 @@ func TestCompareCommand(t *testing.T) {
 			if code != c.code {
 				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, c.code, stdout, stderr)
 			}
+			flat := strings.Join(strings.Fields(stdout), " ") // text wraps lines
 			for _, w := range c.stdout {
-				if !strings.Contains(stdout, w) {
+				if !strings.Contains(stdout, w) && !strings.Contains(flat, w) {
 					t.Errorf("stdout lacks %q:\n%s", w, stdout)
 				}
 			}
@@ -195,7 +213,7 @@ func TestCompareCommand(t *testing.T) {
 				}
 			}
 			for i, l := range strings.Split(stdout, "\n") {
-				if n := len([]rune(l)); n > 100 {
+				if n := len([]rune(l)); n > 100 && !slices.Contains(c.args, "--format") {
 					t.Errorf("stdout line %d has %d columns: %q", i+1, n, l)
 				}
 			}
@@ -215,6 +233,31 @@ func reusedTable(t *testing.T, dir string) string {
 	}
 	r.Workload.ReusedTables = []string{"sbtest1: rows=1000000 rand-type=special rand-spec-iter=12 rand-spec-pct=1 rand-spec-res=75"}
 	p := filepath.Join(dir, "reused.json")
+	if err := result.Write(p, r); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// failedRep is a copy of src whose second repetition failed and ended it.
+func failedRep(t *testing.T, src, dir string) string {
+	r, err := result.Read(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Status, r.Error = result.StatusFailed, "error rate 5.0% above --max-error-rate 1%"
+	// the failure ended the run: repetition 3 never ran
+	var kept []result.Phase
+	for _, p := range r.Phases {
+		if p.Repetition == 2 {
+			p.Status = result.StatusFailed
+		}
+		if p.Repetition != 3 {
+			kept = append(kept, p)
+		}
+	}
+	r.Phases = kept
+	p := filepath.Join(dir, "failed-rep.json")
 	if err := result.Write(p, r); err != nil {
 		t.Fatal(err)
 	}

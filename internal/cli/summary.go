@@ -87,6 +87,7 @@ func writeText(w io.Writer, res *result.Result, p *result.Phase) {
 	} else {
 		fmt.Fprintf(w, ", %.1f ops/s\n", p.Throughput)
 	}
+	writeRowRates(w, p)
 	fmt.Fprintf(w, "latency: %s\n", measure)
 	fmt.Fprintf(w, "%-13s %9s %9s %7s %7s %7s %7s %7s %7s %7s %7s %6s\n",
 		"operation", "count", "ops/s", "avg", "min", "p50", "p90", "p95", "p99", "p99.9", "max", "errors")

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -28,6 +29,10 @@ type Plan struct {
 	Output      string            // results directory (relative paths are relative to the plan file)
 	Targets     map[string]string // name -> URL, environment variables already expanded
 	TargetOrder []string
+	// Unset names the environment variables the target URLs refer to that
+	// were not set, sorted. Only ReadUnexpanded accepts them (their ${VAR}
+	// stays in the URL); `plan run` needs every one.
+	Unset       []string
 	Workloads   []Workload
 	Matrix      []Axis // varied in order: the first axis varies slowest
 	Repetitions int
@@ -53,7 +58,13 @@ type Axis struct {
 
 // Cell is one run of the plan.
 type Cell struct {
-	ID       string            // stable file-name-safe identifier
+	// ID is the cell's stable, file-name-safe name, unique in the plan:
+	// workload, target, t<threads> (when the plan varies threads), then
+	// key-value for every option whose value is not the same in all cells
+	// of the workload, e.g. sysbench-oltp_read_only_pg_t8_range-selects-off.
+	// When that would be longer than MaxIDLength (or two cells would still
+	// share a name), the options give way to a short hash of Key.
+	ID       string
 	Target   string            // target name
 	Workload string            // workload name
 	Params   map[string]string // every axis value and workload option of the cell
@@ -62,7 +73,20 @@ type Cell struct {
 	// DataKey identifies the data the cell needs loaded: cells with the same
 	// key share a loaded table; a change of key reloads.
 	DataKey string
+	// Key is the cell's whole identity: workload, target, threads, every
+	// option, property file and plan-wide run setting. No two cells of a
+	// plan share it. Identity is its short hash, recorded in the cell's
+	// result (plan parameter "identity") so that a result made with other
+	// settings is not taken for the cell's.
+	Key      string
+	Identity string
+	// entry is the index of the workload entry the cell comes from.
+	entry int
 }
+
+// MaxIDLength bounds a cell's name: longer names keep workload, target and
+// threads and replace the options by an 8-hex-digit hash of the cell's Key.
+const MaxIDLength = 80
 
 // Error lists every problem of a plan file.
 type Error struct {
@@ -108,6 +132,17 @@ var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 // Parse reads a plan. getenv resolves ${VAR} references in target URLs (for
 // secrets); a reference to an unset variable is a problem.
 func Parse(file string, data []byte, getenv func(string) string) (*Plan, error) {
+	return parse(file, data, getenv, false)
+}
+
+// ParseUnexpanded reads a plan as Parse does, except that a ${VAR} of an
+// unset variable is no problem: it stays in the URL as written and is
+// listed in Plan.Unset. For listing a plan's cells without its secrets.
+func ParseUnexpanded(file string, data []byte, getenv func(string) string) (*Plan, error) {
+	return parse(file, data, getenv, true)
+}
+
+func parse(file string, data []byte, getenv func(string) string, keepUnset bool) (*Plan, error) {
 	perr := &Error{File: file}
 	add := func(line int, format string, a ...any) {
 		perr.Problems = append(perr.Problems, fmt.Sprintf("line %d: %s", line, fmt.Sprintf(format, a...)))
@@ -169,25 +204,53 @@ func Parse(file string, data []byte, getenv func(string) string) (*Plan, error) 
 	case r.Targets.Kind != yaml.MappingNode:
 		add(r.Targets.Line, "targets must be a mapping of names to URLs")
 	default:
+		// An unset variable is one problem however many targets use it.
+		missing := map[string][]string{}
+		missingLine := map[string]int{}
+		var missingOrder []string
 		for i := 0; i+1 < len(r.Targets.Content); i += 2 {
 			k, v := r.Targets.Content[i], r.Targets.Content[i+1]
 			if v.Kind != yaml.ScalarNode || v.Value == "" {
 				add(v.Line, "target %q needs a URL", k.Value)
 				continue
 			}
+			unset := false
 			url := envRef.ReplaceAllStringFunc(v.Value, func(m string) string {
 				name := envRef.FindStringSubmatch(m)[1]
 				val := getenv(name)
 				if val == "" {
-					add(v.Line, "target %q uses ${%s}, which is not set in the environment", k.Value, name)
+					unset = true
+					if keepUnset {
+						if !contains(p.Unset, name) {
+							p.Unset = append(p.Unset, name)
+						}
+						return m
+					}
+					if missing[name] == nil {
+						missingOrder = append(missingOrder, name)
+						missingLine[name] = v.Line
+					}
+					if !contains(missing[name], k.Value) {
+						missing[name] = append(missing[name], k.Value)
+					}
 				}
 				return val
 			})
-			if !strings.Contains(url, "://") {
+			// With a variable unset the URL cannot be checked: its one cause
+			// is reported once, above.
+			if !unset && !strings.Contains(url, "://") {
 				add(v.Line, "target %q: %q is not a URL (scheme://...)", k.Value, v.Value)
 			}
 			p.Targets[k.Value] = url
 			p.TargetOrder = append(p.TargetOrder, k.Value)
+		}
+		for _, name := range missingOrder {
+			ts := missing[name]
+			what := fmt.Sprintf("target %q uses", ts[0])
+			if len(ts) > 1 {
+				what = fmt.Sprintf("targets %s use", strings.Join(quoteAll(ts), ", "))
+			}
+			add(missingLine[name], "%s ${%s}, which is not set in the environment: set it (e.g. %s=postgres://user@host:5432/db)", what, name, name)
 		}
 	}
 
@@ -260,6 +323,23 @@ func Parse(file string, data []byte, getenv func(string) string) (*Plan, error) 
 			}
 		}
 	}
+	sort.Strings(p.Unset)
+	if len(perr.Problems) == 0 {
+		// Two entries that expand to the same run would share a result.
+		first := map[string]int{}
+		for _, c := range p.Cells() {
+			if e, ok := first[c.Key]; ok {
+				if e != c.entry {
+					add(itemLine(wlNode, c.entry), "workload %q: entries %d and %d are the same runs (same options, property files and targets); remove one",
+						p.Workloads[c.entry].Name, e+1, c.entry+1)
+				} else {
+					add(r.Matrix.Line, "matrix: cell %s comes twice (a value listed twice in an axis?)", c.ID)
+				}
+				break
+			}
+			first[c.Key] = c.entry
+		}
+	}
 	if len(perr.Problems) > 0 {
 		sort.SliceStable(perr.Problems, func(i, j int) bool { return lineOf(perr.Problems[i]) < lineOf(perr.Problems[j]) })
 		return nil, perr
@@ -274,6 +354,15 @@ func Read(file string, getenv func(string) string) (*Plan, error) {
 		return nil, err
 	}
 	return Parse(file, data, getenv)
+}
+
+// ReadUnexpanded parses a plan file from disk as ParseUnexpanded does.
+func ReadUnexpanded(file string, getenv func(string) string) (*Plan, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUnexpanded(file, data, getenv)
 }
 
 func lineOf(problem string) int {
@@ -342,6 +431,10 @@ var dataOptions = map[string]bool{
 // Cells expands the plan: for each workload, every combination of the
 // matrix axes (the first axis varies slowest) on every target it applies to.
 // Cells that need the same loaded data are adjacent where the axes allow.
+//
+// Threads are passed to `candor run` only when the matrix has a threads
+// axis; otherwise each workload runs with its own default (commit-loop: one
+// worker per job).
 func (p *Plan) Cells() []Cell {
 	var cells []Cell
 	axes := p.Matrix
@@ -349,7 +442,7 @@ func (p *Plan) Cells() []Cell {
 	for _, a := range axes {
 		hasTargetAxis = hasTargetAxis || a.Name == "target"
 	}
-	for _, w := range p.Workloads {
+	for wi, w := range p.Workloads {
 		targets := w.Targets
 		if len(targets) == 0 {
 			targets = p.TargetOrder
@@ -370,31 +463,36 @@ func (p *Plan) Cells() []Cell {
 		}
 		for _, t := range tlist {
 			for _, combo := range combos {
-				c := Cell{Workload: w.Name, Target: t, Params: map[string]string{}}
+				c := Cell{Workload: w.Name, Target: t, Params: map[string]string{}, entry: wi}
 				for k, v := range w.Options {
 					c.Params[k] = v
 				}
-				threads := "1"
 				for i, a := range axes {
 					switch a.Name {
-					case "threads":
-						threads = combo[i]
 					case "target":
 						c.Target = combo[i]
-					default:
+					default: // threads and options
 						c.Params[a.Name] = combo[i]
 					}
 				}
 				if hasTargetAxis && len(w.Targets) > 0 && !contains(w.Targets, c.Target) {
 					continue
 				}
-				c.Params["threads"] = threads
 				c.Params["target"] = c.Target
-				cells = append(cells, p.finish(c, w, threads))
+				cells = append(cells, p.finish(c, w))
 			}
 		}
 	}
+	p.name(cells)
 	return cells
+}
+
+func quoteAll(list []string) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = strconv.Quote(s)
+	}
+	return out
 }
 
 func contains(list []string, s string) bool {
@@ -406,8 +504,8 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// finish builds the cell's identifier, result path and command line.
-func (p *Plan) finish(c Cell, w Workload, threads string) Cell {
+// optionKeys are a cell's option names, sorted (threads and target apart).
+func optionKeys(c Cell) []string {
 	var keys []string
 	for k := range c.Params {
 		if k != "threads" && k != "target" {
@@ -415,21 +513,119 @@ func (p *Plan) finish(c Cell, w Workload, threads string) Cell {
 		}
 	}
 	sort.Strings(keys)
-	id := []string{safe(w.Name), safe(c.Target), "t" + threads}
-	var data bytes.Buffer
+	return keys
+}
+
+// finish builds the cell's identity, data key and command line (its result
+// path is set once the cell is named).
+func (p *Plan) finish(c Cell, w Workload) Cell {
+	keys := optionKeys(c)
+	var data, key bytes.Buffer
 	fmt.Fprintf(&data, "%s|%s", w.Name, c.Target)
+	fmt.Fprintf(&key, "workload=%s\ntarget=%s\n", w.Name, c.Target)
+	if t, ok := c.Params["threads"]; ok {
+		fmt.Fprintf(&key, "threads=%s\n", t)
+	}
 	for _, k := range keys {
-		if _, varied := p.axis(k); varied {
-			id = append(id, safe(k)+"-"+safe(c.Params[k]))
-		}
 		if dataOptions[k] {
 			fmt.Fprintf(&data, "|%s=%s", k, c.Params[k])
 		}
+		fmt.Fprintf(&key, "-p %s=%s\n", k, c.Params[k])
 	}
-	c.ID = strings.Join(id, "_")
+	for _, f := range w.Files {
+		fmt.Fprintf(&key, "-P %s\n", f)
+	}
+	fmt.Fprintf(&key, "repetitions=%d time=%s operations=%d warmup=%s args=%q", p.Repetitions, p.Duration, p.Operations, p.Warmup, p.Args)
 	c.DataKey = data.String()
+	c.Key = key.String()
+	c.Identity = shortHash(c.Key)
+	return c
+}
+
+// name gives every cell its ID, result path and command line. The options
+// in a name are those whose value is not the same in every cell of the
+// workload (a missing option counts as a value of its own); a name that
+// would be too long, or that two cells would share (they differ only in
+// their property files), ends in a hash of the cell's Key instead.
+func (p *Plan) name(cells []Cell) {
+	_, threadAxis := p.axis("threads")
+	varies := map[string]map[string]bool{} // workload -> option keys that vary
+	for _, w := range p.Workloads {
+		if varies[w.Name] != nil {
+			continue
+		}
+		varies[w.Name] = map[string]bool{}
+		values := map[string]map[string]bool{}
+		for _, c := range cells {
+			if c.Workload == w.Name {
+				for _, k := range optionKeys(c) {
+					if values[k] == nil {
+						values[k] = map[string]bool{}
+					}
+					values[k][c.Params[k]] = true
+				}
+			}
+		}
+		for _, c := range cells {
+			if c.Workload != w.Name {
+				continue
+			}
+			for k, vs := range values {
+				if _, has := c.Params[k]; len(vs) > 1 || !has {
+					varies[w.Name][k] = true
+				}
+			}
+		}
+	}
+	byName := map[string][]int{}
+	for i := range cells {
+		c := &cells[i]
+		base := []string{safe(c.Workload), safe(c.Target)}
+		if threadAxis {
+			base = append(base, "t"+safe(c.Params["threads"]))
+		}
+		id := base
+		for _, k := range optionKeys(*c) {
+			if varies[c.Workload][k] {
+				id = append(id, safe(k)+"-"+safe(c.Params[k]))
+			}
+		}
+		c.ID = strings.Join(id, "_")
+		if len(c.ID) > MaxIDLength {
+			c.ID = strings.Join(append(base, shortHash(c.Key)), "_")
+		}
+		byName[c.ID] = append(byName[c.ID], i)
+	}
+	for _, idx := range byName {
+		if len(idx) < 2 {
+			continue
+		}
+		for _, i := range idx {
+			cells[i].ID += "_" + shortHash(cells[i].Key)
+		}
+	}
+	for i := range cells {
+		p.command(&cells[i])
+	}
+}
+
+// shortHash is 8 hex digits of FNV-1a over s: stable across runs and
+// versions, so a renamed cell is found again.
+func shortHash(s string) string {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return fmt.Sprintf("%08x", h.Sum32())
+}
+
+// command sets the cell's result path and `candor run` arguments.
+func (p *Plan) command(c *Cell) {
+	w := p.Workloads[c.entry]
 	c.Result = filepath.Join(p.Output, c.ID+".json")
-	args := []string{w.Name, "--target", p.Targets[c.Target], "--threads", threads, "--repeat", strconv.Itoa(p.Repetitions), "-o", c.Result}
+	args := []string{w.Name, "--target", p.Targets[c.Target]}
+	if t, ok := c.Params["threads"]; ok {
+		args = append(args, "--threads", t)
+	}
+	args = append(args, "--repeat", strconv.Itoa(p.Repetitions), "-o", c.Result)
 	if p.Duration > 0 {
 		args = append(args, "--time", p.Duration.String())
 	}
@@ -442,11 +638,10 @@ func (p *Plan) finish(c Cell, w Workload, threads string) Cell {
 	for _, f := range w.Files {
 		args = append(args, "-P", f)
 	}
-	for _, k := range keys {
+	for _, k := range optionKeys(*c) {
 		args = append(args, "-p", k+"="+c.Params[k])
 	}
 	c.Args = append(args, p.Args...)
-	return c
 }
 
 func (p *Plan) axis(name string) (Axis, bool) {

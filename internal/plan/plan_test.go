@@ -2,6 +2,8 @@ package plan
 
 import (
 	"errors"
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -146,4 +148,140 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Cells differing only in a workload option (not a matrix axis) get
+// different names, and the name carries the option that differs; without a
+// threads axis no --threads is passed, so a workload that sizes its own
+// workers (commit-loop's jobs) keeps them.
+func TestCellIdentityIncludesEveryOption(t *testing.T) {
+	src := `name: ids
+targets: {on: "null://", off: "null://?latency=1ms"}
+workloads:
+  - name: commit-loop
+    options: {rows: 100}
+  - name: commit-loop
+    options: {rows: 100, jobs: 3}
+  - name: sysbench/oltp_read_only
+    options: {tables: 1}
+  - name: sysbench/oltp_read_only
+    options: {tables: 1, range-selects: "off"}
+matrix:
+  target: [on, off]
+duration: 1s
+`
+	p, err := Parse("ids.yaml", []byte(src), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	seen := map[string]bool{}
+	for _, c := range p.Cells() {
+		ids = append(ids, c.ID)
+		if seen[c.ID] {
+			t.Errorf("duplicate cell name %s", c.ID)
+		}
+		seen[c.ID] = true
+		if strings.Contains(strings.Join(c.Args, " "), "--threads") {
+			t.Errorf("cell %s passes --threads without a threads axis: %v", c.ID, c.Args)
+		}
+	}
+	want := "commit-loop_on commit-loop_off commit-loop_on_jobs-3 commit-loop_off_jobs-3 " +
+		"sysbench-oltp_read_only_on sysbench-oltp_read_only_off sysbench-oltp_read_only_on_range-selects-off sysbench-oltp_read_only_off_range-selects-off"
+	if got := strings.Join(ids, " "); got != want {
+		t.Errorf("cell names\n got %s\nwant %s", got, want)
+	}
+}
+
+// Entries differing only in their property files, and names that would be
+// too long, end in a hash of the cell's identity; two entries that are the
+// same runs are a problem of the plan.
+func TestCellNamesHashAndDuplicates(t *testing.T) {
+	src := `name: h
+targets: {a: "null://"}
+workloads:
+  - name: ycsb
+    property-files: [wa]
+  - name: ycsb
+    property-files: [wb]
+  - name: ycsb/c
+    options: {table: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa, fieldlength: 10}
+  - name: ycsb/c
+operations: 10
+`
+	p, err := Parse("h.yaml", []byte(src), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := p.Cells()
+	seen := map[string]bool{}
+	for _, c := range cells {
+		if seen[c.ID] || len(c.ID) > MaxIDLength+9 {
+			t.Errorf("cell name %q duplicate or too long", c.ID)
+		}
+		seen[c.ID] = true
+	}
+	if !regexp.MustCompile(`^ycsb_a_[0-9a-f]{8}$`).MatchString(cells[0].ID) || !regexp.MustCompile(`^ycsb-c_a_[0-9a-f]{8}$`).MatchString(cells[2].ID) {
+		t.Errorf("names %s, %s: want a hash suffix", cells[0].ID, cells[2].ID)
+	}
+	if cells[3].ID != "ycsb-c_a" {
+		t.Errorf("short name %q, want ycsb-c_a", cells[3].ID)
+	}
+
+	dup := "name: d\ntargets: {a: \"null://\"}\nworkloads:\n  - name: ycsb/c\n  - name: ycsb/c\noperations: 10\n"
+	if _, err := Parse("d.yaml", []byte(dup), env(nil)); err == nil || !strings.Contains(err.Error(), "entries 1 and 2 are the same runs") {
+		t.Errorf("duplicate entries: %v", err)
+	}
+	twice := "name: d\ntargets: {a: \"null://\"}\nworkloads: [{name: ycsb/c}]\nmatrix: {threads: [2, 2]}\noperations: 10\n"
+	if _, err := Parse("d.yaml", []byte(twice), env(nil)); err == nil || !strings.Contains(err.Error(), "comes twice") {
+		t.Errorf("a value listed twice: %v", err)
+	}
+}
+
+// ParseUnexpanded lists a plan whose variables are unset, keeping ${VAR} in
+// the URLs; Parse reports an unset variable once, however many targets use
+// it, and not also as "not a URL".
+func TestUnsetVariables(t *testing.T) {
+	src := `name: e
+targets:
+  on: ${PG_URL}
+  off: ${PG_URL}&synchronous_commit=off
+  my: mysql://u:${MYPW}@h/db
+workloads: [{name: ycsb/c}]
+operations: 10
+`
+	p, err := ParseUnexpanded("e.yaml", []byte(src), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(p.Unset, ",") != "MYPW,PG_URL" || p.Targets["off"] != "${PG_URL}&synchronous_commit=off" {
+		t.Errorf("unset %v, targets %v", p.Unset, p.Targets)
+	}
+	if len(p.Cells()) != 3 {
+		t.Errorf("%d cells, want 3", len(p.Cells()))
+	}
+	_, err = Parse("e.yaml", []byte(src), env(nil))
+	var pe *Error
+	if !errors.As(err, &pe) || len(pe.Problems) != 2 {
+		t.Fatalf("want two problems (one per variable), got %v", err)
+	}
+	if !strings.Contains(pe.Problems[0], `line 3: targets "on", "off" use ${PG_URL}`) || strings.Contains(err.Error(), "not a URL") {
+		t.Errorf("problems:\n%s", err)
+	}
+}
+
+// A plan-wide setting (here the duration) is part of every cell's identity
+// but not of its name: the same cell of a changed plan keeps its name and
+// gets another identity, so its old result is not taken for it.
+func TestIdentityFollowsPlanSettings(t *testing.T) {
+	src := "name: i\ntargets: {a: \"null://\"}\nworkloads: [{name: ycsb/c}]\nduration: %s\n"
+	p1, err1 := Parse("i.yaml", []byte(fmt.Sprintf(src, "1s")), env(nil))
+	p2, err2 := Parse("i.yaml", []byte(fmt.Sprintf(src, "2s")), env(nil))
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	c1, c2 := p1.Cells()[0], p2.Cells()[0]
+	if c1.ID != c2.ID || c1.Identity == c2.Identity || len(c1.Identity) != 8 {
+		t.Errorf("names %s, %s (want equal); identities %s, %s (want different)", c1.ID, c2.ID, c1.Identity, c2.Identity)
+	}
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"image/color"
 	"math"
 	"sort"
 	"strings"
@@ -65,7 +66,8 @@ func render(plots ...*plot.Plot) ([]byte, error) {
 				err = fmt.Errorf("draw chart: %v", r)
 			}
 		}()
-		canv := plot.Align(rows, draw.Tiles{Rows: len(plots), Cols: 1, PadY: vg.Points(6), PadTop: vg.Points(4), PadBottom: vg.Points(4)}, dc)
+		canv := plot.Align(rows, draw.Tiles{Rows: len(plots), Cols: 1, PadY: vg.Points(10), PadTop: vg.Points(4), PadBottom: vg.Points(4),
+			PadRight: vg.Points(10)}, dc) // PadRight: room for the last x tick label, centred on the right edge
 		for i, p := range plots {
 			p.Draw(canv[i][0])
 		}
@@ -217,9 +219,11 @@ func compact(v float64) string {
 // drawThreadCurves draws throughput (with 95% CI bars) and p99 per
 // operation against threads, one line per target series.
 func drawThreadCurves(v *Variant) ([]byte, error) {
-	thr := newPlot("Throughput", "threads", "ops/s")
+	// The panels carry no title: the legend sits in their top-left corner,
+	// where a title would collide with it; the y axis names the measure.
+	thr := newPlot("", "threads", "throughput (ops/s)")
 	thr.Y.Tick.Marker = rateTicks{}
-	lat := newPlot("p99 latency", "threads", "p99")
+	lat := newPlot("", "threads", "p99 latency")
 	type series struct {
 		label string
 		cells []*Cell
@@ -227,6 +231,9 @@ func drawThreadCurves(v *Variant) ([]byte, error) {
 	var ss []*series
 	idx := map[*Series]*series{}
 	for _, c := range v.Runs {
+		if c.N() == 0 {
+			continue // every repetition excluded: nothing to draw
+		}
 		s := idx[c.Series]
 		if s == nil {
 			s = &series{label: c.Series.Label}
@@ -383,9 +390,10 @@ func drawSpectrum(cells []*Cell, op string) ([]byte, error) {
 // drawTimeSeries draws one result's throughput and p99 per operation for
 // every interval of every phase, on seconds since the command started.
 func drawTimeSeries(r *result.Result) ([]byte, error) {
-	thr := newPlot("Throughput", "seconds", "per second")
+	// No panel titles (the legend's corner); the y axis names the measure.
+	thr := newPlot("", "seconds", "throughput (per second)")
 	thr.Y.Tick.Marker = rateTicks{}
-	lat := newPlot("p99 latency per interval", "seconds", "p99")
+	lat := newPlot("", "seconds", "p99 latency per interval")
 	type line struct {
 		xy     plotter.XYs
 		op     string
@@ -395,12 +403,28 @@ func drawTimeSeries(r *result.Result) ([]byte, error) {
 	var rates, p99s []line
 	colour := map[string]int{}
 	lo, hi := math.Inf(1), 0.0
+	offsetOf := func(ph *result.Phase) float64 {
+		if r.Started.IsZero() || ph.Started.IsZero() {
+			return 0
+		}
+		return ph.Started.Sub(r.Started).Seconds()
+	}
+	// The warm-up of each run phase is shaded, beneath the lines.
+	var warm []span
+	for pi := range r.Phases {
+		if w := warmupSpan(&r.Phases[pi]); w.to > w.from {
+			off := offsetOf(&r.Phases[pi])
+			warm = append(warm, span{off + w.from, off + w.to})
+		}
+	}
+	if len(warm) > 0 {
+		thr.Add(shade(warm))
+		lat.Add(shade(warm))
+		thr.Legend.Add("warm-up (not measured)", shade(nil))
+	}
 	for pi := range r.Phases {
 		ph := &r.Phases[pi]
-		offset := ph.Started.Sub(r.Started).Seconds()
-		if r.Started.IsZero() || ph.Started.IsZero() {
-			offset = 0
-		}
+		offset := offsetOf(ph)
 		// A load reports batches: scale them to rows with the phase's
 		// rows per batch.
 		scale := 1.0
@@ -417,9 +441,20 @@ func drawTimeSeries(r *result.Result) ([]byte, error) {
 		}
 		byOp := map[string]*[2]plotter.XYs{}
 		var order []string
+		// An operation the phase never ran (a workload's declared
+		// operation with a zero share) draws no flat zero line.
+		ran := map[string]bool{}
+		for _, iv := range ph.Intervals {
+			for _, o := range iv.Ops {
+				ran[o.Name] = ran[o.Name] || o.Count > 0 || o.Errors > 0
+			}
+		}
 		for _, iv := range ph.Intervals {
 			x := offset + iv.ElapsedSec
 			for _, o := range iv.Ops {
+				if !ran[o.Name] {
+					continue
+				}
 				s := byOp[o.Name]
 				if s == nil {
 					s = &[2]plotter.XYs{}
@@ -464,10 +499,49 @@ func drawTimeSeries(r *result.Result) ([]byte, error) {
 		thr.Title.Text = "no intervals recorded"
 	}
 	thr.Y.Min = 0
+	thr.X.Min = 0 // the time since the command started: never negative (one interval alone once drew -0.4 s)
 	legendRoom(thr, len(labelled))
 	if hi == 0 {
 		return render(thr)
 	}
+	if !logY {
+		lat.Y.Min = 0 // a single interval's p99 drew three equal tick labels
+	}
 	lat.X.Min, lat.X.Max = thr.X.Min, thr.X.Max // one time axis for both panels
 	return render(thr, lat)
+}
+
+// span is an interval of the x axis.
+type span struct{ from, to float64 }
+
+// warmupSpan is the warm-up at the start of a phase, in seconds from the
+// phase's start (its intervals count from there too); empty without one.
+func warmupSpan(ph *result.Phase) span {
+	if ph.WarmupSec > 0 {
+		return span{0, ph.WarmupSec}
+	}
+	return span{}
+}
+
+// shade fills spans of the x axis over the whole height of the plot, in
+// light grey; added before the lines, it lies beneath them. It adds nothing
+// to the axes' ranges. As a legend thumbnail it is a grey box.
+type shade []span
+
+var shadeColor = color.NRGBA{R: 128, G: 128, B: 128, A: 48}
+
+func (s shade) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	for _, sp := range s {
+		x0, x1 := trX(sp.from), trX(sp.to)
+		x0, x1 = max(x0, c.Min.X), min(x1, c.Max.X)
+		if x1 <= x0 {
+			continue
+		}
+		c.FillPolygon(shadeColor, []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
+	}
+}
+
+func (s shade) Thumbnail(c *draw.Canvas) {
+	c.FillPolygon(shadeColor, []vg.Point{c.Min, {X: c.Max.X, Y: c.Min.Y}, c.Max, {X: c.Min.X, Y: c.Max.Y}})
 }

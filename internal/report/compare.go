@@ -1,7 +1,7 @@
 package report
 
 import (
-	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -34,7 +34,19 @@ type Side struct {
 	Inputs []Input
 	// Phases are the complete run phases: the repetitions.
 	Phases []*result.Phase
-	desc   map[string]string
+	// Excluded are the run phases that did not complete (failed or
+	// interrupted), left out of the figures, as "file #3 failed: why".
+	Excluded []string
+	desc     map[string]string
+}
+
+// ExclusionText says how many runs of the side were left out and why, ""
+// when none were.
+func (s *Side) ExclusionText() string {
+	if len(s.Excluded) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %s excluded (%s)", len(s.Excluded), plural(len(s.Phases)+len(s.Excluded), "run"), strings.Join(s.Excluded, "; "))
 }
 
 // Difference is one way the two sides' configurations differ.
@@ -99,8 +111,13 @@ func NewSide(name string, inputs []Input) (*Side, error) {
 		}
 		for pi := range in.Result.Phases {
 			p := &in.Result.Phases[pi]
-			if p.Name != "load" && p.Status == result.StatusComplete {
+			switch {
+			case p.Name == "load":
+			case p.Status == result.StatusComplete:
 				s.Phases = append(s.Phases, p)
+			default:
+				e := Exclusion{Status: p.Status, Reason: phaseFailure(in.Result, pi), Rep: p.Repetition}
+				s.Excluded = append(s.Excluded, in.Path+" "+e.String())
 			}
 		}
 	}
@@ -109,7 +126,11 @@ func NewSide(name string, inputs []Input) (*Side, error) {
 		for _, in := range inputs {
 			paths = append(paths, in.Path)
 		}
-		return nil, fmt.Errorf("%s: no complete run phase in %s (a load-only or failed result cannot be compared)", name, strings.Join(paths, ", "))
+		msg := fmt.Sprintf("%s: no complete run phase in %s (a load-only or failed result cannot be compared)", name, strings.Join(paths, ", "))
+		if len(s.Excluded) > 0 {
+			msg += "; not complete: " + strings.Join(s.Excluded, "; ")
+		}
+		return nil, errors.New(msg)
 	}
 	return s, nil
 }
@@ -192,6 +213,22 @@ func Compare(a, b *Side) *Comparison {
 		return out
 	}
 	c.Rows = append(c.Rows, compareRow("total", "ops/s", false, thr(a.Phases), thr(b.Phases), true, true))
+	// commit-loop's headline figures, when both sides have them.
+	rowRates := func(ps []*result.Phase, server bool) []float64 {
+		var out []float64
+		for _, p := range ps {
+			if rr, ok := RowRatesOf(p); ok && (!server || rr.Server > 0) {
+				out = append(out, map[bool]float64{false: rr.Client, true: rr.Server}[server])
+			}
+		}
+		return out
+	}
+	for _, server := range []bool{false, true} {
+		ra, rb := rowRates(a.Phases, server), rowRates(b.Phases, server)
+		if len(ra) > 0 || len(rb) > 0 {
+			c.Rows = append(c.Rows, compareRow(map[bool]string{false: "client", true: "server"}[server], "rows/s", false, ra, rb, len(ra) > 0, len(rb) > 0))
+		}
+	}
 	var names []string
 	seen := map[string]bool{}
 	for _, ps := range [][]*result.Phase{a.Phases, b.Phases} {
@@ -319,35 +356,56 @@ func (s *Side) summary() string {
 }
 
 // WriteText prints the comparison, fitting TextWidth columns.
-func (c *Comparison) WriteText(w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	line := func(s string) { bw.WriteString(s); bw.WriteByte('\n') }
+func (c *Comparison) WriteText(w io.Writer) error { return writeText(w, c.document("")) }
+
+// Write renders the comparison as text, md or html (Formats).
+func (c *Comparison) Write(w io.Writer, format string) error {
+	switch format {
+	case "text":
+		return c.WriteText(w)
+	case "md":
+		return writeMarkdown(w, c.document(compareTitle), nil)
+	case "html":
+		return writeHTML(w, c.document(compareTitle))
+	}
+	_, err := ValidFormat(format)
+	return err
+}
+
+// WriteFile renders the comparison to path, atomically.
+func (c *Comparison) WriteFile(path, format string) error {
+	var buf bytes.Buffer
+	if err := c.Write(&buf, format); err != nil {
+		return err
+	}
+	return result.WriteFileAtomic(path, buf.Bytes())
+}
+
+const compareTitle = "candor compare: B against A"
+
+// document lays the comparison out for every renderer (the text one
+// without a title).
+func (c *Comparison) document(title string) *document {
+	d := &document{Title: title}
+	d.list([]string{c.A.summary(), c.B.summary()})
 	for _, s := range []*Side{c.A, c.B} {
-		for i, l := range wrap(s.summary(), TextWidth-2) {
-			if i > 0 {
-				l = "  " + l
-			}
-			line(l)
+		if t := s.ExclusionText(); t != "" {
+			d.para("WARNING: %s: %s; its figures are over the complete runs only, failed and interrupted runs are never pooled with them.", s.Name, t)
 		}
 	}
-	line("")
 	if len(c.Differences) == 0 {
-		line("A and B ran the same workload with the same options, run settings and target settings.")
+		d.para("A and B ran the same workload with the same options, run settings and target settings.")
 	} else {
 		if c.Blocking() {
-			line("WARNING: compared with --force although A and B differ in more than the target:")
+			d.para("WARNING: compared with --force although A and B differ in more than the target:")
 		} else {
-			line("A and B differ only in the target:")
+			d.para("A and B differ only in the target:")
 		}
-		textTable(line, diffTable(c.Differences))
+		d.table(diffTable(c.Differences))
 	}
-	line("")
-	for _, l := range wrap(fmt.Sprintf("Test: %s (two-sided, %.0f%% level) on the per-run values of each side. "+
+	d.para("Test: %s (two-sided, %.0f%% level) on the per-run values of each side. "+
 		"Δ = (B − A) / A; its 95%% confidence interval is that of the difference of the means, divided by A's mean. "+
-		"Latency percentiles are compared as the mean over the runs of each run's percentile.", TestName, 100*Alpha), TextWidth) {
-		line(l)
-	}
-	line("")
+		"Latency percentiles are compared as the mean over the runs of each run's percentile.", TestName, 100*Alpha)
 	tested := false
 	for _, r := range c.Rows {
 		tested = tested || r.Tested
@@ -356,11 +414,8 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		Right: []bool{false, true, true, true, true, false}}
 	if !tested {
 		// No row can be tested: say why once, in full.
-		for _, l := range wrap(fmt.Sprintf("Verdict: %s (A has %s, B has %s; a test needs two or more on each side).", SingleRunVerdict,
-			plural(len(c.A.Phases), "run"), plural(len(c.B.Phases), "run")), TextWidth) {
-			line(l)
-		}
-		line("")
+		d.para("Verdict: %s (A has %s, B has %s; a test needs two or more on each side).", SingleRunVerdict,
+			plural(len(c.A.Phases), "run"), plural(len(c.B.Phases), "run"))
 		t.Head, t.Right = t.Head[:4], t.Right[:4]
 	}
 	for _, r := range c.Rows {
@@ -378,10 +433,9 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	textTable(line, t)
-	line("")
-	line(fmt.Sprintf("A and B: mean over the runs (A %d, B %d); latencies per run as recorded in the result.", len(c.A.Phases), len(c.B.Phases)))
-	return bw.Flush()
+	d.table(t)
+	d.para("A and B: mean over the runs (A %d, B %d); latencies per run as recorded in the result.", len(c.A.Phases), len(c.B.Phases))
+	return d
 }
 
 func diffTable(ds []Difference) *table {

@@ -151,6 +151,9 @@ func buildWorkloadSection(d *document, m *Model, w *Workload) {
 			tag += " (" + v.Label + ")"
 		}
 		if len(v.Runs) > 0 {
+			if t := rowRateTable(v); t != nil {
+				d.table(t) // commit-loop's headline figure first
+			}
 			d.table(runTable(v))
 			if t := counterTable(v); t != nil {
 				d.table(t)
@@ -158,6 +161,10 @@ func buildWorkloadSection(d *document, m *Model, w *Workload) {
 		}
 		if len(v.Loads) > 0 {
 			d.table(loadTable(v))
+		}
+		if ex := exclusions(v); len(ex) > 0 {
+			d.para("Not in the figures above (runs that did not complete are never pooled with complete ones):")
+			d.list(ex)
 		}
 		if threadCount(v.Runs) >= 2 {
 			d.figure("Throughput and p99 latency against threads: "+tag,
@@ -206,6 +213,33 @@ func opNames(cells []*Cell) []string {
 	return out
 }
 
+// exclusions lists, per cell of the variant, the phases left out of its
+// figures and why.
+func exclusions(v *Variant) []string {
+	var out []string
+	for _, cells := range [][]*Cell{v.Runs, v.Loads} {
+		for _, c := range cells {
+			if t := c.ExclusionText(); t != "" {
+				kind := ""
+				if c.Kind == "load" {
+					kind = " (load)"
+				}
+				out = append(out, fmt.Sprintf("%s, %s%s: %s", c.Series.Label, threadsText(c.Threads), kind, t))
+			}
+		}
+	}
+	return out
+}
+
+// nText is a cell's number of repetitions, "2 of 3" when some were
+// excluded.
+func nText(c *Cell) string {
+	if len(c.Excluded) > 0 {
+		return fmt.Sprintf("%d of %d", c.N(), c.N()+len(c.Excluded))
+	}
+	return fmt.Sprint(c.N())
+}
+
 func runTable(v *Variant) *table {
 	t := &table{Caption: "Throughput and latency per operation",
 		Head:  []string{"target", "threads", "operation", "ops/s", "avg", "p95", "p99", "n"},
@@ -213,11 +247,32 @@ func runTable(v *Variant) *table {
 		Note:  ciNote}
 	for _, c := range v.Runs {
 		thr := fmt.Sprint(c.Threads)
-		t.Rows = append(t.Rows, []string{c.Series.Label, thr, "total", withCI(c.Throughput, fmtRate), "", "", "", fmt.Sprint(c.N())})
+		t.Rows = append(t.Rows, []string{c.Series.Label, thr, "total", withCI(c.Throughput, fmtRate), "", "", "", nText(c)})
 		for _, o := range c.Ops {
 			t.Rows = append(t.Rows, []string{"", "", o.Name, withCI(o.Throughput, fmtRate),
 				withCI(o.Mean, fmtNs), withCI(o.P95, fmtNs), withCI(o.P99, fmtNs), ""})
 		}
+	}
+	return t
+}
+
+// rowRateTable shows rows committed per second, client-measured and as the
+// server saw them, as the published commit-loop table does; nil when no
+// run of the variant recorded them.
+func rowRateTable(v *Variant) *table {
+	t := &table{Caption: "Commit rate: rows per second, client and server",
+		Head:  []string{"target", "threads", "client rows/s", "server rows/s", "n"},
+		Right: []bool{false, true, true, true, true},
+		Note: "client: the rows over the run's duration as candor measured it; server: count(*) / (max(t) − min(t)) " +
+			"over the commit times the server recorded in the rows. " + ciNote}
+	for _, c := range v.Runs {
+		if c.ClientRows == nil {
+			continue
+		}
+		t.Rows = append(t.Rows, []string{c.Series.Label, fmt.Sprint(c.Threads), withCI(*c.ClientRows, fmtRate), withCI(*c.ServerRows, fmtRate), nText(c)})
+	}
+	if len(t.Rows) == 0 {
+		return nil
 	}
 	return t
 }
@@ -285,7 +340,7 @@ func loadTable(v *Variant) *table {
 			avg, p99 = withCI(c.Ops[0].Mean, fmtNs), withCI(c.Ops[0].P99, fmtNs)
 		}
 		t.Rows = append(t.Rows, []string{c.Series.Label, fmt.Sprint(c.Threads), fmt.Sprintf("%.0f", c.Rows.Mean),
-			withCI(c.Duration, func(s float64) string { return fmtNs(s * 1e9) }), withCI(c.Throughput, fmtRate), avg, p99, fmt.Sprint(c.N())})
+			withCI(c.Duration, func(s float64) string { return fmtNs(s * 1e9) }), withCI(c.Throughput, fmtRate), avg, p99, nText(c)})
 	}
 	return t
 }
@@ -417,7 +472,10 @@ func buildProvenance(d *document, m *Model) {
 		if v == "" {
 			v = s.Version
 		}
-		tt.Rows = append(tt.Rows, []string{s.Label, s.Driver, v, s.URL, ranges(s.Inputs)})
+		tt.Rows = append(tt.Rows, []string{s.Label, s.Driver, v, s.URLs[0], ranges(s.Inputs)})
+		for _, u := range s.URLs[1:] { // the same server reached with other connection parameters
+			tt.Rows = append(tt.Rows, []string{"", "", "", u, ""})
+		}
 	}
 	d.table(tt)
 	for _, s := range m.Series {
@@ -462,6 +520,23 @@ func phaseList(r *result.Result) string {
 		parts = append(parts, "1 run")
 	case runs > 1:
 		parts = append(parts, fmt.Sprintf("%d runs", runs))
+	}
+	bad := map[string]int{}
+	var statuses []string
+	for _, p := range r.Phases {
+		if p.Status != result.StatusComplete {
+			if bad[p.Status] == 0 {
+				statuses = append(statuses, p.Status)
+			}
+			bad[p.Status]++
+		}
+	}
+	if len(statuses) > 0 {
+		var b []string
+		for _, st := range statuses {
+			b = append(b, fmt.Sprintf("%d %s", bad[st], st))
+		}
+		parts[len(parts)-1] += " (" + strings.Join(b, ", ") + ")"
 	}
 	if len(parts) == 0 {
 		return "none"

@@ -14,8 +14,9 @@ import (
 // HTML writes the report as one self-contained HTML file: inline CSS,
 // charts as inline SVG, no script and no reference to anything outside the
 // file, so it opens offline and can be mailed or archived as is.
-func HTML(w io.Writer, m *Model) error {
-	d := buildDocument(m)
+func HTML(w io.Writer, m *Model) error { return writeHTML(w, buildDocument(m)) }
+
+func writeHTML(w io.Writer, d *document) error {
 	svgs, errs := drawAll(d.Figures)
 	bw := bufio.NewWriter(w)
 	esc := html.EscapeString

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -35,14 +36,30 @@ type Input struct {
 // ErrNoResults is returned when the paths hold no result file.
 var ErrNoResults = errors.New("no candor result files found")
 
-// Load reads result files. A path may be a file (it must be a candor result)
-// or a directory, searched recursively for *.json files that are candor
-// results; other JSON files there are skipped, as are *.intervals.jsonl side
-// files and hidden files. A file that looks like a candor result but cannot
-// be read is an error naming it (wrapping result.ErrSchema for malformed
-// content). Inputs keep the order of the arguments (a file reached twice
-// counts once); files found in a directory come in lexical order.
-func Load(paths ...string) ([]Input, error) {
+// Load reads result files as LoadWarn does, without telling which files it
+// skipped.
+func Load(paths ...string) ([]Input, error) { return LoadWarn(nil, paths...) }
+
+// sniffSize is how much of a file without the .json extension is read to
+// tell whether it is a candor result: candor writes "schema" first.
+const sniffSize = 4096
+
+// LoadWarn reads result files. A path may be a file (it must be a candor
+// result, whatever its name) or a directory, searched recursively for
+// candor results, recognised by content (their "schema":
+// "candor.result/v1" field) rather than by extension, so `run -o res/c-t1`
+// is found too. In a directory, a *.json file that is not a candor result
+// (another JSON document, or not JSON at all) is skipped with one line to
+// warn (nil: silently); other files that are not results (reports, charts,
+// *.intervals.jsonl side files) and hidden files are skipped silently. A
+// file that is a candor result but cannot be read is an error naming it
+// (wrapping result.ErrSchema for malformed content). Inputs keep the order
+// of the arguments (a file reached twice counts once); files found in a
+// directory come in lexical order.
+func LoadWarn(warn func(string), paths ...string) ([]Input, error) {
+	if warn == nil {
+		warn = func(string) {}
+	}
 	var out []Input
 	seen := map[string]bool{} // a file named twice (directly and in its directory) counts once
 	add := func(path string, r *result.Result) {
@@ -80,7 +97,7 @@ func Load(paths ...string) ([]Input, error) {
 				}
 				return nil
 			}
-			if !d.IsDir() && strings.HasSuffix(name, ".json") {
+			if d.Type().IsRegular() && !strings.HasSuffix(name, ".intervals.jsonl") {
 				files = append(files, path)
 			}
 			return nil
@@ -90,13 +107,18 @@ func Load(paths ...string) ([]Input, error) {
 		}
 		sort.Strings(files)
 		for _, f := range files {
+			if !strings.HasSuffix(f, ".json") && !sniffResult(f) {
+				continue
+			}
 			r, err := readResult(f, false)
+			if errors.Is(err, errNotResult) {
+				warn(fmt.Sprintf("skipped %s: %v", f, err))
+				continue
+			}
 			if err != nil {
 				return nil, err
 			}
-			if r != nil {
-				add(f, r)
-			}
+			add(f, r)
 		}
 	}
 	if len(out) == 0 {
@@ -105,8 +127,25 @@ func Load(paths ...string) ([]Input, error) {
 	return out, nil
 }
 
-// readResult reads one file. With required false, a JSON file that is not a
-// candor result gives (nil, nil).
+// errNotResult marks a file in a directory that is not a candor result.
+var errNotResult = errors.New("not a candor result")
+
+// sniffResult reports whether a file's beginning is that of a candor
+// result: a JSON object naming the candor.result schema.
+func sniffResult(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, sniffSize)
+	n, _ := io.ReadFull(f, head)
+	head = bytes.TrimLeft(head[:n], " \t\r\n")
+	return len(head) > 0 && head[0] == '{' && bytes.Contains(head, []byte(`"candor.result/`))
+}
+
+// readResult reads one file. With required false, a file that is not a
+// candor result gives an error wrapping errNotResult.
 func readResult(path string, required bool) (*result.Result, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -114,9 +153,10 @@ func readResult(path string, required bool) (*result.Result, error) {
 	}
 	if !required && !bytes.Contains(data, []byte(`"candor.result/`)) {
 		if json.Valid(data) {
-			return nil, nil // some other JSON file (a plan's notes, a dashboard...)
+			// some other JSON file (a plan's notes, a dashboard...)
+			return nil, fmt.Errorf("%w (no \"schema\": %q)", errNotResult, result.SchemaVersion)
 		}
-		return nil, fmt.Errorf("%w: %s is not valid JSON", result.ErrSchema, path)
+		return nil, fmt.Errorf("%w (not valid JSON)", errNotResult)
 	}
 	var r result.Result
 	if err := json.Unmarshal(data, &r); err != nil {

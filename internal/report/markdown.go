@@ -15,7 +15,10 @@ type FigureSink func(n int, svg []byte) (link string, err error)
 // figs, and linked as images; with figs nil they are left out and the report
 // says how to get them.
 func Markdown(w io.Writer, m *Model, figs FigureSink) error {
-	d := buildDocument(m)
+	return writeMarkdown(w, buildDocument(m), figs)
+}
+
+func writeMarkdown(w io.Writer, d *document, figs FigureSink) error {
 	var svgs [][]byte
 	var errs []error
 	if figs != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,12 +62,15 @@ type Param struct{ Key, Value string }
 // Series is one target: product, version, URL and the settings that set it
 // apart from other runs on the same endpoint.
 type Series struct {
-	Label    string
-	Driver   string
-	Product  string
-	Version  string
-	VString  string
-	URL      string
+	Label   string
+	Driver  string
+	Product string
+	Version string
+	VString string
+	URL     string // the first input's URL
+	// URLs are the distinct URLs of the inputs (the same server reached
+	// with other connection parameters is one series).
+	URLs     []string
 	Settings map[string]string
 	// Inputs are the indexes of the inputs run against this series.
 	Inputs []int
@@ -92,6 +96,10 @@ type Cell struct {
 	Threads  int
 	// Phases are the complete phases measured (the repetitions).
 	Phases []PhaseRef
+	// Excluded are the phases of the cell that did not complete (failed,
+	// e.g. above the error budget, or interrupted): never pooled with the
+	// complete ones, listed instead.
+	Excluded []Exclusion
 	// Throughput is the phase throughput (ops/s; rows/s for a load) over
 	// the repetitions.
 	Throughput stats.Summary
@@ -103,10 +111,112 @@ type Cell struct {
 	// QPS is queries per second (sysbench's reads+writes+other), nil when
 	// the counters are something else.
 	QPS *stats.Summary
+	// ClientRows and ServerRows are rows committed per second as the
+	// client measured them and as the server saw them (commit-loop's
+	// headline figures, RowRatesOf); nil for other workloads.
+	ClientRows, ServerRows *stats.Summary
+}
+
+// RowRates are commit-loop's headline figures for one phase.
+type RowRates struct {
+	Rows float64 // rows in the table after the phase
+	// Client is rows per second over the phase as the client measured it;
+	// Server is count(*) / (max(t) − min(t)) over the rows' commit times
+	// as the server recorded them (0 when it could not tell).
+	Client, Server float64
+	// Jobs are the server's rates per job (empty with one job).
+	Jobs []float64
+}
+
+// RowRatesOf reads a phase's row rates from the figures the workload read
+// from the server after it (Phase.Derived: rows, server_rows_per_s,
+// server_rows_per_s_job_N); ok is false for phases without them. The
+// client's rate is the rows over the phase's duration: with --in-server one
+// operation is a whole loop of rows, so ops/s is not the figure.
+func RowRatesOf(p *result.Phase) (RowRates, bool) {
+	rows, hasRows := p.Derived["rows"]
+	server, hasServer := p.Derived["server_rows_per_s"]
+	if !hasRows && !hasServer {
+		return RowRates{}, false
+	}
+	rr := RowRates{Rows: rows, Server: server, Client: p.Throughput}
+	if rows > 0 && p.DurationSec > 0 {
+		rr.Client = rows / p.DurationSec
+	}
+	for j := 1; ; j++ {
+		v, ok := p.Derived[fmt.Sprintf("server_rows_per_s_job_%d", j)]
+		_, known := p.Derived[fmt.Sprintf("rows_job_%d", j)]
+		if !ok && !known {
+			break
+		}
+		rr.Jobs = append(rr.Jobs, v)
+	}
+	if len(rr.Jobs) == 1 {
+		rr.Jobs = nil
+	}
+	return rr, true
 }
 
 // N is the number of repetitions.
 func (c *Cell) N() int { return len(c.Phases) }
+
+// Exclusion is a phase left out of a cell's figures.
+type Exclusion struct {
+	PhaseRef
+	Status string // failed or interrupted
+	Reason string // why, when the result says ("" otherwise)
+	Rep    int    // the repetition number (0 when the result has one run)
+}
+
+// String is "#3 failed: error rate 79% ..." (without what it lacks).
+func (e Exclusion) String() string {
+	s := e.Status
+	if e.Rep > 0 {
+		s = fmt.Sprintf("#%d %s", e.Rep, s)
+	}
+	if e.Reason != "" {
+		s += ": " + e.Reason
+	}
+	return s
+}
+
+// ExclusionText says how many repetitions of the cell were left out and
+// why: "1 of 3 repetitions excluded (#3 failed: ...)"; "" when none were.
+func (c *Cell) ExclusionText() string {
+	if len(c.Excluded) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, e := range c.Excluded {
+		parts = append(parts, e.String())
+	}
+	total := len(c.Phases) + len(c.Excluded)
+	return fmt.Sprintf("%d of %s excluded (%s)", len(c.Excluded), plural(total, "repetition"), strings.Join(parts, "; "))
+}
+
+// phaseFailure is why a phase did not complete, as its result records it:
+// the phase's own reason, else the result's error when the phase is the
+// last one (the one the error ended).
+func phaseFailure(r *result.Result, i int) string {
+	if reason := phaseReason(&r.Phases[i]); reason != "" {
+		return firstLine(reason)
+	}
+	if i == len(r.Phases)-1 && r.Error != "" {
+		return firstLine(r.Error)
+	}
+	return ""
+}
+
+// phaseReason is the phase's own failure reason, result.Phase's Failure
+// field. That field comes with the error budget (--max-error-rate), built
+// beside this code: it is read by name so that this compiles with and
+// without it. Once both are in, this is `return p.Failure`.
+func phaseReason(p *result.Phase) string {
+	if f := reflect.ValueOf(p).Elem().FieldByName("Failure"); f.IsValid() && f.Kind() == reflect.String {
+		return f.String()
+	}
+	return ""
+}
 
 // OpStats is one operation over a cell's repetitions; latencies in ns.
 type OpStats struct {
@@ -224,7 +334,7 @@ func paramsOf(r *result.Result, kind string) map[string]string {
 	}
 	if r.Plan != nil {
 		for k, v := range r.Plan.Params {
-			if k == "threads" || k == "target" {
+			if k == "threads" || k == "target" || k == "identity" { // identity: a hash naming the plan cell
 				continue
 			}
 			if _, ok := p[k]; !ok {
@@ -276,13 +386,47 @@ func fmtSeconds(s float64) string {
 	return time.Duration(s * float64(time.Second)).Round(time.Millisecond).String()
 }
 
+// Endpoint identifies the server a target URL reaches: scheme, host, port
+// (the driver's default when the URL has none) and database, without the
+// user, password and query parameters, which change how candor connects
+// (sslmode, connect_timeout, ...), not which server it measures. Session
+// settings given in the query (synchronous_commit=off) reach the
+// fingerprint's settings, which tell series apart on their own. A URL
+// without a host and port (sqlite://FILE, null://?latency=1ms) is its own
+// endpoint.
+func Endpoint(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return raw
+	}
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"postgres": "5432", "postgresql": "5432", "mysql": "3306"}[scheme]
+	}
+	if port == "" {
+		return raw // not a server reached over the network (sqlite://FILE)
+	}
+	if scheme == "postgresql" {
+		scheme = "postgres"
+	}
+	host := strings.ToLower(u.Hostname())
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return scheme + "://" + host + "/" + strings.TrimPrefix(u.Path, "/")
+}
+
 func (m *Model) buildSeries() {
 	type fpKey struct{ driver, product, version, url string }
 	groups := map[fpKey][]int{}
 	var order []fpKey
 	for i, in := range m.Inputs {
 		t := in.Result.Target
-		k := fpKey{t.Driver, t.Product, t.Version, t.URL}
+		k := fpKey{t.Driver, t.Product, t.Version, Endpoint(t.URL)}
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
@@ -314,6 +458,9 @@ func (m *Model) buildSeries() {
 				}
 				byKey[key] = s
 				m.Series = append(m.Series, s)
+			}
+			if !contains(s.URLs, t.URL) {
+				s.URLs = append(s.URLs, t.URL)
 			}
 			s.Inputs = append(s.Inputs, i)
 			m.inputSeries[i] = s
@@ -381,8 +528,16 @@ func (m *Model) warn() {
 			}
 			m.Warnings = append(m.Warnings, msg+"; only its complete phases enter the tables")
 		}
-		for _, p := range r.Phases {
+		for pi, p := range r.Phases {
 			pn := phaseName(&p)
+			if p.Status != result.StatusComplete {
+				msg := fmt.Sprintf("%s %s: %s", name, pn, p.Status)
+				// The result's own error is in its warning above: not twice.
+				if reason := phaseFailure(r, pi); reason != "" && (r.Status == result.StatusComplete || reason != firstLine(r.Error)) {
+					msg += " (" + reason + ")"
+				}
+				m.Warnings = append(m.Warnings, msg+": excluded from the figures")
+			}
 			if p.Client.Saturated {
 				m.Warnings = append(m.Warnings, fmt.Sprintf("%s %s: client saturated (%s): the figures may measure candor, not the database", name, pn, p.Client.SaturatedCause))
 			}
@@ -398,6 +553,15 @@ func (m *Model) warn() {
 			}
 		}
 	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 func firstLine(s string) string {
@@ -540,8 +704,13 @@ func (m *Model) buildWorkload(name string, idx []int) *Workload {
 			}
 		}
 		for pi, p := range r.Phases {
-			if kindOf(p.Name) == key.kind && p.Status == result.StatusComplete {
+			switch {
+			case kindOf(p.Name) != key.kind:
+			case p.Status == result.StatusComplete:
 				c.Phases = append(c.Phases, PhaseRef{key.input, pi})
+			default:
+				c.Excluded = append(c.Excluded, Exclusion{PhaseRef: PhaseRef{key.input, pi}, Status: p.Status,
+					Reason: phaseFailure(r, pi), Rep: p.Repetition})
 			}
 		}
 	}
@@ -562,11 +731,12 @@ func kindOf(phase string) string {
 }
 
 // finishCells computes each cell's statistics, drops cells without a
-// complete phase and sorts them by series then threads.
+// phase (a cell whose every phase was excluded stays, to say so) and sorts
+// them by series then threads.
 func (m *Model) finishCells(cells []*Cell) []*Cell {
 	out := cells[:0]
 	for _, c := range cells {
-		if len(c.Phases) == 0 {
+		if len(c.Phases) == 0 && len(c.Excluded) == 0 {
 			continue
 		}
 		m.summarize(c)
@@ -611,6 +781,19 @@ func (m *Model) summarize(c *Cell) {
 	c.Throughput = stats.Summarize(thr)
 	c.Duration = stats.Summarize(dur)
 	c.Rows = stats.Summarize(rows)
+	var client, server []float64
+	for _, ref := range c.Phases {
+		if rr, ok := RowRatesOf(m.phase(ref)); ok {
+			client = append(client, rr.Client)
+			if rr.Server > 0 {
+				server = append(server, rr.Server)
+			}
+		}
+	}
+	if len(client) > 0 {
+		cs, ss := stats.Summarize(client), stats.Summarize(server)
+		c.ClientRows, c.ServerRows = &cs, &ss
+	}
 	for _, name := range opNames {
 		os := &OpStats{Name: name, Errors: map[string]int64{}}
 		var t, mean, p50, p95, p99 []float64
@@ -749,7 +932,7 @@ func (m *Model) buildSizeEffects() {
 				}
 				for _, cs := range small.Runs {
 					for _, cl := range large.Runs {
-						if cs.Series != cl.Series || cs.Threads != cl.Threads {
+						if cs.Series != cl.Series || cs.Threads != cl.Threads || cs.N() == 0 || cl.N() == 0 {
 							continue
 						}
 						e := SizeEffect{Workload: w.Name, Series: cs.Series, Threads: cs.Threads, Small: cs, Large: cl}

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -200,8 +202,9 @@ func TestReportHTMLStructure(t *testing.T) {
 	}
 	// ycsb/a at recordcount 1000 has 1, 4 and 16 threads (curves, spectra
 	// of READ and UPDATE); at 100000 only 16 threads (spectra only);
-	// sysbench has 8 and 16 threads (curves, spectrum of TRANSACTION).
-	if titles["threads"] != 2 || titles["spectrum"] != 5 || titles["time"] != len(m.Inputs) {
+	// sysbench has 8 and 16 threads (curves, spectrum of TRANSACTION);
+	// commit-loop one job count (spectrum of LOOP).
+	if titles["threads"] != 2 || titles["spectrum"] != 6 || titles["time"] != len(m.Inputs) {
 		t.Errorf("figures by kind %v (inputs %d)", titles, len(m.Inputs))
 	}
 	for _, bad := range []string{"<script", "<link", "@import", "url(", "<img", "<iframe"} {
@@ -227,8 +230,8 @@ func TestReportHTMLStructure(t *testing.T) {
 
 func TestReportModel(t *testing.T) {
 	m := loadFixtures(t)
-	if len(m.Inputs) != 9 {
-		t.Fatalf("%d inputs, want the 9 fixtures (notes.json and the side file skipped)", len(m.Inputs))
+	if len(m.Inputs) != 11 {
+		t.Fatalf("%d inputs, want the 11 fixtures (notes.json and the side file skipped)", len(m.Inputs))
 	}
 	var ycsb, sb *Workload
 	for _, w := range m.Workloads {
@@ -319,9 +322,10 @@ func TestReportLoadErrors(t *testing.T) {
 		{"truncated", write("bad1/r.json", string(good[:len(good)/2])), []string{"bad1/r.json"}, true},
 		// the directory form names the bad file too
 		{"bad in dir", filepath.Join(dir, "bad1"), []string{"bad1/r.json"}, true},
-		// invalid JSON in a directory is an error, not skipped
+		// invalid JSON named directly is an error; in a directory it is
+		// skipped (TestReportSkipsWithWarning), which leaves none here
 		{"invalid json", write("bad2/x.json", "{not json"), []string{"x.json", "invalid character"}, true},
-		{"invalid json in dir", filepath.Join(dir, "bad2"), []string{"x.json", "not valid JSON"}, true},
+		{"invalid json in dir", filepath.Join(dir, "bad2"), []string{"no candor result files"}, false},
 		// an explicit file that is some other JSON
 		{"other json", filepath.Join(dir, "ok/other.json"), []string{"other.json", "schema"}, true},
 		// another major version
@@ -345,6 +349,49 @@ func TestReportLoadErrors(t *testing.T) {
 		if c.schema && !errors.Is(err, result.ErrSchema) {
 			t.Errorf("%s: error %v does not wrap result.ErrSchema", c.name, err)
 		}
+	}
+}
+
+// A directory with JSON files that are not results (invalid JSON, another
+// document) reports the results it holds and warns once per skipped file;
+// a result written without the .json extension (run -o res/c-t1) is found by
+// its content, and so is a candor result under any name, while other files
+// (a report, an SVG, a side file) are passed over silently.
+func TestReportSkipsWithWarning(t *testing.T) {
+	dir := t.TempDir()
+	good, _ := os.ReadFile(filepath.Join(fixtureDir, "ycsb-a-pg-t4.json"))
+	for name, content := range map[string]string{
+		"res/c-t1":                  string(good),
+		"res/broken.json":           "{not json",
+		"res/package.json":          `{"name": "x"}`,
+		"res/report.html":           "<html>" + string(good),
+		"res/c-t1.intervals.jsonl":  `{"kind":"header","header":{"schema":"candor.result/v1"}}`,
+		"res/sub/fig1.svg":          "<svg/>",
+		"res/sub/notes-without-ext": "plain text",
+		"res/sub/ycsb-a-pg-t4.json": string(good),
+		"res/.hidden/ignored.json":  "{not json",
+	} {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var warnings []string
+	in, err := LoadWarn(func(s string) { warnings = append(warnings, s) }, filepath.Join(dir, "res"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, x := range in {
+		got = append(got, strings.TrimPrefix(x.Path, dir+"/"))
+	}
+	if strings.Join(got, " ") != "res/c-t1 res/sub/ycsb-a-pg-t4.json" {
+		t.Errorf("inputs %v, want res/c-t1 and res/sub/ycsb-a-pg-t4.json", got)
+	}
+	if len(warnings) != 2 || !strings.Contains(warnings[0], "broken.json: not a candor result (not valid JSON)") ||
+		!strings.Contains(warnings[1], "package.json: not a candor result") {
+		t.Errorf("warnings %q, want one line each for broken.json and package.json", warnings)
 	}
 }
 
@@ -402,7 +449,7 @@ func TestReportCorruptHistogramAndDuplicates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(in) != 9 {
+	if len(in) != 11 {
 		t.Errorf("%d inputs: a file named directly and through its directory counts once", len(in))
 	}
 }
@@ -415,5 +462,304 @@ func TestSystemTextShowsAutogroups(t *testing.T) {
 	p.SchedAutogroup = "on"
 	if got, want := systemText(p), "linux/amd64 6.1.0-18-amd64, autogroups on"; got != want {
 		t.Errorf("with autogroups on: %q, want %q", got, want)
+	}
+}
+
+// The same server reached with and without connection-only URL parameters
+// is one target; the text report's Targets table neither breaks a word in
+// the middle nor shows a second "#2" target.
+func TestOneTargetAcrossConnectionParameters(t *testing.T) {
+	mk := func(seed uint64, url string) *result.Result {
+		s := fixtures()["ycsb-a-pg-t4.json"]
+		s.seed, s.product, s.version, s.url = seed, "MariaDB", "10.11.19", url
+		r := s.build(t)
+		r.Target.Driver = "mysql"
+		r.Target.VersionString = "10.11.19-MariaDB-0+deb12u1-log Debian 12 with a long build description"
+		return r
+	}
+	a := mk(11, "mysql://bench@127.0.0.1:3306/sbtest")
+	b := mk(12, "mysql://bench:xxxxx@127.0.0.1/sbtest?tls=false&timeout=5s")
+	m := Build([]Input{{"a.json", a}, {"b.json", b}})
+	if len(m.Series) != 1 {
+		t.Fatalf("%d targets, want one: %+v", len(m.Series), m.Series)
+	}
+	var buf bytes.Buffer
+	if err := Text(&buf, m); err != nil {
+		t.Fatal(err)
+	}
+	txt := buf.String()
+	if strings.Contains(txt, "#2") && strings.Contains(txt, "MariaDB 10.11.19 #2") {
+		t.Errorf("a second target for the same server:\n%s", txt)
+	}
+	_, targets, _ := strings.Cut(txt, "Targets:")
+	targets, _, _ = strings.Cut(targets, "Settings of")
+	words := map[string]bool{}
+	for _, w := range strings.Fields(a.Target.VersionString + " MariaDB 10.11.19") {
+		words[w] = true
+	}
+	for _, l := range strings.Split(targets, "\n") {
+		for _, f := range strings.Fields(l) {
+			if strings.HasPrefix(f, "10.11") && !words[f] && !strings.HasSuffix(f, "...") {
+				t.Errorf("version broken mid-word: %q in\n%s", f, targets)
+			}
+		}
+	}
+	if !strings.Contains(targets, "#1–#2") {
+		t.Errorf("targets table:\n%s", targets)
+	}
+	for _, c := range []struct{ in, want string }{
+		{"postgres://u:xxxxx@DB1/bench?sslmode=disable", "postgres://db1:5432/bench"},
+		{"postgresql://db1:5432/bench", "postgres://db1:5432/bench"},
+		{"mysql://root@[::1]/x", "mysql://[::1]:3306/x"},
+		{"sqlite://candor.db", "sqlite://candor.db"},
+		{"null://?latency=1ms", "null://?latency=1ms"},
+	} {
+		if got := Endpoint(c.in); got != c.want {
+			t.Errorf("Endpoint(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// A repetition that did not complete is never pooled with the complete
+// ones: the cell's figures are over the complete repetitions, its n says
+// "2 of 3", and the report says which one was left out and why; compare
+// warns the same way, and refuses a side with no complete run.
+func TestFailedRepetitionsAreExcluded(t *testing.T) {
+	r := fixtures()["ycsb-a-pg-t4.json"].build(t) // 3 repetitions
+	r.Status = result.StatusFailed
+	r.Error = "error rate 79.1% above --max-error-rate 1%"
+	bad := &r.Phases[len(r.Phases)-1]
+	bad.Status = result.StatusFailed
+	bad.Throughput *= 100 // a wild figure that must not reach the mean
+	m := Build([]Input{{"t4.json", r}})
+	c := m.Workloads[0].Variants[0].Runs[0]
+	want := (r.Phases[0].Throughput + r.Phases[1].Throughput) / 2
+	if c.N() != 2 || math.Abs(c.Throughput.Mean-want) > 1e-9 {
+		t.Errorf("n %d, mean %.1f; want the 2 complete repetitions, mean %.1f", c.N(), c.Throughput.Mean, want)
+	}
+	var b bytes.Buffer
+	if err := Text(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	txt := b.String()
+	for _, w := range []string{"2 of 3", "1 of 3 repetitions excluded (#3 failed: error rate 79.1% above --max-error-rate 1%)",
+		"3 runs (1 failed)", "status failed: error rate 79.1%"} {
+		if !strings.Contains(strings.Join(strings.Fields(txt), " "), w) {
+			t.Errorf("text report lacks %q:\n%s", w, txt)
+		}
+	}
+	if strings.Count(txt, "error rate 79.1%") != 2 { // the warning and the exclusion, not once more per phase
+		t.Errorf("the reason appears %d times, want 2 (warning and exclusion list):\n%s", strings.Count(txt, "error rate 79.1%"), txt)
+	}
+
+	good := fixtures()["ycsb-a-pg-t4.json"].build(t)
+	a, err := NewSide("A", []Input{{"good.json", good}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, err := NewSide("B", []Input{{"t4.json", r}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs.Phases) != 2 || !strings.Contains(bs.ExclusionText(), "1 of 3 runs excluded (t4.json #3 failed: error rate 79.1%") {
+		t.Errorf("side B: %d phases, %q", len(bs.Phases), bs.ExclusionText())
+	}
+	b.Reset()
+	Compare(a, bs).WriteText(&b)
+	if !strings.Contains(b.String(), "WARNING: B: 1 of 3 runs excluded") {
+		t.Errorf("compare does not warn:\n%s", b.String())
+	}
+	for i := range r.Phases {
+		r.Phases[i].Status = result.StatusFailed
+	}
+	if _, err := NewSide("B", []Input{{"t4.json", r}}); err == nil || !strings.Contains(err.Error(), "not complete: t4.json #1 failed") {
+		t.Errorf("a side with only failed runs: %v", err)
+	}
+}
+
+// "Runs over time" draws no line and no legend entry for an operation the
+// run never ran (all its intervals at zero), and shades the warm-up with a
+// legend entry saying it is not measured.
+func TestTimeSeriesSkipsIdleOpsAndShadesWarmup(t *testing.T) {
+	r := fixtures()["ycsb-a-pg-t4.json"].build(t)
+	for pi := range r.Phases {
+		for ii := range r.Phases[pi].Intervals {
+			iv := &r.Phases[pi].Intervals[ii]
+			iv.Ops = append(iv.Ops, result.IntervalOp{Name: "SCAN"})
+		}
+	}
+	svg, err := drawTimeSeries(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(svg, []byte(">SCAN<")) {
+		t.Error("a legend entry for SCAN, which never ran")
+	}
+	if !bytes.Contains(svg, []byte(">READ<")) {
+		t.Error("no legend entry for READ")
+	}
+	if bytes.Contains(svg, []byte("warm-up")) {
+		t.Error("a warm-up shown for phases without one")
+	}
+	r.Phases[0].WarmupSec = 3
+	svg, err = drawTimeSeries(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(svg, []byte(">warm-up (not measured)<")) || !bytes.Contains(svg, []byte("fill-opacity")) {
+		t.Errorf("no shaded warm-up:\n%.3000s", svg)
+	}
+}
+
+// svgText is one horizontal text of a chart: its anchor and its string.
+type svgText struct {
+	x, y float64
+	s    string
+}
+
+var svgTextRE = regexp.MustCompile(`<text x="([-\d.]+)" y="([-\d.]+)" transform="scale\(1, -1\)"[^>]*>([^<]*)</text>`)
+
+func svgTexts(svg []byte) []svgText {
+	var out []svgText
+	for _, m := range svgTextRE.FindAllSubmatch(svg, -1) {
+		var t svgText
+		fmt.Sscan(string(m[1]), &t.x)
+		fmt.Sscan(string(m[2]), &t.y)
+		t.s = string(m[3])
+		out = append(out, t)
+	}
+	return out
+}
+
+// In the thread-sweep figures no text overlaps a legend entry: long target
+// labels (a setting and a host) once ran into the panel titles.
+func TestThreadCurveLegendOverlapsNothing(t *testing.T) {
+	m := loadFixtures(t)
+	for _, s := range m.Series {
+		s.Label += " [synchronous_commit=off] @127.0.0.1:5432"
+	}
+	for _, w := range m.Workloads {
+		for _, v := range w.Variants {
+			if threadCount(v.Runs) < 2 {
+				continue
+			}
+			svg, err := drawThreadCurves(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			texts := svgTexts(svg)
+			var legend, other []svgText
+			for _, x := range texts {
+				if strings.Contains(x.s, "@127.0.0.1:5432") {
+					legend = append(legend, x)
+				} else {
+					other = append(other, x)
+				}
+			}
+			if len(legend) == 0 {
+				t.Fatalf("no legend found in %d texts", len(texts))
+			}
+			// Text boxes from the baseline: ascent 0.8 em, descent 0.25 em,
+			// 0.55 em per character (the anchor is the left end), at the
+			// legend's 8 pt and up to 11 pt for the other texts, and 2 pt of
+			// clearance around each.
+			box := func(x svgText, size float64) [4]float64 {
+				up := -x.y // the texts are drawn under scale(1, -1)
+				return [4]float64{x.x - 2, up - 0.25*size - 2, x.x + 0.55*size*float64(len(x.s)) + 2, up + 0.8*size + 2}
+			}
+			for _, l := range legend {
+				lb := box(l, 8)
+				for _, o := range other {
+					ob := box(o, 11)
+					if lb[0] < ob[2] && ob[0] < lb[2] && lb[1] < ob[3] && ob[1] < lb[3] {
+						t.Errorf("%s: %q at (%.0f, %.0f) runs into the legend entry %q at (%.0f, %.0f)", w.Name, o.s, o.x, o.y, l.s, l.x, l.y)
+					}
+				}
+			}
+		}
+	}
+}
+
+// The report leads commit-loop's section with rows per second, client and
+// server, over the repetitions.
+func TestReportShowsCommitRates(t *testing.T) {
+	r := fixtures()["ycsb-a-pg-t4.json"].build(t)
+	r.Workload.Name = "commit-loop"
+	for i := range r.Phases {
+		p := &r.Phases[i]
+		p.DurationSec = 6
+		p.Derived = map[string]float64{"rows": 10000, "server_rows_per_s": 1600 + 10*float64(i)}
+	}
+	var b bytes.Buffer
+	if err := Text(&b, Build([]Input{{"cl.json", r}})); err != nil {
+		t.Fatal(err)
+	}
+	txt := b.String()
+	i := strings.Index(txt, "Commit rate: rows per second, client and server")
+	if i < 0 || i > strings.Index(txt, "Throughput and latency per operation") {
+		t.Fatalf("no commit rate table before the operations table:\n%s", txt)
+	}
+	// client 10000/6 s; server 1600, 1610, 1620: mean 1610
+	if !regexp.MustCompile(`PostgreSQL 15\.18\s+4\s+1667 ±0\.0%\s+1610 ±\d+(\.\d)?%\s+3`).MatchString(txt) {
+		t.Errorf("commit rate row:\n%s", txt[i:])
+	}
+}
+
+// compare puts commit-loop's client and server rows per second beside the
+// total when the results have them.
+func TestCompareCommitRates(t *testing.T) {
+	side := func(name string, server float64) *Side {
+		r := fixtures()["ycsb-a-pg-t4.json"].build(t)
+		for i := range r.Phases {
+			r.Phases[i].DurationSec = 5
+			r.Phases[i].Derived = map[string]float64{"rows": 10000, "server_rows_per_s": server + float64(i)}
+		}
+		s, err := NewSide(name, []Input{{name + ".json", r}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	var b bytes.Buffer
+	Compare(side("A", 1000), side("B", 2000)).WriteText(&b)
+	flat := strings.Join(strings.Fields(b.String()), " ")
+	for _, w := range []string{"client rows/s 2000 2000 +0.0%", "server rows/s 1001 2001 +99.9%"} {
+		if !strings.Contains(flat, w) {
+			t.Errorf("compare lacks %q:\n%s", w, b.String())
+		}
+	}
+}
+
+// A run of one interval draws its time axis from 0 s, not from a negative
+// time around the lone point.
+func TestTimeSeriesAxisStartsAtZero(t *testing.T) {
+	r := fixtures()["ycsb-a-pg-t4.json"].build(t)
+	r.Phases = r.Phases[:1]
+	r.Phases[0].Intervals = r.Phases[0].Intervals[:1]
+	r.Phases[0].Intervals[0].ElapsedSec = 0.45
+	svg, err := drawTimeSeries(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range svgTexts(svg) {
+		if strings.HasPrefix(x.s, "-") {
+			t.Errorf("negative tick label %q", x.s)
+		}
+	}
+}
+
+// A phase's own failure reason (result.Phase's Failure, which the error
+// budget adds) is what the report and compare show for it.
+func TestPhaseReasonReadsFailure(t *testing.T) {
+	r := fixtures()["ycsb-a-pg-t4.json"].build(t)
+	p := &r.Phases[0]
+	f := reflect.ValueOf(p).Elem().FieldByName("Failure")
+	if !f.IsValid() {
+		t.Skip("result.Phase has no Failure field yet: the error budget (--max-error-rate) adds it")
+	}
+	p.Status = result.StatusFailed
+	f.SetString("error rate 3.0% of 1,000 operations above --max-error-rate 1%")
+	if got := phaseFailure(r, 0); got != "error rate 3.0% of 1,000 operations above --max-error-rate 1%" {
+		t.Errorf("phaseFailure = %q", got)
 	}
 }

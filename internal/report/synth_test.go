@@ -38,6 +38,13 @@ type synth struct {
 	// results have.
 	intervalHists bool
 	started       time.Time
+	// failRep is the repetition that failed (0: none), ending the run;
+	// failure is the result's error.
+	failRep int
+	failure string
+	// rowsPerOp makes the phases carry commit-loop's server figures
+	// (Phase.Derived) for that many rows per operation.
+	rowsPerOp float64
 }
 
 var synthEpoch = time.Date(2025, 3, 14, 9, 0, 0, 0, time.UTC)
@@ -100,7 +107,7 @@ func (s synth) build(t testing.TB) *result.Result {
 	if r.Target.Driver == "" {
 		r.Target.Driver = "postgres"
 	}
-	if s.status != result.StatusComplete {
+	if s.status != result.StatusComplete && s.failRep == 0 {
 		r.Error = "interrupted by signal"
 	}
 	at := s.started.Add(50 * time.Millisecond)
@@ -112,6 +119,18 @@ func (s synth) build(t testing.TB) *result.Result {
 		p := s.phase(t, rng, "run", rep, at)
 		if s.reps == 1 {
 			p.Repetition = 0
+		}
+		if s.rowsPerOp > 0 {
+			rows := math.Round(float64(p.Operations) * s.rowsPerOp)
+			p.Derived = map[string]float64{"rows": rows, "server_span_s": p.DurationSec * 0.995,
+				"server_rows_per_s": math.Round(rows/(p.DurationSec*0.995)*10) / 10}
+		}
+		if rep == s.failRep {
+			p.Status = result.StatusFailed
+			r.Status, r.Error = result.StatusFailed, s.failure
+			r.Phases = append(r.Phases, p)
+			at = p.Ended.Add(20 * time.Millisecond)
+			break
 		}
 		r.Phases = append(r.Phases, p)
 		at = p.Ended.Add(20 * time.Millisecond)
@@ -221,15 +240,26 @@ func fixtures() map[string]synth {
 	}
 	r2 := sq(5, 1, 5200, 180)
 	r2.started = synthEpoch.Add(time.Hour)
+	// 8 threads: the third repetition failed (the error budget), so the
+	// report shows 2 of 3 and says why
+	failed := pg(10, 8, 3, 11200, 760)
+	failed.failRep, failed.failure = 3, "error rate 12.5% of 112,000 operations above --max-error-rate 1%: not_found 14,000"
+	// commit-loop, 3 jobs, one loop of 10,000 rows per operation (--in-server)
+	cl := synth{seed: 11, workload: "commit-loop", reference: "single-session commit loop",
+		options: map[string]any{"rows": 10000.0, "jobs": 3.0, "in-server": true, "table": "commit_loop"},
+		product: "PostgreSQL", version: "15.18", url: "postgres://bench@db1/bench?sslmode=disable", settings: pgSettings,
+		threads: 3, reps: 2, ops: []string{"LOOP"}, thr: 0.5, latUs: 6e6, rowsPerOp: 10000}
 	return map[string]synth{
-		"ycsb-a-pg-t1.json":        t1,
-		"ycsb-a-pg-t4.json":        pg(2, 4, 3, 7400, 510),
-		"ycsb-a-pg-t16.json":       pg(3, 16, 3, 14100, 1080),
-		"ycsb-a-sqlite-t1-r1.json": sq(4, 1, 5000, 190),
-		"ycsb-a-sqlite-t1-r2.json": r2,
-		"ycsb-a-sqlite-t4.json":    sq(7, 4, 6100, 640),
-		"ycsb-a-pg-t16-100k.json":  big,
-		"sysbench/rw-pg-t8.json":   sb(8, 8, 410, 19000, 12, 0),
-		"sysbench/rw-pg-t16.json":  sb(9, 16, 520, 30000, 40, 2),
+		"ycsb-a-pg-t1.json":         t1,
+		"ycsb-a-pg-t4.json":         pg(2, 4, 3, 7400, 510),
+		"ycsb-a-pg-t16.json":        pg(3, 16, 3, 14100, 1080),
+		"ycsb-a-sqlite-t1-r1.json":  sq(4, 1, 5000, 190),
+		"ycsb-a-sqlite-t1-r2.json":  r2,
+		"ycsb-a-sqlite-t4.json":     sq(7, 4, 6100, 640),
+		"ycsb-a-pg-t16-100k.json":   big,
+		"sysbench/rw-pg-t8.json":    sb(8, 8, 410, 19000, 12, 0),
+		"sysbench/rw-pg-t16.json":   sb(9, 16, 520, 30000, 40, 2),
+		"ycsb-a-pg-t8-failed.json":  failed,
+		"commit-loop/cl-pg-j3.json": cl,
 	}
 }

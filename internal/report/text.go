@@ -12,15 +12,20 @@ const TextWidth = 100
 
 // Text writes the report as plain text, tables only, every line at most
 // TextWidth columns.
-func Text(w io.Writer, m *Model) error {
-	d := buildDocument(m)
+func Text(w io.Writer, m *Model) error { return writeText(w, buildDocument(m)) }
+
+// writeText renders a document as text; a document without a title starts
+// with its first block.
+func writeText(w io.Writer, d *document) error {
 	bw := bufio.NewWriter(w)
 	line := func(s string) { bw.WriteString(s); bw.WriteByte('\n') }
-	for _, l := range wrap(d.Title, TextWidth) {
-		line(l)
+	if d.Title != "" {
+		for _, l := range wrap(d.Title, TextWidth) {
+			line(l)
+		}
+		line(strings.Repeat("=", utf8.RuneCountInString(d.Title)))
 	}
-	line(strings.Repeat("=", utf8.RuneCountInString(d.Title)))
-	for _, b := range d.Blocks {
+	for i, b := range d.Blocks {
 		if b.FigOnly {
 			continue
 		}
@@ -39,12 +44,16 @@ func Text(w io.Writer, m *Model) error {
 			}
 			line(strings.Repeat(under, longest))
 		case bPara:
-			line("")
+			if i > 0 || d.Title != "" {
+				line("")
+			}
 			for _, l := range wrap(b.Text, TextWidth) {
 				line(l)
 			}
 		case bList:
-			line("")
+			if i > 0 || d.Title != "" {
+				line("")
+			}
 			for _, it := range b.Items {
 				for i, l := range wrap(it, TextWidth-2) {
 					if i == 0 {
@@ -125,7 +134,7 @@ func textTable(line func(string), t *table) {
 			if utf8.RuneCountInString(c) <= width[i] {
 				parts[i] = []string{c}
 			} else {
-				parts[i] = wrap(c, width[i])
+				parts[i] = wrapCell(c, width[i])
 			}
 			height = max(height, len(parts[i]))
 		}
@@ -188,4 +197,75 @@ func textRecords(line func(string), t *table) {
 			line(l)
 		}
 	}
+}
+
+// wrapCell breaks a table cell into lines of at most width runes at spaces,
+// never inside a word: a word longer than the column is broken after one of
+// the separators of a URL or path (/ ? & ; ,) when it has them, and is
+// otherwise cut short with "..." (10.11.19-MariaDB-0+deb12u1 in 16 columns:
+// 10.11.19-Mari...).
+func wrapCell(text string, width int) []string {
+	var lines []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			lines = append(lines, string(cur))
+			cur = nil
+		}
+	}
+	for _, word := range strings.Fields(text) {
+		w := []rune(word)
+		if len(cur) > 0 && len(cur)+1+len(w) > width {
+			flush()
+		}
+		if len(w) > width {
+			flush()
+			pieces := breakAtSeparators(w, width)
+			if pieces == nil {
+				lines = append(lines, ellipsis(w, width))
+				continue
+			}
+			lines = append(lines, pieces[:len(pieces)-1]...)
+			w = []rune(pieces[len(pieces)-1])
+		}
+		if len(cur) > 0 {
+			cur = append(cur, ' ')
+		}
+		cur = append(cur, w...)
+	}
+	flush()
+	return lines
+}
+
+// breakAtSeparators splits a long word after URL and path separators into
+// pieces of at most width runes; nil when some piece cannot be made short
+// enough that way.
+func breakAtSeparators(w []rune, width int) []string {
+	var out []string
+	for len(w) > width {
+		cut := -1
+		for i := width - 1; i > 0; i-- {
+			if strings.ContainsRune("/?&;,", w[i]) {
+				cut = i + 1
+				break
+			}
+		}
+		if cut <= 0 {
+			return nil
+		}
+		out = append(out, string(w[:cut]))
+		w = w[cut:]
+	}
+	return append(out, string(w))
+}
+
+// ellipsis shortens a word to width runes ending in "...".
+func ellipsis(w []rune, width int) string {
+	if len(w) <= width {
+		return string(w)
+	}
+	if width <= 3 {
+		return string(w[:width])
+	}
+	return string(w[:width-3]) + "..."
 }
