@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -38,6 +39,10 @@ type Env struct {
 	StderrTTY bool
 	// Args is the command line as typed, for the result's provenance.
 	Args []string
+
+	// outputClosed is closed when a write to Stdout or Stderr found its
+	// reader gone (a broken pipe: candor run ... | head -3); Main sets it.
+	outputClosed <-chan struct{}
 }
 
 // OSEnv returns the real process state.
@@ -46,6 +51,11 @@ func OSEnv() *Env {
 	if fi, err := os.Stderr.Stat(); err == nil {
 		tty = fi.Mode()&os.ModeCharDevice != 0
 	}
+	// A write to a closed pipe on stdout or stderr would kill the process
+	// with SIGPIPE and lose the run; with the signal handled the write
+	// returns EPIPE instead, which Main turns into an interrupt (the channel
+	// is never read: the handler alone changes the behaviour).
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	return &Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, StderrTTY: tty, Args: os.Args}
 }
 
@@ -64,8 +74,14 @@ func Main(env *Env, args []string) (code int) {
 	}()
 	// Status lines, the signal handler and errors write stderr from several
 	// goroutines: serialise them (a test's bytes.Buffer is not safe).
+	// A broken pipe on either ends the run as Ctrl-C does (interruptContext).
 	e := *env
-	e.Stderr = &lockedWriter{w: env.Stderr}
+	closed := make(chan struct{})
+	var once sync.Once
+	onBroken := func() { once.Do(func() { close(closed) }) }
+	e.Stdout = &pipeWatch{w: env.Stdout, broken: onBroken}
+	e.Stderr = &lockedWriter{w: &pipeWatch{w: env.Stderr, broken: onBroken}}
+	e.outputClosed = closed
 	env = &e
 	root := NewRoot(env)
 	root.SetArgs(args)
@@ -101,8 +117,10 @@ working directory.`,
 	return root
 }
 
-// interruptContext is cancelled at the first SIGINT/SIGTERM; a second one
-// exits at once.
+// interruptContext is cancelled at the first SIGINT/SIGTERM, or when a
+// write to stdout or stderr finds its pipe closed; a second signal exits at
+// once. Output closing does not count as the first signal: Ctrl-C on a
+// pipeline reaches candor as well as the reader it feeds.
 func interruptContext(env *Env) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sig := env.Signals
@@ -113,19 +131,30 @@ func interruptContext(env *Env) (context.Context, func()) {
 		sig = ch
 		stop = func() { signal.Stop(ch) }
 	}
+	closed := env.outputClosed
 	done := make(chan struct{})
 	go func() {
-		select {
-		case s := <-sig:
-			fmt.Fprintf(env.Stderr, "\ncandor: %v received: ending the run and writing a partial result (again to quit at once)\n", s)
+		cancelled, signalled := false, false
+		for {
+			select {
+			case s := <-sig:
+				if signalled {
+					os.Exit(ExitInterrupted)
+				}
+				signalled = true
+				if !cancelled {
+					fmt.Fprintf(env.Stderr, "\ncandor: %v received: ending the run and writing a partial result (again to quit at once)\n", s)
+				}
+			case <-closed:
+				closed = nil
+				if !cancelled {
+					fmt.Fprintf(env.Stderr, "\ncandor: output closed (broken pipe): ending the run and writing a partial result\n")
+				}
+			case <-done:
+				return
+			}
+			cancelled = true
 			cancel(errInterrupted)
-		case <-done:
-			return
-		}
-		select {
-		case <-sig:
-			os.Exit(ExitInterrupted)
-		case <-done:
 		}
 	}()
 	return ctx, func() {
@@ -149,6 +178,29 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// pipeWatch passes writes to w until one fails with EPIPE (its reader is
+// gone); it then calls broken and drops this and every later write,
+// reporting success, so the run ends as if interrupted and still writes its
+// result.
+type pipeWatch struct {
+	w      io.Writer
+	broken func()
+	gone   atomic.Bool
+}
+
+func (p *pipeWatch) Write(b []byte) (int, error) {
+	if p.gone.Load() {
+		return len(b), nil
+	}
+	n, err := p.w.Write(b)
+	if err != nil && errors.Is(err, syscall.EPIPE) {
+		p.gone.Store(true)
+		p.broken()
+		return len(b), nil
+	}
+	return n, err
 }
 
 // redactArgs hides secrets in a command line before it is recorded.
