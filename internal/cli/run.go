@@ -293,10 +293,7 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 		res.Plan = &result.PlanRef{Name: f.planName, File: f.planFile, Cell: f.planCell, Params: map[string]string{}}
 		for _, kv := range f.planParams {
 			k, v, _ := strings.Cut(kv, "=")
-			if k == "target" {
-				v = target.Redact(v)
-			}
-			res.Plan.Params[k] = v
+			res.Plan.Params[k] = redactParam(k, v)
 		}
 	}
 	outPath := f.out
