@@ -99,7 +99,7 @@ func newCleanupCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			wl, err := resolveWorkload(args[0], files, append(flagProps, props...))
+			wl, err := resolveWorkload(env, args[0], files, append(flagProps, props...))
 			if err != nil {
 				return err
 			}

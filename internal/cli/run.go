@@ -161,22 +161,6 @@ func newRunCmd(env *Env, phase string) *cobra.Command {
 	return cmd
 }
 
-// resolveWorkload builds the workload from its name, files and properties.
-func resolveWorkload(name string, files, props []string) (workload.Workload, error) {
-	entry, variant, err := workload.Lookup(name)
-	if err != nil {
-		return nil, withCode(ExitUsage, err)
-	}
-	w, err := entry.New(variant, files, props)
-	if err != nil {
-		if strings.HasPrefix(err.Error(), name+":") {
-			return nil, withCode(ExitUsage, err) // the workload named itself
-		}
-		return nil, withCode(ExitUsage, fmt.Errorf("workload %s: %w", name, err))
-	}
-	return w, nil
-}
-
 // runConfig merges flags with the workload's own limits: flags win.
 func runConfig(fs *pflag.FlagSet, phase string, f *runFlags, lim workload.Limits) (runner.Config, error) {
 	cfg := runner.Config{
@@ -255,7 +239,7 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 		// from it (the zipfian room for new keys).
 		props = append(append([]string(nil), props...), "operationcount="+strconv.FormatInt(f.operations, 10))
 	}
-	wl, err := resolveWorkload(name, f.files, props)
+	wl, err := resolveWorkload(env, name, f.files, props)
 	if err != nil {
 		return err
 	}
