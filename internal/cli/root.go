@@ -112,11 +112,66 @@ working directory.`,
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usagef("%v (see 'candor %s --help')", err, c.Name())
+		return usagef("%v (see '%s --help')", err, c.CommandPath())
 	})
 	root.AddCommand(newRunCmd(env, phaseRun), newRunCmd(env, phaseLoad), newCleanupCmd(env), newListCmd(env), newVersionCmd(env), newPlanCmd(env))
 	root.AddCommand(newReportCmd(env), newCompareCmd(env), newSysbenchCmd(env), newPrewarmCmd(env))
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "help" {
+			// cobra's prints the root's help for an unknown topic.
+			c.Run = nil
+			c.RunE = func(c *cobra.Command, args []string) error {
+				found, rest, err := root.Find(args)
+				if err != nil || len(rest) > 0 || found == nil {
+					return usagef("unknown help topic %q (see 'candor --help')", strings.Join(args, " "))
+				}
+				return found.Help()
+			}
+		}
+	}
+	usageErrors(root)
 	return root
+}
+
+// usageErrors makes every bad use of c and its subcommands a usage error
+// (ExitUsage), never a bare error that would read as a bug in candor: the
+// errors of each command's argument check (cobra's "accepts 1 arg(s)"), and
+// an unknown subcommand ("candor frobnicate", "candor plan frob"). A
+// command that only groups others prints its help when given none.
+func usageErrors(c *cobra.Command) {
+	switch {
+	case c.HasSubCommands() && !c.Runnable():
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			hint := ""
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				hint = "; did you mean " + strings.Join(s, " or ") + "?"
+			}
+			var names []string
+			for _, sub := range cmd.Commands() {
+				if sub.IsAvailableCommand() {
+					names = append(names, sub.Name())
+				}
+			}
+			return usagef("unknown command %q for %q%s (commands: %s; see '%s --help')", args[0], cmd.CommandPath(), hint, strings.Join(names, ", "), cmd.CommandPath())
+		}
+		c.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+	case c.Args != nil:
+		check := c.Args
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				return withCode(ExitUsage, fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath()))
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		usageErrors(sub)
+	}
 }
 
 // interruptContext is cancelled at the first SIGINT/SIGTERM, or when a
