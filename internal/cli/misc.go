@@ -26,7 +26,8 @@ var distributions = []struct{ name, desc string }{
 }
 
 func newListCmd(env *Env) *cobra.Command {
-	return &cobra.Command{
+	var verbose bool
+	cmd := &cobra.Command{
 		Use:       "list [workloads|drivers|distributions]",
 		Short:     "List workloads, drivers and key distributions with one-line descriptions",
 		Args:      cobra.MaximumNArgs(1),
@@ -47,6 +48,10 @@ func newListCmd(env *Env) *cobra.Command {
 					fmt.Fprintf(tw, "  %s\t%s (reference: %s)\n", e.name, e.desc, e.ref)
 				}
 			}
+			if verbose && (what == "" || what == "workloads") {
+				tw.Flush()
+				listOptions(env)
+			}
 			if what == "" || what == "drivers" {
 				fmt.Fprintln(tw, "DRIVERS\t")
 				for _, d := range target.Drivers() {
@@ -61,6 +66,24 @@ func newListCmd(env *Env) *cobra.Command {
 			}
 			return nil
 		},
+	}
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "with workloads: every workload's options, their types and defaults")
+	return cmd
+}
+
+// listOptions prints each workload's options, as 'candor run WORKLOAD
+// --help' shows them.
+func listOptions(env *Env) {
+	for _, e := range workload.Entries() {
+		name := e.Name
+		if len(e.Variants) > 0 {
+			name += ", " + e.Name + "/*"
+		}
+		if len(e.Options) == 0 {
+			fmt.Fprintf(env.Stdout, "\nOPTIONS OF %s: YCSB properties, -p name=value and -P FILE (YCSB 0.17.0's CoreWorkload properties)\n", name)
+			continue
+		}
+		fmt.Fprintf(env.Stdout, "\nOPTIONS OF %s (as flags, or -p name=value)\n%s", name, optionFlags(e).FlagUsages())
 	}
 }
 

@@ -100,12 +100,16 @@ func NewRoot(env *Env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "candor",
 		Short: "Database benchmarks measured right, recorded completely, re-runnable from their result files",
-		Long: `candor runs standard database workloads (YCSB A–F today) against real databases over their
-native protocols, measures latency with HDR histograms (closed or open loop, coordinated
-omission handled), and writes a self-describing result file.
+		Long: `candor runs standard database workloads — YCSB's core workloads A–F (with YCSB property files),
+sysbench 1.0.20's OLTP tests (also from a sysbench command line: candor sysbench ...), the
+key-value workloads KV-1..3 and a commit loop — against PostgreSQL-wire and MySQL-wire servers
+over their native protocols and against embedded SQLite. It measures latency with HDR histograms
+(closed or open loop, coordinated omission handled) and writes a self-describing result file that
+report, compare and plan read back.
 
 With no --target, candor benchmarks an embedded SQLite file (sqlite://candor.db) in the
-working directory.`,
+working directory. 'candor list' shows the workloads, 'candor run WORKLOAD --help' a workload's
+options.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -114,8 +118,12 @@ working directory.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usagef("%v (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(newRunCmd(env, phaseRun), newRunCmd(env, phaseLoad), newCleanupCmd(env), newListCmd(env), newVersionCmd(env), newPlanCmd(env))
-	root.AddCommand(newReportCmd(env), newCompareCmd(env), newSysbenchCmd(env), newPrewarmCmd(env))
+	run, load, cleanup, prewarm := newRunCmd(env, phaseRun), newRunCmd(env, phaseLoad), newCleanupCmd(env), newPrewarmCmd(env)
+	for _, c := range []*cobra.Command{run, load, cleanup, prewarm} {
+		workloadHelp(c) // each workload's options under its name
+	}
+	root.AddCommand(run, load, cleanup, newListCmd(env), newVersionCmd(env), newPlanCmd(env))
+	root.AddCommand(newReportCmd(env), newCompareCmd(env), newSysbenchCmd(env), prewarm)
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
@@ -124,10 +132,15 @@ working directory.`,
 			c.Run = nil
 			c.RunE = func(c *cobra.Command, args []string) error {
 				found, rest, err := root.Find(args)
-				if err != nil || len(rest) > 0 || found == nil {
-					return usagef("unknown help topic %q (see 'candor --help')", strings.Join(args, " "))
+				switch {
+				case err != nil || found == nil:
+				case len(rest) == 0:
+					return found.Help()
+				case found.Args != nil && found.Args(found, rest) == nil:
+					found.HelpFunc()(found, rest) // candor help run kv-basic
+					return nil
 				}
-				return found.Help()
+				return usagef("unknown help topic %q (see 'candor --help')", strings.Join(args, " "))
 			}
 		}
 	}

@@ -68,8 +68,15 @@ type runFlags struct {
 // sysbench and YCSB users type them ("90").
 type flexDuration struct{ d time.Duration }
 
-func (f *flexDuration) String() string { return f.d.String() }
-func (f *flexDuration) Type() string   { return "duration" }
+// String is "0" for no duration, so help shows no default for it (the
+// usage text says what an unset value means).
+func (f *flexDuration) String() string {
+	if f.d == 0 {
+		return "0"
+	}
+	return f.d.String()
+}
+func (f *flexDuration) Type() string { return "duration" }
 func (f *flexDuration) Set(s string) error {
 	if secs, err := strconv.ParseFloat(s, 64); err == nil {
 		f.d = time.Duration(secs * float64(time.Second))

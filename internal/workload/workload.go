@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math/rand"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -91,6 +92,39 @@ type Option struct {
 	Name    string // flag name without dashes, e.g. "table-size"
 	Default string
 	Usage   string
+	// Type is the value's type as help shows it and the CLI checks it:
+	// one of the Option* type names; "" means the type of Default
+	// (OptionType).
+	Type string
+}
+
+// Option value types.
+const (
+	OptionInt      = "int"
+	OptionFloat    = "float"
+	OptionBool     = "bool" // on/off, true/false, 1/0
+	OptionDuration = "duration"
+	OptionString   = "string"
+)
+
+// OptionType is o.Type, or when empty the type its Default reads as: bool
+// for on/off/true/false, int for a whole number, float for a decimal one,
+// else string.
+func (o Option) OptionType() string {
+	if o.Type != "" {
+		return o.Type
+	}
+	switch strings.ToLower(o.Default) {
+	case "on", "off", "true", "false":
+		return OptionBool
+	}
+	if _, err := strconv.ParseInt(o.Default, 10, 64); err == nil {
+		return OptionInt
+	}
+	if _, err := strconv.ParseFloat(o.Default, 64); err == nil {
+		return OptionFloat
+	}
+	return OptionString
 }
 
 // Worker performs one operation per Exec. It is used by one goroutine.
