@@ -139,3 +139,52 @@ duration: 1500ms
 		}
 	}
 }
+
+// A closed output pipe (candor run ... 2>&1 | head -3) ends the run as
+// Ctrl-C does: the result is written, marked interrupted, instead of the
+// process dying of SIGPIPE with only its interval file left.
+func TestClosedPipeWritesResult(t *testing.T) {
+	bin := buildCandor(t)
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "run", "ycsb/c", "--target", "null://?latency=100us", "--time", "1m",
+		"--report-interval", "100ms", "-o", "r.json")
+	cmd.Dir = dir
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = w, w // 2>&1
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	// head -3: read three lines, then close the pipe.
+	buf := make([]byte, 1)
+	for lines := 0; lines < 3; {
+		if _, err := r.Read(buf); err != nil {
+			t.Fatalf("candor's output ended early: %v", err)
+		}
+		if buf[0] == '\n' {
+			lines++
+		}
+	}
+	r.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(15 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("candor did not end within 15 s of its output closing")
+	}
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exit: %v, want code 130 (interrupted)", err)
+	}
+	res, err := result.Read(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatalf("no readable result: %v", err)
+	}
+	if res.Status != result.StatusInterrupted || len(res.Phases) != 1 || res.Phases[0].Ops[0].Count == 0 {
+		t.Fatalf("status %s, %d phases", res.Status, len(res.Phases))
+	}
+}

@@ -14,7 +14,7 @@ const (
 	ExitOK          = 0   // success
 	ExitInternal    = 1   // a bug in candor (an unexpected error or a recovered panic)
 	ExitUsage       = 2   // bad input: unknown workload, option, property or value; malformed file; bad URL
-	ExitUnreachable = 3   // the target could not be reached or refused the connection
+	ExitUnreachable = 3   // the target could not be reached or refused the connection (also when a phase cannot open all its sessions: too many connections)
 	ExitUnsupported = 4   // the target lacks something the workload needs, or a safety refusal (a table candor did not create)
 	ExitRunFailed   = 5   // the benchmark started but failed (a load batch failed after its retries, the server went away for good)
 	ExitInterrupted = 130 // interrupted by Ctrl-C or SIGTERM; a partial result marked interrupted was written
@@ -37,6 +37,12 @@ func withCode(code int, err error) error {
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		return err
+	}
+	if code == ExitRunFailed && errors.Is(err, target.ErrUnreachable) {
+		// A phase that could not open its sessions (the server refused
+		// them: too many connections) never started: the target's code,
+		// as its message says.
+		code = ExitUnreachable
 	}
 	return &ExitError{Code: code, Err: err}
 }

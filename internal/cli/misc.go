@@ -26,7 +26,8 @@ var distributions = []struct{ name, desc string }{
 }
 
 func newListCmd(env *Env) *cobra.Command {
-	return &cobra.Command{
+	var verbose bool
+	cmd := &cobra.Command{
 		Use:       "list [workloads|drivers|distributions]",
 		Short:     "List workloads, drivers and key distributions with one-line descriptions",
 		Args:      cobra.MaximumNArgs(1),
@@ -47,6 +48,10 @@ func newListCmd(env *Env) *cobra.Command {
 					fmt.Fprintf(tw, "  %s\t%s (reference: %s)\n", e.name, e.desc, e.ref)
 				}
 			}
+			if verbose && (what == "" || what == "workloads") {
+				tw.Flush()
+				listOptions(env)
+			}
 			if what == "" || what == "drivers" {
 				fmt.Fprintln(tw, "DRIVERS\t")
 				for _, d := range target.Drivers() {
@@ -61,6 +66,24 @@ func newListCmd(env *Env) *cobra.Command {
 			}
 			return nil
 		},
+	}
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "with workloads: every workload's options, their types and defaults")
+	return cmd
+}
+
+// listOptions prints each workload's options, as 'candor run WORKLOAD
+// --help' shows them.
+func listOptions(env *Env) {
+	for _, e := range workload.Entries() {
+		name := e.Name
+		if len(e.Variants) > 0 {
+			name += ", " + e.Name + "/*"
+		}
+		if len(e.Options) == 0 {
+			fmt.Fprintf(env.Stdout, "\nOPTIONS OF %s: YCSB properties, -p name=value and -P FILE (YCSB 0.17.0's CoreWorkload properties)\n", name)
+			continue
+		}
+		fmt.Fprintf(env.Stdout, "\nOPTIONS OF %s (as flags, or -p name=value)\n%s", name, optionFlags(e).FlagUsages())
 	}
 }
 
@@ -99,7 +122,7 @@ func newCleanupCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			wl, err := resolveWorkload(args[0], files, append(flagProps, props...))
+			wl, err := resolveWorkload(env, args[0], files, append(flagProps, props...))
 			if err != nil {
 				return err
 			}
@@ -109,7 +132,7 @@ func newCleanupCmd(env *Env) *cobra.Command {
 			}
 			ctx, stop := interruptContext(env)
 			defer stop()
-			tgt, err := openBound(ctx, urls, target.Options{ConnectTimeout: timeout.d}, wl, threads)
+			tgt, err := openBoundConns(ctx, urls, target.Options{ConnectTimeout: timeout.d}, wl, threads, 1)
 			if err != nil {
 				return err
 			}
@@ -210,10 +233,18 @@ func workloadEntries() []workloadLine {
 }
 
 // openBound opens the target at urls (DefaultTarget when none; several are
-// the nodes of one cluster) and binds wl to it for threads workers. A
-// workload that cannot run there is ExitUnsupported; an open cut short by an
-// interrupt is ExitInterrupted. The caller closes the target.
+// the nodes of one cluster) and binds wl to it for threads workers, each
+// with its own connection. A workload that cannot run there is
+// ExitUnsupported; more connections than the process may open files is
+// ExitUsage; an open cut short by an interrupt is ExitInterrupted. The
+// caller closes the target.
 func openBound(ctx context.Context, urls []string, opts target.Options, wl workload.Workload, threads int) (target.Target, error) {
+	return openBoundConns(ctx, urls, opts, wl, threads, threads)
+}
+
+// openBoundConns is openBound for a command that opens conns connections
+// whatever the workload's threads (cleanup: one).
+func openBoundConns(ctx context.Context, urls []string, opts target.Options, wl workload.Workload, threads, conns int) (target.Target, error) {
 	if len(urls) == 0 {
 		urls = []string{DefaultTarget}
 	}
@@ -224,9 +255,44 @@ func openBound(ctx context.Context, urls []string, opts target.Options, wl workl
 		}
 		return nil, err
 	}
+	if err := checkFileLimit(conns, tgt); err != nil {
+		tgt.Close()
+		return nil, err
+	}
 	if err := wl.Bind(workload.Env{Dialect: tgt.Dialect(), Capabilities: tgt.Capabilities(), Threads: threads}); err != nil {
 		tgt.Close()
 		return nil, withCode(ExitUnsupported, fmt.Errorf("%s on %s: %w", wl.Name(), tgt.Driver(), err))
 	}
 	return tgt, nil
+}
+
+// fileLimit returns how many files the process may open (RLIMIT_NOFILE's
+// soft limit, which Go raises to the hard one at start); ok is false where
+// there is no such limit. A variable for tests.
+var fileLimit = openFileLimit
+
+// filesSpare are the files candor needs besides its connections: the
+// result and interval files, the binary, the runtime's own.
+const filesSpare = 64
+
+// checkFileLimit refuses conns connections to tgt up front when they need
+// more files than the process may open: each connection holds a socket (an
+// embedded SQLite one its database, journal and shared-memory files), and
+// hitting the limit half-way would fail the run after opening thousands of
+// sessions. The null target opens no files.
+func checkFileLimit(conns int, tgt target.Target) error {
+	limit, ok := fileLimit()
+	if !ok || tgt.Driver() == "null" {
+		return nil
+	}
+	per := 1
+	if tgt.Capabilities().Embedded {
+		per = 3
+	}
+	need := uint64(conns)*uint64(per) + filesSpare
+	if need <= limit {
+		return nil
+	}
+	return usagef("--threads %d needs about %d open files (%d per connection, one connection per thread) but this process may open %d (ulimit -n); "+
+		"lower --threads to at most %d or raise the limit (ulimit -n %d)", conns, need, per, limit, max(int64(limit)-filesSpare, 0)/int64(per), need)
 }

@@ -38,7 +38,7 @@ Nothing is measured or written.`,
 			if err != nil {
 				return err
 			}
-			wl, err := resolveWorkload(args[0], nil, flagProps)
+			wl, err := resolveWorkload(env, args[0], nil, flagProps)
 			if err != nil {
 				return err
 			}

@@ -13,9 +13,12 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/candor-bench/candor/internal/target"
 
 	// Drivers and workloads register themselves.
 	_ "github.com/candor-bench/candor/internal/target/fake"
@@ -38,6 +41,10 @@ type Env struct {
 	StderrTTY bool
 	// Args is the command line as typed, for the result's provenance.
 	Args []string
+
+	// outputClosed is closed when a write to Stdout or Stderr found its
+	// reader gone (a broken pipe: candor run ... | head -3); Main sets it.
+	outputClosed <-chan struct{}
 }
 
 // OSEnv returns the real process state.
@@ -46,6 +53,11 @@ func OSEnv() *Env {
 	if fi, err := os.Stderr.Stat(); err == nil {
 		tty = fi.Mode()&os.ModeCharDevice != 0
 	}
+	// A write to a closed pipe on stdout or stderr would kill the process
+	// with SIGPIPE and lose the run; with the signal handled the write
+	// returns EPIPE instead, which Main turns into an interrupt (the channel
+	// is never read: the handler alone changes the behaviour).
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	return &Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, StderrTTY: tty, Args: os.Args}
 }
 
@@ -64,8 +76,14 @@ func Main(env *Env, args []string) (code int) {
 	}()
 	// Status lines, the signal handler and errors write stderr from several
 	// goroutines: serialise them (a test's bytes.Buffer is not safe).
+	// A broken pipe on either ends the run as Ctrl-C does (interruptContext).
 	e := *env
-	e.Stderr = &lockedWriter{w: env.Stderr}
+	closed := make(chan struct{})
+	var once sync.Once
+	onBroken := func() { once.Do(func() { close(closed) }) }
+	e.Stdout = &pipeWatch{w: env.Stdout, broken: onBroken}
+	e.Stderr = &lockedWriter{w: &pipeWatch{w: env.Stderr, broken: onBroken}}
+	e.outputClosed = closed
 	env = &e
 	root := NewRoot(env)
 	root.SetArgs(args)
@@ -82,27 +100,97 @@ func NewRoot(env *Env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "candor",
 		Short: "Database benchmarks measured right, recorded completely, re-runnable from their result files",
-		Long: `candor runs standard database workloads (YCSB A–F today) against real databases over their
-native protocols, measures latency with HDR histograms (closed or open loop, coordinated
-omission handled), and writes a self-describing result file.
+		Long: `candor runs standard database workloads — YCSB's core workloads A–F (with YCSB property files),
+sysbench 1.0.20's OLTP tests (also from a sysbench command line: candor sysbench ...), the
+key-value workloads KV-1..3 and a commit loop — against PostgreSQL-wire and MySQL-wire servers
+over their native protocols and against embedded SQLite. It measures latency with HDR histograms
+(closed or open loop, coordinated omission handled) and writes a self-describing result file that
+report, compare and plan read back.
 
 With no --target, candor benchmarks an embedded SQLite file (sqlite://candor.db) in the
-working directory.`,
+working directory. 'candor list' shows the workloads, 'candor run WORKLOAD --help' a workload's
+options.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usagef("%v (see 'candor %s --help')", err, c.Name())
+		return usagef("%v (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(newRunCmd(env, phaseRun), newRunCmd(env, phaseLoad), newCleanupCmd(env), newListCmd(env), newVersionCmd(env), newPlanCmd(env))
-	root.AddCommand(newReportCmd(env), newCompareCmd(env), newSysbenchCmd(env), newPrewarmCmd(env))
+	run, load, cleanup, prewarm := newRunCmd(env, phaseRun), newRunCmd(env, phaseLoad), newCleanupCmd(env), newPrewarmCmd(env)
+	for _, c := range []*cobra.Command{run, load, cleanup, prewarm} {
+		workloadHelp(c) // each workload's options under its name
+	}
+	root.AddCommand(run, load, cleanup, newListCmd(env), newVersionCmd(env), newPlanCmd(env))
+	root.AddCommand(newReportCmd(env), newCompareCmd(env), newSysbenchCmd(env), prewarm)
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "help" {
+			// cobra's prints the root's help for an unknown topic.
+			c.Run = nil
+			c.RunE = func(c *cobra.Command, args []string) error {
+				found, rest, err := root.Find(args)
+				switch {
+				case err != nil || found == nil:
+				case len(rest) == 0:
+					return found.Help()
+				case found.Args != nil && found.Args(found, rest) == nil:
+					found.HelpFunc()(found, rest) // candor help run kv-basic
+					return nil
+				}
+				return usagef("unknown help topic %q (see 'candor --help')", strings.Join(args, " "))
+			}
+		}
+	}
+	usageErrors(root)
 	return root
 }
 
-// interruptContext is cancelled at the first SIGINT/SIGTERM; a second one
-// exits at once.
+// usageErrors makes every bad use of c and its subcommands a usage error
+// (ExitUsage), never a bare error that would read as a bug in candor: the
+// errors of each command's argument check (cobra's "accepts 1 arg(s)"), and
+// an unknown subcommand ("candor frobnicate", "candor plan frob"). A
+// command that only groups others prints its help when given none.
+func usageErrors(c *cobra.Command) {
+	switch {
+	case c.HasSubCommands() && !c.Runnable():
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			hint := ""
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				hint = "; did you mean " + strings.Join(s, " or ") + "?"
+			}
+			var names []string
+			for _, sub := range cmd.Commands() {
+				if sub.IsAvailableCommand() {
+					names = append(names, sub.Name())
+				}
+			}
+			return usagef("unknown command %q for %q%s (commands: %s; see '%s --help')", args[0], cmd.CommandPath(), hint, strings.Join(names, ", "), cmd.CommandPath())
+		}
+		c.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+	case c.Args != nil:
+		check := c.Args
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				return withCode(ExitUsage, fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath()))
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		usageErrors(sub)
+	}
+}
+
+// interruptContext is cancelled at the first SIGINT/SIGTERM, or when a
+// write to stdout or stderr finds its pipe closed; a second signal exits at
+// once. Output closing does not count as the first signal: Ctrl-C on a
+// pipeline reaches candor as well as the reader it feeds.
 func interruptContext(env *Env) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sig := env.Signals
@@ -113,19 +201,30 @@ func interruptContext(env *Env) (context.Context, func()) {
 		sig = ch
 		stop = func() { signal.Stop(ch) }
 	}
+	closed := env.outputClosed
 	done := make(chan struct{})
 	go func() {
-		select {
-		case s := <-sig:
-			fmt.Fprintf(env.Stderr, "\ncandor: %v received: ending the run and writing a partial result (again to quit at once)\n", s)
+		cancelled, signalled := false, false
+		for {
+			select {
+			case s := <-sig:
+				if signalled {
+					os.Exit(ExitInterrupted)
+				}
+				signalled = true
+				if !cancelled {
+					fmt.Fprintf(env.Stderr, "\ncandor: %v received: ending the run and writing a partial result (again to quit at once)\n", s)
+				}
+			case <-closed:
+				closed = nil
+				if !cancelled {
+					fmt.Fprintf(env.Stderr, "\ncandor: output closed (broken pipe): ending the run and writing a partial result\n")
+				}
+			case <-done:
+				return
+			}
+			cancelled = true
 			cancel(errInterrupted)
-		case <-done:
-			return
-		}
-		select {
-		case <-sig:
-			os.Exit(ExitInterrupted)
-		case <-done:
 		}
 	}()
 	return ctx, func() {
@@ -151,14 +250,94 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// redactArgs hides secrets in a command line before it is recorded.
+// pipeWatch passes writes to w until one fails with EPIPE (its reader is
+// gone); it then calls broken and drops this and every later write,
+// reporting success, so the run ends as if interrupted and still writes its
+// result.
+type pipeWatch struct {
+	w      io.Writer
+	broken func()
+	gone   atomic.Bool
+}
+
+func (p *pipeWatch) Write(b []byte) (int, error) {
+	if p.gone.Load() {
+		return len(b), nil
+	}
+	n, err := p.w.Write(b)
+	if err != nil && errors.Is(err, syscall.EPIPE) {
+		p.gone.Store(true)
+		p.broken()
+		return len(b), nil
+	}
+	return n, err
+}
+
+// redactArgs hides secrets in a command line before it is recorded: the
+// password of a URL (redact), and the value of every key=value or
+// --name=value whose key names a secret (secretKey), wherever it stands:
+// "-p db.passwd=...", "-pdb.passwd=...", "--property=jdbc.password=...",
+// "--plan-param token=...", "--mysql-password=...".
 func redactArgs(args []string, redact func(string) string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
+		a = maskSecretValue(a)
 		if strings.Contains(a, "://") || strings.Contains(strings.ToLower(a), "password") {
 			a = redact(a)
 		}
 		out[i] = a
 	}
 	return out
+}
+
+// maskedValue replaces a secret's value, as target.Redact does a URL's password.
+const maskedValue = "xxxxx"
+
+// maskSecretValue masks everything after the first '=' whose left side
+// names a secret; the text before it is kept, so the record still shows
+// which property was set.
+func maskSecretValue(a string) string {
+	from := 0
+	for {
+		eq := strings.IndexByte(a[from:], '=')
+		if eq < 0 {
+			return a
+		}
+		eq += from
+		if secretKey(a[from:eq]) {
+			return a[:eq+1] + maskedValue
+		}
+		from = eq + 1
+	}
+}
+
+// secretWords are the words that make a property or option name a secret's
+// (db.passwd, jdbc.password, pgsql-password, s3.secretKey, auth.token,
+// azurecosmos.primaryKey, ...), compared without case, dots, dashes or
+// underscores. Masking a harmless value by mistake costs nothing; recording
+// a password does.
+var secretWords = []string{"passw", "passwd", "pwd", "secret", "token", "credential", "apikey", "accesskey", "privatekey", "primarykey", "masterkey", "authkey", "sessionkey"}
+
+// secretKey reports whether a key (or flag name) names a secret.
+func secretKey(key string) bool {
+	k := strings.ToLower(key)
+	k = strings.NewReplacer(".", "", "-", "", "_", "").Replace(k)
+	for _, w := range secretWords {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return strings.HasSuffix(k, "pass")
+}
+
+// redactParam hides a plan parameter's secret: the password of a target
+// URL, the whole value of a key naming a secret.
+func redactParam(key, value string) string {
+	switch {
+	case key == "target":
+		return target.Redact(value)
+	case secretKey(key):
+		return maskedValue
+	}
+	return value
 }

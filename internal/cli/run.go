@@ -68,8 +68,15 @@ type runFlags struct {
 // sysbench and YCSB users type them ("90").
 type flexDuration struct{ d time.Duration }
 
-func (f *flexDuration) String() string { return f.d.String() }
-func (f *flexDuration) Type() string   { return "duration" }
+// String is "0" for no duration, so help shows no default for it (the
+// usage text says what an unset value means).
+func (f *flexDuration) String() string {
+	if f.d == 0 {
+		return "0"
+	}
+	return f.d.String()
+}
+func (f *flexDuration) Type() string { return "duration" }
 func (f *flexDuration) Set(s string) error {
 	if secs, err := strconv.ParseFloat(s, 64); err == nil {
 		f.d = time.Duration(secs * float64(time.Second))
@@ -161,99 +168,6 @@ func newRunCmd(env *Env, phase string) *cobra.Command {
 	return cmd
 }
 
-// addWorkloadFlags offers every workload's options as flags (--tables,
-// --table-size, ...); underscores are accepted for dashes, as sysbench does.
-func addWorkloadFlags(fl *pflag.FlagSet) {
-	fl.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
-		return pflag.NormalizedName(strings.ReplaceAll(name, "_", "-"))
-	})
-	type use struct{ workload, usage, def string }
-	uses := map[string][]use{}
-	var order []string
-	for _, e := range workload.Entries() {
-		for _, o := range e.Options {
-			if _, seen := uses[o.Name]; !seen {
-				order = append(order, o.Name)
-			}
-			uses[o.Name] = append(uses[o.Name], use{e.Name, o.Usage, o.Default})
-		}
-	}
-	for _, name := range order {
-		if fl.Lookup(name) != nil {
-			continue // a clash with a runner flag, caught by a test
-		}
-		var parts []string
-		boolean := true
-		for _, u := range uses[name] {
-			part := fmt.Sprintf("(%s) %s", u.workload, u.usage)
-			if u.def != "" {
-				part += " [" + u.def + "]"
-			}
-			parts = append(parts, part)
-			switch strings.ToLower(u.def) {
-			case "true", "false", "on", "off":
-			default:
-				boolean = false
-			}
-		}
-		fl.String(name, "", strings.Join(parts, "; "))
-		if boolean {
-			fl.Lookup(name).NoOptDefVal = "true" // --in-server alone means true
-		}
-	}
-}
-
-// workloadFlagProps turns the workload option flags that were set into
-// name=value properties, refusing options the chosen workload does not have.
-func workloadFlagProps(fs *pflag.FlagSet, name string) ([]string, error) {
-	entry, _, err := workload.Lookup(name)
-	if err != nil {
-		return nil, withCode(ExitUsage, err)
-	}
-	own := map[string]bool{}
-	for _, o := range entry.Options {
-		own[o.Name] = true
-	}
-	all := map[string]string{} // option -> a workload that has it
-	for _, e := range workload.Entries() {
-		for _, o := range e.Options {
-			all[o.Name] = e.Name
-		}
-	}
-	var props []string
-	var bad []string
-	fs.Visit(func(f *pflag.Flag) {
-		owner, isOption := all[f.Name]
-		switch {
-		case !isOption:
-		case own[f.Name]:
-			props = append(props, f.Name+"="+f.Value.String())
-		default:
-			bad = append(bad, fmt.Sprintf("--%s is an option of %s, not of %s", f.Name, owner, entry.Name))
-		}
-	})
-	if len(bad) > 0 {
-		return nil, usagef("%s", strings.Join(bad, "; "))
-	}
-	return props, nil
-}
-
-// resolveWorkload builds the workload from its name, files and properties.
-func resolveWorkload(name string, files, props []string) (workload.Workload, error) {
-	entry, variant, err := workload.Lookup(name)
-	if err != nil {
-		return nil, withCode(ExitUsage, err)
-	}
-	w, err := entry.New(variant, files, props)
-	if err != nil {
-		if strings.HasPrefix(err.Error(), name+":") {
-			return nil, withCode(ExitUsage, err) // the workload named itself
-		}
-		return nil, withCode(ExitUsage, fmt.Errorf("workload %s: %w", name, err))
-	}
-	return w, nil
-}
-
 // runConfig merges flags with the workload's own limits: flags win.
 func runConfig(fs *pflag.FlagSet, phase string, f *runFlags, lim workload.Limits) (runner.Config, error) {
 	cfg := runner.Config{
@@ -332,7 +246,7 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 		// from it (the zipfian room for new keys).
 		props = append(append([]string(nil), props...), "operationcount="+strconv.FormatInt(f.operations, 10))
 	}
-	wl, err := resolveWorkload(name, f.files, props)
+	wl, err := resolveWorkload(env, name, f.files, props)
 	if err != nil {
 		return err
 	}
@@ -370,10 +284,7 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 		res.Plan = &result.PlanRef{Name: f.planName, File: f.planFile, Cell: f.planCell, Params: map[string]string{}}
 		for _, kv := range f.planParams {
 			k, v, _ := strings.Cut(kv, "=")
-			if k == "target" {
-				v = target.Redact(v)
-			}
-			res.Plan.Params[k] = v
+			res.Plan.Params[k] = redactParam(k, v)
 		}
 	}
 	outPath := f.out

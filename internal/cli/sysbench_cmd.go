@@ -15,6 +15,7 @@ import (
 
 	"github.com/candor-bench/candor/internal/target/mysql"
 	"github.com/candor-bench/candor/internal/version"
+	"github.com/candor-bench/candor/internal/workload"
 	"github.com/candor-bench/candor/internal/workload/sysbench"
 )
 
@@ -290,6 +291,9 @@ func sysbenchConfigFile(name string, readFile func(string) ([]byte, error)) ([]s
 	data, err := readFile(name)
 	if err != nil {
 		return nil, usagef("cannot read --config-file: %v", err)
+	}
+	if data, err = workload.PropertyText(name, data); err != nil {
+		return nil, usagef("--config-file: %v", err)
 	}
 	var out []sysbenchOpt
 	for n, line := range strings.Split(string(data), "\n") {

@@ -287,31 +287,57 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// connectAll opens n sessions concurrently.
+// connectAll opens n sessions concurrently (16 at a time). At the first
+// failure it opens no more and returns that error, saying how many sessions
+// were open: a server refusing sessions (too many connections) or a run
+// with more threads than it can take fails at once, not after trying every
+// one of its sessions.
 func connectAll(ctx context.Context, t target.Target, n int, reconnects *atomic.Int64) ([]*session, error) {
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	sessions := make([]*session, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
+	var (
+		wg     sync.WaitGroup
+		once   sync.Once
+		first  error
+		opened atomic.Int64
+	)
 	sem := make(chan struct{}, 16)
 	for i := range sessions {
+		sessions[i] = &session{t: t, worker: i, reconnects: reconnects}
 		wg.Add(1)
-		go func(i int) {
+		go func(s *session) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			s := &session{t: t, worker: i, reconnects: reconnects}
-			s.conn, errs[i] = s.connect(ctx)
-			sessions[i] = s
-		}(i)
+			if ctx.Err() != nil {
+				return // a session failed: open no more
+			}
+			c, err := s.connect(ctx)
+			if err != nil {
+				once.Do(func() {
+					first = err
+					if ok := opened.Load(); ok > 0 && parent.Err() == nil {
+						first = fmt.Errorf("%d of %d sessions open: %w", ok, n, err)
+					}
+					cancel()
+				})
+				return
+			}
+			s.setConn(c)
+			opened.Add(1)
+		}(sessions[i])
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			for _, s := range sessions {
-				s.close()
-			}
-			return nil, err
+	if first == nil {
+		first = parent.Err()
+	}
+	if first != nil {
+		for _, s := range sessions {
+			s.close()
 		}
+		return nil, first
 	}
 	return sessions, nil
 }

@@ -5,11 +5,13 @@
 package workload
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -90,6 +92,39 @@ type Option struct {
 	Name    string // flag name without dashes, e.g. "table-size"
 	Default string
 	Usage   string
+	// Type is the value's type as help shows it and the CLI checks it:
+	// one of the Option* type names; "" means the type of Default
+	// (OptionType).
+	Type string
+}
+
+// Option value types.
+const (
+	OptionInt      = "int"
+	OptionFloat    = "float"
+	OptionBool     = "bool" // on/off, true/false, 1/0
+	OptionDuration = "duration"
+	OptionString   = "string"
+)
+
+// OptionType is o.Type, or when empty the type its Default reads as: bool
+// for on/off/true/false, int for a whole number, float for a decimal one,
+// else string.
+func (o Option) OptionType() string {
+	if o.Type != "" {
+		return o.Type
+	}
+	switch strings.ToLower(o.Default) {
+	case "on", "off", "true", "false":
+		return OptionBool
+	}
+	if _, err := strconv.ParseInt(o.Default, 10, 64); err == nil {
+		return OptionInt
+	}
+	if _, err := strconv.ParseFloat(o.Default, 64); err == nil {
+		return OptionFloat
+	}
+	return OptionString
 }
 
 // Worker performs one operation per Exec. It is used by one goroutine.
@@ -296,4 +331,31 @@ func Names() []string {
 		}
 	}
 	return out
+}
+
+// Warner is implemented by workloads with something to tell the user about
+// their input that does not stop the run (unknown property keys, an old
+// class name read as the new one). The CLI prints each warning as one line
+// on stderr.
+type Warner interface {
+	Warnings() []string
+}
+
+// utf8BOM is the byte order mark some editors put at the start of a file.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// PropertyText checks that data, the content of the property file name, is
+// text and returns it without a leading UTF-8 byte order mark (which would
+// otherwise become part of the first key). A file holding NUL bytes or
+// control characters other than tab, line feed, form feed and carriage
+// return is refused: it is not a property file (a binary given by mistake).
+func PropertyText(name string, data []byte) ([]byte, error) {
+	data = bytes.TrimPrefix(data, utf8BOM)
+	for i, c := range data {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\f' && c != '\r' || c == 0x7f {
+			line := bytes.Count(data[:i], []byte{'\n'}) + 1
+			return nil, fmt.Errorf("%s is not a property file: it holds binary data (byte 0x%02x on line %d); give a text file of key=value lines", name, c, line)
+		}
+	}
+	return data, nil
 }

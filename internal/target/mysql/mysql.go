@@ -379,6 +379,13 @@ func (t *Target) connectError(err error) error {
 	if errors.As(err, &se) {
 		return fmt.Errorf("setting up a session on %s: %w", t.redacted, target.RedactError(se.err, t.password))
 	}
+	var me *gomysql.MySQLError
+	if errors.As(err, &me) && (me.Number == 1040 || me.Number == 1203) {
+		// ER_CON_COUNT_ERROR, ER_TOO_MANY_USER_CONNECTIONS: a refusal, not
+		// a server that cannot be reached.
+		return fmt.Errorf("%w: %s refused the connection: too many connections (%w); lower --threads or raise the server's max_connections (max_user_connections)",
+			target.ErrUnreachable, t.redacted, target.RedactError(err, t.password))
+	}
 	return fmt.Errorf("%w: could not connect to %s: %w; check that the server is running and that host, port, database, user and password are right",
 		target.ErrUnreachable, t.redacted, target.RedactError(err, t.password))
 }

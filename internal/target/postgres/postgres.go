@@ -199,8 +199,7 @@ func (t *Target) connect(ctx context.Context) (*pgx.Conn, error) {
 	defer cancel()
 	pc, err := pgx.ConnectConfig(ctx, t.config.Copy())
 	if err != nil {
-		return nil, fmt.Errorf("%w: could not connect to %s: %w; check that the server is running and that host, port, database, user and password are right",
-			target.ErrUnreachable, t.redacted, target.RedactError(err, t.password))
+		return nil, t.connectError(err)
 	}
 	if t.isolation != "" {
 		// Without arguments pgx sends this with the simple protocol.
@@ -210,6 +209,55 @@ func (t *Target) connect(ctx context.Context) (*pgx.Conn, error) {
 		}
 	}
 	return pc, nil
+}
+
+// connectError describes a failed connection attempt. With sslmode=prefer
+// (the default) pgx tries TLS first and then plain text, and joins the
+// errors of every attempt in that order, so the first line would be "tls
+// error: server refused TLS connection" even when the server then answered
+// the real cause (database "sbtest" does not exist): the server's own error
+// comes first here, the other attempts after it. A server refusing more
+// sessions (SQLSTATE 53300 too_many_connections) says so and how to fix it.
+func (t *Target) connectError(err error) error {
+	red := target.RedactError(err, t.password)
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return fmt.Errorf("%w: could not connect to %s: %w; check that the server is running and that host, port, database, user and password are right",
+			target.ErrUnreachable, t.redacted, red)
+	}
+	server := target.RedactError(pgErr, t.password).Error()
+	var others []string
+	for _, line := range strings.Split(red.Error(), "\n") {
+		line = strings.TrimSpace(line)
+		if line != "" && !strings.HasPrefix(line, "failed to connect to") && !strings.Contains(line, server) {
+			others = append(others, line)
+		}
+	}
+	also := ""
+	if len(others) > 0 {
+		also = " (other attempts: " + strings.Join(others, "; ") + ")"
+	}
+	hint := "check that host, port, database, user and password are right"
+	switch pgErr.Code {
+	case "53300": // too_many_connections
+		return &connectFailure{msg: fmt.Sprintf("%v: %s refused the connection: too many connections (%s); lower --threads or raise the server's max_connections",
+			target.ErrUnreachable, t.redacted, server), err: red}
+	case "3D000": // invalid_catalog_name
+		hint = "create the database or name an existing one in the URL's path (sysbench: --pgsql-db)"
+	}
+	return &connectFailure{msg: fmt.Sprintf("%v: could not connect to %s: %s%s; %s", target.ErrUnreachable, t.redacted, server, also, hint), err: red}
+}
+
+// connectFailure is a connection error with its own wording; it unwraps to
+// the driver's error and matches target.ErrUnreachable.
+type connectFailure struct {
+	msg string
+	err error
+}
+
+func (e *connectFailure) Error() string { return e.msg }
+func (e *connectFailure) Unwrap() []error {
+	return []error{target.ErrUnreachable, e.err}
 }
 
 // Close implements target.Target. Sessions already handed out stay open

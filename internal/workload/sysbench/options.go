@@ -338,6 +338,9 @@ func readFile(path string) ([]setting, error) {
 	if err != nil {
 		return nil, fmt.Errorf("option file: %w", err)
 	}
+	if data, err = workload.PropertyText(path, data); err != nil {
+		return nil, err
+	}
 	var out []setting
 	var errs []error
 	sc := bufio.NewScanner(bytes.NewReader(data))

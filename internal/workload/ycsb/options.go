@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,8 +20,14 @@ import (
 // Reference is the YCSB release whose CoreWorkload this package reproduces.
 const Reference = "YCSB 0.17.0"
 
-// CoreWorkloadClass is the only value of the workload property candor accepts.
+// CoreWorkloadClass is the workload property's value for the workload
+// candor implements.
 const CoreWorkloadClass = "site.ycsb.workloads.CoreWorkload"
+
+// OldCoreWorkloadClass is the same class under its name before YCSB 0.14
+// (the com.yahoo.ycsb packages became site.ycsb); property files of older
+// releases and papers name it so, and candor reads it as CoreWorkloadClass.
+const OldCoreWorkloadClass = "com.yahoo.ycsb.workloads.CoreWorkload"
 
 // DefaultRecordCount is candor's recordcount when no property sets it. YCSB's
 // Client defaults to 0, which CoreWorkload turns into 2147483647 records (a
@@ -128,11 +135,20 @@ var known = map[string]bool{
 	"threadcount": true, "target": true, "maxexecutiontime": true,
 }
 
-// propReader reads typed values from the effective properties and collects
-// every problem instead of stopping at the first.
+// propReader reads typed values from the effective properties as YCSB
+// 0.17.0 reads them, and collects every problem instead of stopping at the
+// first. Property values keep their trailing blanks (java.util.Properties
+// drops only the blanks before the value), and YCSB's parsers treat them
+// differently: Integer.parseInt and Long.parseLong refuse them,
+// Double.parseDouble ignores them, Boolean.parseBoolean reads "true " as
+// false, and the distribution names are compared exactly, so "zipfian " is
+// an unknown distribution. candor reads each value the same way, or refuses
+// it with a message where YCSB's reading would surprise (a "true " that YCSB
+// reads as false).
 type propReader struct {
 	props map[string]Property
 	errs  []error
+	notes []string // said on stderr; the run goes on
 }
 
 func (r *propReader) fail(key, format string, args ...any) {
@@ -157,16 +173,24 @@ func (r *propReader) str(key, def string) string {
 	return def
 }
 
-// int reads a decimal integer (Java's Long.parseLong, surrounding blanks
-// tolerated) and checks it is at least min.
+// blanksHint ends the message about a value with blanks around it.
+const blanksHint = "remove the blanks (a property file keeps the blanks at the end of a line in the value)"
+
+// int reads a decimal integer as Java's Long.parseLong does (blanks around
+// it are refused, as YCSB stops there with a NumberFormatException) and
+// checks it is at least min.
 func (r *propReader) int(key string, def, min int64) int64 {
 	p, ok := r.props[key]
 	if !ok {
 		return def
 	}
-	v, err := strconv.ParseInt(strings.TrimSpace(p.Value), 10, 64)
+	v, err := strconv.ParseInt(p.Value, 10, 64)
 	if err != nil {
-		r.fail(key, "not an integer; give a whole number such as %d", def)
+		if _, err2 := strconv.ParseInt(strings.TrimSpace(p.Value), 10, 64); err2 == nil {
+			r.fail(key, "blanks around the number: YCSB 0.17.0 refuses it (NumberFormatException); %s", blanksHint)
+		} else {
+			r.fail(key, "not an integer; give a whole number such as %d", def)
+		}
 		return def
 	}
 	if v < min {
@@ -176,8 +200,9 @@ func (r *propReader) int(key string, def, min int64) int64 {
 	return v
 }
 
-// float reads a finite decimal number (Java's Double.parseDouble) in
-// [lo, hi]; hiOpen excludes hi.
+// float reads a finite decimal number as Java's Double.parseDouble does
+// (blanks around it ignored, a trailing d/D/f/F type suffix allowed) in
+// [lo, hi].
 func (r *propReader) float(key string, def, lo, hi float64) float64 {
 	p, ok := r.props[key]
 	if !ok {
@@ -204,51 +229,68 @@ func (r *propReader) float(key string, def, lo, hi float64) float64 {
 	return v
 }
 
-// bool reads true/false (any case). YCSB's Boolean.parseBoolean reads
-// anything else as false; candor rejects it so a typo cannot flip a setting.
+// bool reads true/false (any case), as Java's Boolean.parseBoolean. YCSB
+// reads anything else as false; candor rejects it so a typo cannot flip a
+// setting. "false" with blanks after it is false, as in YCSB; "true" with
+// blanks is refused: YCSB reads it as false, which its writer did not mean.
 func (r *propReader) bool(key string, def bool) bool {
 	p, ok := r.props[key]
 	if !ok {
 		return def
 	}
-	switch strings.ToLower(strings.TrimSpace(p.Value)) {
+	switch strings.ToLower(p.Value) {
 	case "true":
 		return true
 	case "false":
 		return false
 	}
-	r.fail(key, "must be true or false")
+	switch strings.ToLower(strings.TrimSpace(p.Value)) {
+	case "true":
+		r.fail(key, "blanks around true: YCSB 0.17.0 reads this value as false (Boolean.parseBoolean compares it exactly); %s, or write false", blanksHint)
+	case "false":
+		return false
+	default:
+		r.fail(key, "must be true or false")
+	}
 	return def
 }
 
-// enum reads one of valid (exact, as YCSB compares).
+// enum reads one of valid, compared exactly as YCSB compares: a valid
+// name with blanks around it is refused, as YCSB stops on it (Unknown
+// request distribution "zipfian ").
 func (r *propReader) enum(key, def string, valid []string) string {
 	p, ok := r.props[key]
 	if !ok {
 		return def
 	}
-	v := strings.TrimSpace(p.Value)
-	for _, x := range valid {
-		if v == x {
-			return v
-		}
+	if slices.Contains(valid, p.Value) {
+		return p.Value
+	}
+	if slices.Contains(valid, strings.TrimSpace(p.Value)) {
+		r.fail(key, "blanks around the name: YCSB 0.17.0 compares it exactly and stops (unknown %s); %s", key, blanksHint)
+		return def
 	}
 	r.fail(key, "unknown value; valid values: %s", strings.Join(valid, ", "))
 	return def
 }
 
 // resolve turns the effective properties into Options, checking every value.
-// It returns the keys it does not use (sorted) and all problems joined.
-func resolve(props map[string]Property) (Options, []string, error) {
+// It returns the keys it does not use (sorted), notes for the user, and all
+// problems joined.
+func resolve(props map[string]Property) (Options, []string, []string, error) {
 	r := &propReader{props: props}
 	o := Options{Reference: Reference}
 
-	if p, ok := props["workload"]; ok && strings.TrimSpace(p.Value) != CoreWorkloadClass {
-		hint := ""
-		if strings.TrimSpace(p.Value) == "com.yahoo.ycsb.workloads.CoreWorkload" {
-			hint = " (YCSB 0.14 renamed the class; update the file)"
+	if p, ok := props["workload"]; ok {
+		switch v := p.Value; {
+		case v == CoreWorkloadClass:
+		case v == OldCoreWorkloadClass:
+			r.notes = append(r.notes, fmt.Sprintf("workload=%s is the name CoreWorkload had before YCSB 0.14; read as %s", OldCoreWorkloadClass, CoreWorkloadClass))
+		case strings.TrimSpace(v) == CoreWorkloadClass || strings.TrimSpace(v) == OldCoreWorkloadClass:
+			r.fail("workload", "blanks around the class name: YCSB 0.17.0 looks the class up by the exact name and stops (ClassNotFoundException); remove them")
+		default:
+			r.fail("workload", "candor implements only %s (YCSB before 0.14: %s); set workload=%s or remove the line", CoreWorkloadClass, OldCoreWorkloadClass, CoreWorkloadClass)
 		}
-		r.fail("workload", "candor implements only %s%s; set workload=%s or remove the line", CoreWorkloadClass, hint, CoreWorkloadClass)
 	}
 
 	o.Table = r.str("table", "usertable")
@@ -309,7 +351,13 @@ func resolve(props map[string]Property) (Options, []string, error) {
 		r.fail("maxscanlength", "must be >= minscanlength=%d", o.MinScanLength)
 	}
 	o.ScanLengthDistribution = r.enum("scanlengthdistribution", "uniform", scanLengthDistributions)
-	o.InsertOrder = r.enum("insertorder", "hashed", insertOrders)
+	if p, ok := props["insertorder"]; ok && strings.TrimSpace(p.Value) == "ordered" {
+		o.InsertOrder = "ordered" // YCSB reads every value but "hashed" as ordered
+	} else if ok && strings.TrimSpace(p.Value) == "hashed" && p.Value != "hashed" {
+		r.fail("insertorder", "blanks around hashed: YCSB 0.17.0 reads every value but hashed as ordered; %s", blanksHint)
+	} else {
+		o.InsertOrder = r.enum("insertorder", "hashed", insertOrders)
+	}
 	o.HotspotDataFraction = r.float("hotspotdatafraction", 0.2, 0, 1)
 	o.HotspotOpnFraction = r.float("hotspotopnfraction", 0.8, 0, 1)
 	o.ExponentialPercentile = r.float("exponential.percentile", 95, 0, 100)
@@ -361,7 +409,7 @@ func resolve(props map[string]Property) (Options, []string, error) {
 		}
 	}
 	sort.Strings(ignored)
-	return o, ignored, errors.Join(r.errs...)
+	return o, ignored, r.notes, errors.Join(r.errs...)
 }
 
 // readHistogram reads a field-length histogram file in YCSB's format

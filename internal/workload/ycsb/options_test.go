@@ -202,7 +202,6 @@ func TestValidation(t *testing.T) {
 		{"boolean typo", []string{"readallfields=yes"}, []string{"readallfields", "must be true or false"}},
 		{"other workload class", []string{"workload=site.ycsb.workloads.TimeSeriesWorkload"},
 			[]string{"workload", "candor implements only site.ycsb.workloads.CoreWorkload"}},
-		{"pre-0.14 class name", []string{"workload=com.yahoo.ycsb.workloads.CoreWorkload"}, []string{"renamed"}},
 		{"bad table name", []string{"table=user table"}, []string{"table", "letters, digits and underscores"}},
 		{"max scan below min", []string{"minscanlength=10", "maxscanlength=5"}, []string{"maxscanlength", "must be >= minscanlength=10"}},
 		{"hotspot fraction above 1", []string{"hotspotdatafraction=1.5"}, []string{"hotspotdatafraction", "between 0 and 1"}},

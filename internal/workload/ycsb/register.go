@@ -77,12 +77,17 @@ func New(variant string, files []string, overrides []string) (*Workload, error) 
 			errs = append(errs, fmt.Errorf("property file: %w", err))
 			continue
 		}
-		ps, err := ParseProperties(f, data)
+		sources = append(sources, fileSource("file", f, data))
+		text, err := workload.PropertyText(f, data)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		ps, err := ParseProperties(f, text)
 		if err != nil {
 			errs = append(errs, err)
 		}
 		apply(ps)
-		sources = append(sources, fileSource("file", f, data))
 	}
 	for _, s := range overrides {
 		p, err := ParseOverride(s)
@@ -99,12 +104,16 @@ func New(variant string, files []string, overrides []string) (*Workload, error) 
 	if _, set := props["recordcount"]; !set {
 		sources = append([]Source{{Kind: "default", Name: "recordcount=" + strconv.Itoa(DefaultRecordCount)}}, sources...)
 	}
-	opts, ignored, err := resolve(props)
+	opts, ignored, notes, err := resolve(props)
 	if err != nil {
 		return nil, fmt.Errorf("ycsb: invalid properties:\n%w", err)
 	}
 	opts.Sources = sources
 	w.opts = opts
 	w.ignored = ignored
+	w.warnings = notes
+	if u := unknownKeys(props); u != "" {
+		w.warnings = append(w.warnings, u)
+	}
 	return w, nil
 }

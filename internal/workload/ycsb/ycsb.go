@@ -67,9 +67,10 @@ var (
 // offers MaxLoadBatch (the runner clamps load batches to it) and the typed
 // options through Config.
 type Workload struct {
-	name    string
-	opts    Options
-	ignored []string
+	name     string
+	opts     Options
+	ignored  []string
+	warnings []string // Warnings
 
 	// Set by Bind.
 	bound      bool
@@ -123,6 +124,13 @@ func (w *Workload) Config() Options { return w.opts }
 
 // Ignored lists the accepted properties candor does not use, sorted.
 func (w *Workload) Ignored() []string { return append([]string(nil), w.ignored...) }
+
+// Warnings implements workload.Warner: properties YCSB does not know
+// (typos, with a close match when there is one), and an old class name read
+// as CoreWorkload.
+func (w *Workload) Warnings() []string { return append([]string(nil), w.warnings...) }
+
+var _ workload.Warner = (*Workload)(nil)
 
 // Limits returns operationcount, threadcount, target and maxexecutiontime.
 func (w *Workload) Limits() workload.Limits {

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package cli
+
+func openFileLimit() (uint64, bool) { return 0, false }

@@ -1,0 +1,13 @@
+//go:build unix
+
+package cli
+
+import "syscall"
+
+func openFileLimit() (uint64, bool) {
+	var r syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil || r.Cur >= 1<<62 { // unlimited
+		return 0, false
+	}
+	return uint64(r.Cur), true
+}
