@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"io"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -109,7 +110,7 @@ func parseRunArgs(env *Env, args []string) error {
 		return err
 	}
 	f := runFlagsOf(fs)
-	wl, err := resolveWorkload(name, f.files, append(props, f.props...))
+	wl, err := resolveWorkload(&Env{Stderr: io.Discard}, name, f.files, append(props, f.props...))
 	if err != nil {
 		return err
 	}
