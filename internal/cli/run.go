@@ -381,8 +381,10 @@ func workloadOf(fs *pflag.FlagSet, name string, f *runFlags) (workload.Workload,
 }
 
 // checkOut refuses, before anything runs, an --out that cannot receive the
-// result: a directory, a path in a directory that does not exist, or one
-// candor cannot write in ("" is the default path, checked when made).
+// result: a directory, a path under a file, or a directory candor cannot
+// create or write in. A missing directory is created, as the result's
+// writer always did (plans name files in directories they have yet to
+// make). "" is the default path, checked when it is made.
 func checkOut(out string) error {
 	if out == "" {
 		return nil
@@ -391,14 +393,8 @@ func checkOut(out string) error {
 		return usagef("--out %s is a directory: name a file, for instance --out %s", out, filepath.Join(out, "result.json"))
 	}
 	dir := filepath.Dir(out)
-	st, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return usagef("--out %s: directory %s does not exist; create it first (mkdir -p %s) or choose another path", out, dir, dir)
-	case err != nil:
-		return usagef("--out %s: cannot use directory %s: %v", out, dir, err)
-	case !st.IsDir():
-		return usagef("--out %s: %s is not a directory", out, dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usagef("--out %s: cannot create directory %s: %v; choose another path", out, dir, err)
 	}
 	// The result is written to a temporary file in the same directory and
 	// renamed: the directory must take a new file.

@@ -277,8 +277,9 @@ func dialectShared(tgt target.Target) (string, bool) {
 		return "", false
 	}
 	defer lk.close()
-	if s, ok := lk.(*sqlLocker); ok {
-		return s.kind(), s.s.TryShared != ""
+	switch lk.(type) {
+	case *sqlLocker, *slotLocker:
+		return lk.kind(), true
 	}
 	return "", false
 }

@@ -21,13 +21,11 @@ const pollInterval = 200 * time.Millisecond
 // Its holds last until released or until close.
 type locker interface {
 	// try takes the lock of table (lower case), shared or exclusive,
-	// without waiting: false when another session holds it. A backend
-	// without shared locks grants a shared request without holding
-	// anything.
+	// without waiting: false when another session holds it.
 	try(ctx context.Context, table string, shared bool) (bool, error)
 	// downgrade turns this locker's exclusive hold of table into a shared
 	// one with no moment between in which another process could take it
-	// exclusively; a backend without shared locks releases it.
+	// exclusively.
 	downgrade(ctx context.Context, table string) error
 	// release drops this locker's hold of table, if any.
 	release(ctx context.Context, table string) error
@@ -48,9 +46,11 @@ const LockSuffix = ".candor-lock"
 
 // Locks are candor's locks on some tables of one target: exclusive while a
 // command inspects, drops, creates, loads or cleans them up; shared while a
-// run uses them (PostgreSQL and SQLite; MySQL's GET_LOCK has no shared mode,
-// so a run there holds none). A lock held by another candor process is
-// waited for, saying so once on the status writer, until the context ends.
+// run uses them (PostgreSQL's shared advisory locks, a shared lock of the
+// SQLite lock file; on MySQL, whose GET_LOCK has no shared mode, one of a
+// table's reader slots: slotLocker). A lock held by another candor process
+// is waited for, saying so once on the status writer, until the context
+// ends.
 type Locks struct {
 	lk     locker
 	tables []string // sorted, lower case
@@ -73,6 +73,9 @@ func newLocker(ctx context.Context, tgt target.Target) (locker, error) {
 	c, err := tgt.Connect(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if stmts.TryShared == "" {
+		return newSlotLocker(c, tgt.Dialect(), stmts), nil
 	}
 	return &sqlLocker{c: c, d: tgt.Dialect(), s: stmts, held: map[string]bool{}}, nil
 }
@@ -176,8 +179,8 @@ func (l *Locks) Close() error {
 	return err
 }
 
-// sqlLocker takes the dialect's session locks (PostgreSQL advisory locks,
-// MySQL GET_LOCK) on a session of its own.
+// sqlLocker takes the dialect's session locks with a shared mode
+// (PostgreSQL advisory locks) on a session of its own.
 type sqlLocker struct {
 	c    target.Conn
 	d    dialect.Dialect
@@ -185,12 +188,7 @@ type sqlLocker struct {
 	held map[string]bool // table -> held shared (false: exclusive)
 }
 
-func (s *sqlLocker) kind() string {
-	if s.s.TryShared == "" {
-		return "GET_LOCK"
-	}
-	return "advisory lock"
-}
+func (s *sqlLocker) kind() string { return "advisory lock" }
 
 func (s *sqlLocker) run(ctx context.Context, sql, table string) (bool, error) {
 	ok := false
@@ -207,9 +205,6 @@ func (s *sqlLocker) try(ctx context.Context, table string, shared bool) (bool, e
 	}
 	sql := s.s.TryExclusive
 	if shared {
-		if s.s.TryShared == "" {
-			return true, nil // no shared mode: nothing held
-		}
 		sql = s.s.TryShared
 	}
 	ok, err := s.run(ctx, sql, table)
@@ -221,11 +216,8 @@ func (s *sqlLocker) try(ctx context.Context, table string, shared bool) (bool, e
 
 func (s *sqlLocker) downgrade(ctx context.Context, table string) error {
 	shared, held := s.held[table]
-	switch {
-	case !held || shared:
+	if !held || shared {
 		return nil
-	case s.s.TryShared == "":
-		return s.release(ctx, table)
 	}
 	// Take it shared while still holding it exclusively (granted to the
 	// same session at once), then drop the exclusive hold.
