@@ -346,7 +346,7 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 	}
 	defer tbl.Close()
 	res := newRunResult(env, wl, cfg, fp, tgt, f, tbl.Reused)
-	out, err := openResultFile(env, f.out, wl, phase, res)
+	out, err := openResultFile(f.out, wl, phase, res)
 	if err != nil {
 		return err
 	}
@@ -490,7 +490,7 @@ type resultFile struct {
 
 // openResultFile names the result file (--out, or a new default name) and
 // creates its side file.
-func openResultFile(env *Env, out string, wl workload.Workload, phase string, res *result.Result) (*resultFile, error) {
+func openResultFile(out string, wl workload.Workload, phase string, res *result.Result) (*resultFile, error) {
 	rf := &resultFile{path: out}
 	var err error
 	if out == "" {

@@ -125,11 +125,11 @@ func (l *Locks) acquire(ctx context.Context, shared bool) error {
 				break
 			}
 			if !said {
-				what := "loading, cleaning up or running on"
+				what := "using it (a run, a load or a cleanup)"
 				if shared {
-					what = "loading or cleaning up"
+					what = "loading, dropping or cleaning it up"
 				}
-				fmt.Fprintf(l.status, "waiting for table %s: another candor process is %s it (%s; Ctrl-C to give up)\n", t, what, l.lk.kind())
+				fmt.Fprintf(l.status, "waiting for table %s: another candor process is %s (%s); Ctrl-C to give up\n", t, what, l.lk.kind())
 				said = true
 			}
 			select {
