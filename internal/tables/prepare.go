@@ -126,7 +126,7 @@ func Prepare(ctx context.Context, tgt target.Target, wl workload.Workload, req R
 	}
 	fs, _ := wl.(workload.FreshSchemer)
 	s := &Session{tgt: tgt, wl: wl, req: req,
-		fresh: fs != nil && fs.FreshSchema() && !req.LoadPhase && req.Mode == LoadAuto}
+		fresh: fs != nil && fs.FreshSchema() && !req.LoadPhase && req.Mode != LoadNever}
 	conn, err := tgt.Connect(ctx)
 	if err != nil {
 		return nil, err
