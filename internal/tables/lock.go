@@ -125,11 +125,11 @@ func (l *Locks) acquire(ctx context.Context, shared bool) error {
 				break
 			}
 			if !said {
-				what := "using it (a run, a load or a cleanup)"
+				why := "for a run, a load or a cleanup"
 				if shared {
-					what = "loading, dropping or cleaning it up"
+					why = "to load, drop or clean it up"
 				}
-				fmt.Fprintf(l.status, "waiting for table %s: another candor process is %s (%s); Ctrl-C to give up\n", t, what, l.lk.kind())
+				fmt.Fprintf(l.status, "waiting for table %s: another candor process holds its lock (%s) %s; Ctrl-C to give up\n", t, l.lk.kind(), why)
 				said = true
 			}
 			select {
