@@ -104,7 +104,7 @@ type Session struct {
 	Reused []string
 
 	tgt     target.Target
-	conn    target.Conn
+	conn    target.Conn // during withConn only
 	wl      workload.Workload
 	req     Request
 	locks   *Locks
@@ -127,14 +127,8 @@ func Prepare(ctx context.Context, tgt target.Target, wl workload.Workload, req R
 	fs, _ := wl.(workload.FreshSchemer)
 	s := &Session{tgt: tgt, wl: wl, req: req,
 		fresh: fs != nil && fs.FreshSchema() && !req.LoadPhase && req.Mode != LoadNever}
-	conn, err := tgt.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	s.conn = conn
 	lk, err := newLocker(ctx, tgt)
 	if err != nil {
-		conn.Close()
 		return nil, &Error{Kind: Unreachable, Err: fmt.Errorf("open a session for candor's table locks: %w", err)}
 	}
 	var names []string
@@ -142,11 +136,28 @@ func Prepare(ctx context.Context, tgt target.Target, wl workload.Workload, req R
 		names = append(names, t.Name)
 	}
 	s.locks = newLocks(lk, names, req.Status)
-	if err := s.prepare(ctx); err != nil {
+	if err := s.withConn(ctx, s.prepare); err != nil {
 		s.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// withConn runs fn with s.conn, a session of its own: the tables are
+// inspected and changed on a new session each time (a load or a run may
+// have lasted longer than an idle session lives), while the locks stay on
+// theirs.
+func (s *Session) withConn(ctx context.Context, fn func(context.Context) error) error {
+	c, err := s.tgt.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	s.conn = c
+	defer func() {
+		c.Close()
+		s.conn = nil
+	}()
+	return fn(ctx)
 }
 
 func (s *Session) prepare(ctx context.Context) error {
@@ -353,6 +364,10 @@ func (s *Session) create(ctx context.Context, names []string) error {
 // records the load inserted, and Load turns false. Until then they say
 // "loading", and a later run reloads them.
 func (s *Session) MarkLoaded(ctx context.Context) error {
+	return s.withConn(ctx, s.markLoaded)
+}
+
+func (s *Session) markLoaded(ctx context.Context) error {
 	start, count := s.wl.LoadRange()
 	_, reuser := s.wl.(workload.TableReuser)
 	d := s.tgt.Dialect()
@@ -398,6 +413,10 @@ func (s *Session) Reset(ctx context.Context) error {
 	if !s.fresh {
 		return nil
 	}
+	return s.withConn(ctx, s.reset)
+}
+
+func (s *Session) reset(ctx context.Context) error {
 	var names []string
 	for _, t := range s.wl.Schema() {
 		if err := target.DropOwned(ctx, s.conn, s.tgt.Dialect(), t.Name, s.req.AllowForeign); err != nil {
@@ -416,16 +435,11 @@ func (s *Session) Reset(ctx context.Context) error {
 	return nil
 }
 
-// Close releases the locks and closes the session's connections. It is
-// safe to call more than once.
+// Close releases the locks and ends their session. It is safe to call more
+// than once.
 func (s *Session) Close() error {
 	if s == nil {
 		return nil
 	}
-	err := s.locks.Close()
-	if s.conn != nil {
-		s.conn.Close()
-		s.conn = nil
-	}
-	return err
+	return s.locks.Close()
 }
