@@ -45,6 +45,9 @@ func TestDependencyDirection(t *testing.T) {
 		{"internal/workload/commitloop", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
 		// the runner never imports the CLI or a concrete driver
 		{"internal/runner", []string{"internal/cli", "internal/target/postgres", "internal/target/sqlite", "internal/target/mysql", "internal/workload/ycsb"}},
+		// table ownership and reuse: target interfaces, dialect, workload
+		// contracts; never the CLI, the runner or a concrete driver
+		{"internal/tables", []string{"internal/cli", "internal/runner", "internal/report", "internal/measure", "internal/result", "internal/target/postgres", "internal/target/sqlite", "internal/target/mysql", "internal/workload/"}},
 		// results are plain data
 		{"internal/result", []string{"internal/target", "internal/runner", "internal/workload", "internal/cli", "internal/measure"}},
 		{"internal/keydist", []string{"internal/"}},

@@ -20,6 +20,11 @@ const (
 	ExitInterrupted = 130 // interrupted by Ctrl-C or SIGTERM; a partial result marked interrupted was written
 )
 
+// ExitResultNotWritten: the run ended and its summary was printed, but its
+// result file could not be written (a full disk, a directory that stopped
+// being writable); the interval side file keeps what it could.
+const ExitResultNotWritten = 6
+
 // ExitError carries an exit code with its message.
 type ExitError struct {
 	Code int

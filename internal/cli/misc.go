@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/candor-bench/candor/internal/dialect"
+	"github.com/candor-bench/candor/internal/tables"
 	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/version"
 	"github.com/candor-bench/candor/internal/workload"
@@ -145,14 +146,21 @@ func newCleanupCmd(env *Env) *cobra.Command {
 			if format == "sysbench" {
 				sysbenchFormatBanner(env.Stdout)
 			}
+			// Not under a load or a run of another candor process.
+			locks, err := tables.Lock(ctx, tgt, schemaNames(wl), env.Stderr)
+			if err != nil {
+				return tablesError(ctx, err)
+			}
+			defer locks.Close()
 			for _, t := range wl.Schema() {
-				if format == "sysbench" {
-					// sysbench's cleanup says so before each DROP TABLE IF EXISTS.
-					fmt.Fprintf(env.Stdout, "Dropping table '%s'...\n", t.Name)
-				}
-				exists, _, err := target.TableState(ctx, conn, tgt.Dialect(), t.Name)
+				exists, owned, err := target.TableState(ctx, conn, tgt.Dialect(), t.Name)
 				if err != nil {
 					return withCode(ExitUnreachable, err)
+				}
+				if format == "sysbench" && (!exists || owned || allowForeign) {
+					// sysbench's cleanup says so before each DROP TABLE IF
+					// EXISTS; candor only before a drop it will do.
+					fmt.Fprintf(env.Stdout, "Dropping table '%s'...\n", t.Name)
 				}
 				if err := target.DropOwned(ctx, conn, tgt.Dialect(), t.Name, allowForeign); err != nil {
 					if errors.Is(err, target.ErrForeignTable) {
@@ -188,6 +196,15 @@ func newCleanupCmd(env *Env) *cobra.Command {
 	fl.IntVar(&threads, "threads", 1, "(sysbench/bulk_insert) the threads it ran with: it has one table per thread, as sysbench's bulk_insert cleanup drops")
 	addWorkloadFlags(fl)
 	return cmd
+}
+
+// schemaNames lists the names of wl's tables.
+func schemaNames(wl workload.Workload) []string {
+	var names []string
+	for _, t := range wl.Schema() {
+		names = append(names, t.Name)
+	}
+	return names
 }
 
 // leftBehind lists the tables candor created for wl's workload family

@@ -4,15 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"io/fs"
 	"math/rand"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,6 +20,7 @@ import (
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/runner"
 	"github.com/candor-bench/candor/internal/stats"
+	"github.com/candor-bench/candor/internal/tables"
 	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/workload"
 )
@@ -234,19 +234,9 @@ func runConfig(fs *pflag.FlagSet, phase string, f *runFlags, lim workload.Limits
 	return cfg, nil
 }
 
-// execute is the whole of `candor run` and `candor load`.
+// execute is the whole of `candor run` and `candor load`, step by step.
 func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error {
-	flagProps, err := workloadFlagProps(fs, name)
-	if err != nil {
-		return err
-	}
-	props := append(append([]string(nil), flagProps...), f.props...)
-	if fs.Changed("operations") || fs.Changed("events") {
-		// As YCSB's -p operationcount=N: the workload sizes its key space
-		// from it (the zipfian room for new keys).
-		props = append(append([]string(nil), props...), "operationcount="+strconv.FormatInt(f.operations, 10))
-	}
-	wl, err := resolveWorkload(env, name, f.files, props)
+	wl, err := workloadOf(env, fs, name, f)
 	if err != nil {
 		return err
 	}
@@ -254,29 +244,138 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 	if err != nil {
 		return err
 	}
+	if err := checkOut(f.out); err != nil {
+		return err
+	}
 	ctx, stop := interruptContext(env)
 	defer stop()
-	tgt, err := openBound(ctx, f.targets, target.Options{ConnectTimeout: f.connectTimeout.d, Isolation: f.isolation}, wl, cfg.Threads)
+	tgt, fp, err := openTarget(ctx, phase, f, wl, cfg)
 	if err != nil {
 		return err
 	}
 	defer tgt.Close()
+	tbl, err := prepareTables(ctx, tgt, wl, phase, f, env.Stderr)
+	if err != nil {
+		return err
+	}
+	defer tbl.Close()
+	res := newRunResult(env, wl, cfg, fp, tgt, f, tbl.Reused)
+	out, err := openResultFile(f.out, wl, phase, res)
+	if err != nil {
+		return err
+	}
+	defer out.side.Close()
+	r, sb := newRunner(env, fs, phase, f, tgt, wl, cfg, fp, out)
+
+	runErr := loadTables(ctx, r, tgt, wl, tbl, res, name)
+	if runErr == nil && phase == phaseRun {
+		runErr = runRepetitions(ctx, env, r, tgt, wl, tbl, res, f)
+	}
+	setStatus(ctx, res, runErr)
+	if runErr != nil {
+		sb.fatal = sysbenchFatal(tgt, runErr)
+	}
+	return finish(ctx, env, f.format, res, sb, out.path, runErr)
+}
+
+// workloadOf builds the workload from its name, its option flags, files and
+// properties.
+func workloadOf(env *Env, fs *pflag.FlagSet, name string, f *runFlags) (workload.Workload, error) {
+	flagProps, err := workloadFlagProps(fs, name)
+	if err != nil {
+		return nil, err
+	}
+	props := append(append([]string(nil), flagProps...), f.props...)
+	if fs.Changed("operations") || fs.Changed("events") {
+		// As YCSB's -p operationcount=N: the workload sizes its key space
+		// from it (the zipfian room for new keys).
+		props = append(props, "operationcount="+strconv.FormatInt(f.operations, 10))
+	}
+	return resolveWorkload(env, name, f.files, props)
+}
+
+// checkOut refuses, before anything runs, an --out that cannot receive the
+// result: a directory, a path under a file, or a directory candor cannot
+// create or write in. A missing directory is created, as the result's
+// writer always did (plans name files in directories they have yet to
+// make). "" is the default path, checked when it is made.
+func checkOut(out string) error {
+	if out == "" {
+		return nil
+	}
+	if st, err := os.Stat(out); err == nil && st.IsDir() {
+		return usagef("--out %s is a directory: name a file, for instance --out %s", out, filepath.Join(out, "result.json"))
+	}
+	dir := filepath.Dir(out)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usagef("--out %s: cannot create directory %s: %v; choose another path", out, dir, err)
+	}
+	// The result is written to a temporary file in the same directory and
+	// renamed: the directory must take a new file.
+	probe, err := os.CreateTemp(dir, ".candor-probe-*")
+	if err != nil {
+		return usagef("--out %s: cannot write in %s: %v; choose another path", out, dir, err)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return nil
+}
+
+// openTarget opens the target bound to wl and reads its fingerprint. A run
+// refuses a --session-io the target cannot honour before any table is
+// created or loaded.
+func openTarget(ctx context.Context, phase string, f *runFlags, wl workload.Workload, cfg runner.Config) (target.Target, target.Fingerprint, error) {
+	tgt, err := openBound(ctx, f.targets, target.Options{ConnectTimeout: f.connectTimeout.d, Isolation: f.isolation}, wl, cfg.Threads)
+	if err != nil {
+		return nil, target.Fingerprint{}, err
+	}
 	if phase == phaseRun {
-		// Refused before any table is created or loaded.
 		if _, err := cfg.ChooseSessionIO(tgt); err != nil {
-			return withCode(ExitUnsupported, fmt.Errorf("%s: %w", tgt.Driver(), err))
+			tgt.Close()
+			return nil, target.Fingerprint{}, withCode(ExitUnsupported, fmt.Errorf("%s: %w", tgt.Driver(), err))
 		}
 	}
 	fp, err := tgt.Fingerprint(ctx)
 	if err != nil {
-		return withCode(ExitUnreachable, fmt.Errorf("read the target's fingerprint: %w", err))
+		tgt.Close()
+		return nil, target.Fingerprint{}, withCode(ExitUnreachable, fmt.Errorf("read the target's fingerprint: %w", err))
 	}
+	return tgt, fp, nil
+}
 
-	doLoad, reused, err := prepareTables(ctx, tgt, wl, phase, f, env.Stderr)
+// prepareTables readies the workload's tables (internal/tables): ownership,
+// reuse, reload, locks. The caller closes the session at the end of the
+// command, which releases the tables' locks.
+func prepareTables(ctx context.Context, tgt target.Target, wl workload.Workload, phase string, f *runFlags, status io.Writer) (*tables.Session, error) {
+	s, err := tables.Prepare(ctx, tgt, wl, tables.Request{LoadPhase: phase == phaseLoad, Mode: f.load,
+		AllowForeign: f.allowForeign, Status: status})
 	if err != nil {
-		return err
+		return nil, tablesError(ctx, err)
 	}
+	return s, nil
+}
 
+// tablesError gives an error of internal/tables its exit code.
+func tablesError(ctx context.Context, err error) error {
+	switch tables.KindOf(err) {
+	case tables.Refused:
+		return withCode(ExitUnsupported, err)
+	case tables.Unreachable:
+		return withCode(ExitUnreachable, err)
+	case tables.Interrupted:
+		return &ExitError{Code: ExitInterrupted, Err: err}
+	case tables.Failed:
+		return withCode(ExitRunFailed, err)
+	}
+	if ctx.Err() != nil {
+		return &ExitError{Code: ExitInterrupted, Err: errInterrupted}
+	}
+	return err
+}
+
+// newRunResult is the result skeleton of this command: what it runs, where,
+// with which options, and which tables it reuses.
+func newRunResult(env *Env, wl workload.Workload, cfg runner.Config, fp target.Fingerprint, tgt target.Target, f *runFlags, reused []string) *result.Result {
 	res := newResult(env, wl, cfg, fp, tgt.Capabilities())
 	res.Workload.ReusedTables = reused
 	res.Run.Isolation = f.isolation
@@ -287,21 +386,52 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 			res.Plan.Params[k] = redactParam(k, v)
 		}
 	}
-	outPath := f.out
-	var side *result.SideFile
-	if outPath == "" {
+	return res
+}
+
+// resultFile is where a command's result goes, and its interval side file.
+type resultFile struct {
+	path string
+	side *result.SideFile
+	// sideErr is the first error appending to the side file; reported
+	// once on stderr, when it happens.
+	sideErr  error
+	sideOnce sync.Once
+}
+
+// openResultFile names the result file (--out, or a new default name) and
+// creates its side file.
+func openResultFile(out string, wl workload.Workload, phase string, res *result.Result) (*resultFile, error) {
+	rf := &resultFile{path: out}
+	var err error
+	if out == "" {
 		base := filepath.Join("results", fmt.Sprintf("%s-%s-%s", strings.ReplaceAll(wl.Name(), "/", "-"), phase, res.Started.Format("20060102-150405")))
-		outPath, side, err = newResultFile(base, res)
+		rf.path, rf.side, err = newResultFile(base, res)
 	} else {
-		side, err = result.CreateSideFile(result.IntervalsPath(outPath), res)
+		rf.side, err = result.CreateSideFile(result.IntervalsPath(out), res)
 	}
 	if err != nil {
-		return withCode(ExitUsage, fmt.Errorf("cannot write results next to %s: %w (choose another --out)", outPath, err))
+		return nil, withCode(ExitUsage, fmt.Errorf("cannot write results next to %s: %w (choose another --out)", rf.path, err))
 	}
-	defer side.Close()
+	return rf, nil
+}
 
+// appendInterval adds iv to the side file. The first failure is said once
+// on stderr; the run goes on, and the result file holds every interval.
+func (rf *resultFile) appendInterval(env *Env, iv result.Interval) {
+	if err := rf.side.Append(iv); err != nil {
+		rf.sideOnce.Do(func() {
+			rf.sideErr = err
+			fmt.Fprintf(env.Stderr, "candor: writing interval records to %s failed: %v; the run goes on, and the result file will hold every interval\n", result.IntervalsPath(rf.path), err)
+		})
+	}
+}
+
+// newRunner sets up the runner with its status output: candor's status
+// lines on stderr, or sysbench's header and interval lines on stdout.
+func newRunner(env *Env, fs *pflag.FlagSet, phase string, f *runFlags, tgt target.Target, wl workload.Workload, cfg runner.Config, fp target.Fingerprint, out *resultFile) (*runner.Runner, *sysbenchReport) {
 	r := &runner.Runner{Target: tgt, Workload: wl, Config: cfg, StatusTTY: env.StderrTTY, Problems: env.Stderr,
-		Intervals: func(iv result.Interval) { _ = side.Append(iv) }}
+		Intervals: func(iv result.Interval) { out.appendInterval(env, iv) }}
 	sb := sysbenchReportOf(wl, cfg.Seed)
 	if pl, ok := wl.(interface{ PrepareLines() []string }); ok && f.format == "sysbench" && phase == phaseLoad {
 		// sysbench's prepare prints its banner first, and its lines per
@@ -336,75 +466,115 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 		fmt.Fprintf(env.Stderr, "candor %s %s → %s (%s %s), %d threads, latency: %s, seed %d\n",
 			phase, wl.Name(), fp.URL, fp.Product, fp.Version, cfg.Threads, runner.LatencyMeasure(cfg.Rate), cfg.Seed)
 	}
+	return r, &sb
+}
 
+// loadTables runs the load phase when the tables need one, then the
+// workload's post-load step, and records in the tables' marks that their
+// load finished. A load that fails or is interrupted leaves them marked
+// unfinished: a later run reloads them, never measures them.
+func loadTables(ctx context.Context, r *runner.Runner, tgt target.Target, wl workload.Workload, tbl *tables.Session, res *result.Result, name string) error {
+	if !tbl.Load {
+		return nil
+	}
+	p, err := r.Load(ctx)
+	if p != nil {
+		res.Phases = append(res.Phases, *p)
+	}
+	if err != nil && tgt.Classify(err) == target.ClassConstraint {
+		err = fmt.Errorf("%w\nthe table already holds some of these keys: run 'candor cleanup %s' (same --target) first, or load another insertstart/insertcount slice", err, name)
+	}
+	if err != nil || p == nil || p.Status != result.StatusComplete || ctx.Err() != nil {
+		return err
+	}
+	if pl, ok := wl.(workload.PostLoader); ok {
+		if err := postLoad(ctx, tgt, pl); err != nil {
+			return err
+		}
+	}
+	if err := tbl.MarkLoaded(ctx); err != nil {
+		return fmt.Errorf("recording that the load finished: %w", err)
+	}
+	return nil
+}
+
+// runRepetitions runs the measured phase --repeat times, each from its own
+// seed, with fresh tables before each repetition after the first for
+// workloads that need them (commit-loop), and the statistics over the
+// repetitions that completed.
+func runRepetitions(ctx context.Context, env *Env, r *runner.Runner, tgt target.Target, wl workload.Workload, tbl *tables.Session, res *result.Result, f *runFlags) error {
+	if err := tbl.Hold(ctx); err != nil {
+		return tablesError(ctx, err)
+	}
+	seed := r.Config.Seed
+	var runs []result.Phase
 	var runErr error
-	if _, count := wl.LoadRange(); count == 0 {
-		doLoad = false // nothing to insert (commit-loop); the schema exists
-	}
-	if doLoad {
-		var p *result.Phase
-		p, runErr = r.Load(ctx)
-		if p != nil {
-			res.Phases = append(res.Phases, *p)
-		}
-		if runErr != nil && tgt.Classify(runErr) == target.ClassConstraint {
-			runErr = fmt.Errorf("%w\nthe table already holds some of these keys: run 'candor cleanup %s' (same --target) first, or load another insertstart/insertcount slice", runErr, name)
-		}
-	}
-	if runErr == nil && doLoad {
-		if pl, ok := wl.(workload.PostLoader); ok {
-			if err := postLoad(ctx, tgt, pl); err != nil {
-				runErr = err
+	for rep := 1; runErr == nil && ctx.Err() == nil && rep <= f.repeat; rep++ {
+		if rep > 1 {
+			if err := tbl.Reset(ctx); err != nil {
+				runErr = tablesError(ctx, err)
+				break
+			}
+			if runErr = loadTables(ctx, r, tgt, wl, tbl, res, wl.Name()); runErr != nil || ctx.Err() != nil {
+				break
 			}
 		}
-	}
-	var runs []result.Phase
-	for rep := 1; runErr == nil && phase == phaseRun && ctx.Err() == nil && rep <= f.repeat; rep++ {
-		// Each repetition draws from its own seed, recorded in its phase.
-		r.Config.Seed = cfg.Seed + int64(rep-1)*1_000_003
+		r.Config.Seed = seed + int64(rep-1)*1_000_003
 		if f.repeat > 1 && !f.quiet && f.format != "sysbench" {
 			fmt.Fprintf(env.Stderr, "repetition %d of %d\n", rep, f.repeat)
 		}
 		var p *result.Phase
 		p, runErr = r.Run(ctx)
-		if p != nil && runErr == nil && ctx.Err() == nil {
+		if p == nil {
+			continue
+		}
+		if runErr == nil && ctx.Err() == nil {
 			if pr, ok := wl.(workload.PostRunner); ok {
+				var err error
 				if p.Derived, err = postRun(ctx, tgt, pr); err != nil {
 					fmt.Fprintf(env.Stderr, "candor: reading the server's figures after the run: %v\n", err)
 				}
 			}
 		}
-		if p != nil {
-			if f.repeat > 1 {
-				p.Repetition = rep
-			}
-			p.Seed = r.Config.Seed
-			res.Phases = append(res.Phases, *p)
-			if p.Status == result.StatusComplete {
-				runs = append(runs, *p)
-			}
+		if f.repeat > 1 {
+			p.Repetition = rep
+		}
+		p.Seed = r.Config.Seed
+		res.Phases = append(res.Phases, *p)
+		if p.Status == result.StatusComplete {
+			runs = append(runs, *p)
 		}
 	}
 	if len(runs) > 1 {
 		res.Repetitions = stats.Repetitions(runs)
 	}
+	return runErr
+}
+
+// setStatus ends the result: failed, interrupted or complete.
+func setStatus(ctx context.Context, res *result.Result, runErr error) {
 	res.Ended = time.Now()
 	switch {
 	case runErr != nil:
 		res.Status = result.StatusFailed
 		res.Error = runErr.Error()
-		sb.fatal = sysbenchFatal(tgt, runErr)
 	case ctx.Err() != nil:
 		res.Status = result.StatusInterrupted
 		res.Error = "interrupted by a signal"
 	default:
 		res.Status = result.StatusComplete
 	}
-	if werr := result.Write(outPath, res); werr != nil {
-		return withCode(ExitInternal, werr)
-	}
-	if err := printSummary(env, f.format, res, sb); err != nil {
+}
+
+// finish writes the result, prints the summary (also when the result could
+// not be written) and returns the command's error with its exit code.
+func finish(ctx context.Context, env *Env, format string, res *result.Result, sb *sysbenchReport, outPath string, runErr error) error {
+	werr := result.Write(outPath, res)
+	if err := printSummary(env, format, res, *sb); err != nil && werr == nil {
 		return err
+	}
+	if werr != nil {
+		return &ExitError{Code: ExitResultNotWritten, Err: fmt.Errorf("the result could not be written to %s: %w; the interval records are in %s (candor report reads them)", outPath, werr, result.IntervalsPath(outPath))}
 	}
 	fmt.Fprintf(env.Stderr, "result: %s\n", outPath)
 	switch {
@@ -437,230 +607,6 @@ func newResultFile(base string, res *result.Result) (string, *result.SideFile, e
 		}
 		return path, side, err
 	}
-}
-
-// prepareTables checks ownership of the workload's tables, creates them when
-// needed, and says whether a load phase must run. reused lists the tables a
-// run uses as they are though they hold data loaded with other options
-// (workload.TableReuser), each as "table: what it holds".
-func prepareTables(ctx context.Context, tgt target.Target, wl workload.Workload, phase string, f *runFlags, status io.Writer) (load bool, reused []string, err error) {
-	conn, err := tgt.Connect(ctx)
-	if err != nil {
-		return false, nil, err
-	}
-	defer conn.Close()
-	d := tgt.Dialect()
-	reuser, _ := wl.(workload.TableReuser)
-	var missing []string
-	for _, t := range wl.Schema() {
-		table := t.Name
-		exists, owned, err := target.TableState(ctx, conn, d, table)
-		if err != nil {
-			return false, nil, withCode(ExitUnreachable, fmt.Errorf("inspect table %s: %w", table, err))
-		}
-		if exists && !owned && !f.allowForeign {
-			return false, nil, withCode(ExitUnsupported, fmt.Errorf("%w: %s exists but candor did not create it, so candor will not use or change it; "+
-				"pass --allow-foreign-tables to use it anyway (for instance a table loaded by YCSB itself), or choose another table name (-p table=...)", target.ErrForeignTable, table))
-		}
-		fresh := false
-		if fs, ok := wl.(workload.FreshSchemer); ok && fs.FreshSchema() && f.load == "auto" {
-			fresh = true // the workload needs empty tables at every run
-		}
-		stale := false
-		if exists && owned {
-			recorded, _, err := target.TableOwner(ctx, conn, d, table)
-			if err != nil {
-				return false, nil, withCode(ExitUnreachable, err)
-			}
-			mark := parseMark(recorded)
-			if _, count := wl.LoadRange(); reuser != nil && phase == phaseLoad && (count > 0 || !mark.sameData(wl)) {
-				// As sysbench's prepare, whose CREATE TABLE fails on it. A
-				// prepare that loads nothing (bulk_insert's CREATE TABLE IF
-				// NOT EXISTS) leaves a table of its own shape as it is.
-				return false, nil, withCode(ExitUnsupported, fmt.Errorf("table %s already exists (%s): run the tests on it as it is, or 'candor cleanup %s' first to prepare it again", table, mark.holdsText(), wl.Name()))
-			}
-			if !mark.sameData(wl) {
-				switch {
-				case mark.servesRun(wl) && phase == phaseRun && f.load != "always":
-					fmt.Fprintf(status, "table %s %s: it serves the run as it is, as in %s\n", table, mark.otherData(wl), wl.Reference())
-					reused = append(reused, table+": "+mark.holds)
-				case phase == phaseLoad || f.load == "never":
-					return false, nil, withCode(ExitUnsupported, fmt.Errorf("table %s %s; run 'candor cleanup %s' with those options first, or use 'run --load always'", table, mark.otherData(wl), wl.Name()))
-				case f.load == "auto":
-					stale = true
-					fmt.Fprintf(status, "table %s %s: dropping and reloading it\n", table, mark.otherData(wl))
-				}
-			}
-		}
-		if exists && phase == phaseRun && (f.load == "always" || fresh || stale) {
-			if err := target.DropOwned(ctx, conn, d, table, f.allowForeign); err != nil {
-				return false, nil, withCode(ExitUnsupported, err)
-			}
-			exists = false
-		}
-		if !exists {
-			missing = append(missing, table)
-		}
-	}
-	if phase == phaseRun && len(missing) > 0 && f.load == "never" {
-		verb := "does"
-		if len(missing) > 1 {
-			verb = "do"
-		}
-		return false, nil, withCode(ExitUnsupported, fmt.Errorf("table %s %s not exist and --load=never: run 'candor load %s' first", strings.Join(missing, ", "), verb, wl.Name()))
-	}
-	if len(missing) > 0 {
-		if err := createSchema(ctx, conn, tgt, wl); err != nil {
-			return false, nil, err
-		}
-	}
-	return phase == phaseLoad || len(missing) > 0, reused, nil
-}
-
-// ownerMark is what candor records for a table it creates: the workload and,
-// when the workload has one, a hash of its data signature, so a later run
-// with other data options (another table size) reloads instead of reusing;
-// for a workload.TableReuser also a hash of its shape signature and, in
-// words, what the table holds: "sysbench data=... shape=... rows=1000000
-// rand-type=special ...".
-func ownerMark(wl workload.Workload) string {
-	mark := wl.Name()
-	if sig := dataSignature(wl); sig != "" {
-		mark += " data=" + sig
-	}
-	if tr, ok := wl.(workload.TableReuser); ok {
-		mark += " shape=" + signatureHash(tr.ShapeSignature()) + " " + tr.Holds()
-	}
-	return mark
-}
-
-func dataSignature(wl workload.Workload) string {
-	ds, ok := wl.(interface{ DataSignature() string })
-	if !ok {
-		return ""
-	}
-	return signatureHash(ds.DataSignature())
-}
-
-func signatureHash(sig string) string {
-	h := fnv.New64a()
-	h.Write([]byte(sig))
-	return fmt.Sprintf("%016x", h.Sum64())
-}
-
-// tableMark is an ownership mark (ownerMark) taken apart.
-type tableMark struct {
-	raw   string
-	data  string // hash of the data signature; "" when the mark has none
-	shape string // hash of the shape signature (workload.TableReuser); "" when none
-	holds string // what the table holds, in words, after the shape; "" when none
-}
-
-func parseMark(raw string) tableMark {
-	m := tableMark{raw: raw}
-	for _, w := range strings.Fields(raw) {
-		if v, ok := strings.CutPrefix(w, "data="); ok && m.data == "" {
-			m.data = v
-		} else if v, ok := strings.CutPrefix(w, "shape="); ok && m.shape == "" {
-			m.shape = v
-		}
-	}
-	if m.shape != "" {
-		_, m.holds, _ = strings.Cut(raw, " shape="+m.shape+" ")
-	}
-	return m
-}
-
-// holdsText is what the mark says its table holds, or the whole mark when
-// it does not say.
-func (m tableMark) holdsText() string {
-	if m.holds != "" {
-		return m.holds
-	}
-	return m.raw
-}
-
-// sameData reports whether the table holds the data wl would load; a mark
-// without a signature (or no signature to compare) counts as the same.
-func (m tableMark) sameData(wl workload.Workload) bool {
-	sig := dataSignature(wl)
-	return m.data == "" || sig == "" || m.data == sig
-}
-
-// sameShape reports whether wl is a workload.TableReuser whose tables have
-// the shape the mark records.
-func (m tableMark) sameShape(wl workload.Workload) (workload.TableReuser, bool) {
-	tr, ok := wl.(workload.TableReuser)
-	return tr, ok && m.shape != "" && m.shape == signatureHash(tr.ShapeSignature())
-}
-
-// servesRun reports whether the table serves a run of wl as it is: the same
-// shape, and wl's Serves accepts what it holds.
-func (m tableMark) servesRun(wl workload.Workload) bool {
-	tr, same := m.sameShape(wl)
-	return same && tr.Serves(m.holds)
-}
-
-// otherData says how the data the mark records differs from what wl would
-// load: by what it holds, for a workload.TableReuser of the same shape, else
-// by the options the shape depends on, else as "holds data loaded with other
-// options (...)".
-func (m tableMark) otherData(wl workload.Workload) string {
-	tr, same := m.sameShape(wl)
-	switch {
-	case tr == nil || m.shape == "":
-		return fmt.Sprintf("holds data loaded with other options (%s)", m.raw)
-	case !same:
-		var opts []string
-		for _, w := range strings.Fields(tr.ShapeSignature()) {
-			if k, _, ok := strings.Cut(w, "="); ok && k != "schema" {
-				opts = append(opts, "--"+k)
-			}
-		}
-		return fmt.Sprintf("was created for another test kind or with other values of %s (the options its definition depends on)", strings.Join(opts, ", "))
-	}
-	was, now := wordDiff(m.holds, tr.Holds())
-	if was == "" {
-		was = m.holds
-	}
-	if now == "" {
-		return "holds " + was
-	}
-	return fmt.Sprintf("holds %s where this run says %s", was, now)
-}
-
-// wordDiff returns the space-separated words of a that b lacks and those of
-// b that a lacks.
-func wordDiff(a, b string) (onlyA, onlyB string) {
-	wa, wb := strings.Fields(a), strings.Fields(b)
-	return strings.Join(without(wa, wb), " "), strings.Join(without(wb, wa), " ")
-}
-
-func without(words, drop []string) []string {
-	var kept []string
-	for _, w := range words {
-		if !slices.Contains(drop, w) {
-			kept = append(kept, w)
-		}
-	}
-	return kept
-}
-
-// createSchema creates the workload's missing tables, each marked as candor's.
-func createSchema(ctx context.Context, conn target.Conn, tgt target.Target, wl workload.Workload) error {
-	for _, t := range wl.Schema() {
-		exists, _, err := target.TableState(ctx, conn, tgt.Dialect(), t.Name)
-		if err != nil {
-			return withCode(ExitUnreachable, err)
-		}
-		if exists {
-			continue
-		}
-		if err := target.CreateOwned(ctx, conn, tgt.Dialect(), t.Name, t.Create, ownerMark(wl)); err != nil {
-			return withCode(ExitRunFailed, fmt.Errorf("create table %s for %s: %w", t.Name, wl.Name(), err))
-		}
-	}
-	return nil
 }
 
 func newResult(env *Env, wl workload.Workload, cfg runner.Config, fp target.Fingerprint, caps target.Capabilities) *result.Result {

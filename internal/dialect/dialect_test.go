@@ -42,7 +42,18 @@ func render(d Dialect) string {
 	line("owned.owner", o.Owner)
 	line("owned.mark", o.Mark)
 	line("owned.unmark", o.Unmark)
+	line("owned.remark", o.Remark)
 	line("owned.drop", o.DropTable("usertable"))
+
+	if l, ok := Locks(d); ok {
+		line("locks.try_exclusive", l.TryExclusive)
+		line("locks.try_shared", l.TryShared)
+		line("locks.unlock", l.Unlock)
+		line("locks.unlock_shared", l.UnlockShared)
+		line("locks.key(usertable)", fmt.Sprint(LockKey(d, "usertable")))
+	} else {
+		line("locks", "none (candor locks a file beside an embedded database)")
+	}
 	return b.String()
 }
 

@@ -27,6 +27,9 @@ type OwnershipStatements struct {
 	Mark string
 	// Unmark deletes the mark of table ?.
 	Unmark string
+	// Remark sets the mark of table ? (the second parameter) to workload ?
+	// (the first): a load that finished rewrites the mark it began with.
+	Remark string
 	// DropTable returns DROP TABLE <table>; table is used verbatim.
 	DropTable func(table string) string
 }
@@ -59,6 +62,7 @@ func Ownership(d Dialect) OwnershipStatements {
 		Marks:       "SELECT table_name, workload FROM " + MarkerTable + " ORDER BY table_name",
 		Mark:        "INSERT INTO " + MarkerTable + " (table_name, workload, created_at) VALUES (" + p1 + ", " + p2 + ", " + p3 + ")",
 		Unmark:      "DELETE FROM " + MarkerTable + " WHERE table_name = " + p1,
+		Remark:      "UPDATE " + MarkerTable + " SET workload = " + p1 + " WHERE table_name = " + p2,
 		DropTable:   func(table string) string { return "DROP TABLE " + table },
 	}
 }

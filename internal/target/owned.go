@@ -13,3 +13,8 @@ var ErrForeignTable = errors.New("table was not created by candor")
 //	CreateOwned(ctx, c Conn, d dialect.Dialect, table, ddl, workload string) error  // runs ddl, then records the mark
 //	DropOwned(ctx, c Conn, d dialect.Dialect, table string, allowForeign bool) error // ErrForeignTable when unmarked and !allowForeign
 //	OwnedTables(ctx, c Conn, d dialect.Dialect) ([]OwnedTable, error)                  // the tables candor's marks record that exist
+//	SetMark(ctx, c Conn, d dialect.Dialect, table, mark string) error                   // replaces a table's mark
+//
+// What a mark says, and what candor does with a table because of it (reuse,
+// reload, refuse, locks), is internal/tables' policy; this package runs the
+// statements.

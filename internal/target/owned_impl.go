@@ -244,3 +244,17 @@ func TableOwner(ctx context.Context, c Conn, d dialect.Dialect, table string) (s
 	}
 	return owner, n > 0, nil
 }
+
+// SetMark replaces what candor recorded for table, which it created: a load
+// that finished records so in its mark. A table without a mark is left as
+// it is (MySQL counts only changed rows, so the count proves nothing).
+func SetMark(ctx context.Context, c Conn, d dialect.Dialect, table, mark string) error {
+	if err := CheckTableName(table); err != nil {
+		return err
+	}
+	o := dialect.Ownership(d)
+	if _, err := c.Exec(ctx, o.Remark, mark, strings.ToLower(table)); err != nil {
+		return fmt.Errorf("updating the ownership mark of table %q in %s: %w", table, MarkerTable, err)
+	}
+	return nil
+}

@@ -249,6 +249,10 @@ func (t *Target) conn(ctx context.Context) (driver.Conn, error) {
 	return c, nil
 }
 
+// DatabaseFile is the path of the database file: candor locks a file
+// beside it while it loads or cleans up tables (internal/tables).
+func (t *Target) DatabaseFile() string { return t.cfg.Path }
+
 // Config returns the parsed URL settings the target was opened with.
 func (t *Target) Config() Config { return t.cfg }
 

@@ -655,12 +655,25 @@ func (l *loader) build(from, to int64) {
 	}
 }
 
-// DataSignature names the options that decide the shape of the loaded
-// records (the CLI reloads a table that was loaded with others). The record
-// count and the insert range are left out: YCSB runs name the current
-// recordcount after inserts, and several clients load slices of one table.
+// DataSignature names the options that decide a loaded record's key,
+// field names and values (the CLI reloads a table that was loaded with
+// others). Which records a table holds is left out: the table's mark
+// records the records each load inserted (internal/tables), and a run
+// needs the table to hold its records [insertstart, insertstart +
+// insertcount). recordcount alone does not decide the data: YCSB runs name
+// the current recordcount after inserts (where the next inserts start),
+// and several clients load slices of one table.
 func (w *Workload) DataSignature() string {
 	o := &w.opts
-	return fmt.Sprintf("fieldcount=%d fieldlength=%d minfieldlength=%d fieldlengthdistribution=%s insertorder=%s zeropadding=%d dataintegrity=%t",
+	sig := fmt.Sprintf("fieldcount=%d fieldlength=%d minfieldlength=%d fieldlengthdistribution=%s insertorder=%s zeropadding=%d dataintegrity=%t",
 		o.FieldCount, o.FieldLength, o.MinFieldLength, o.FieldLengthDistribution, o.InsertOrder, o.ZeroPadding, o.DataIntegrity)
+	// Added only when they differ from YCSB's defaults, so that the tables
+	// of earlier versions keep their signature.
+	if o.FieldNamePrefix != "field" {
+		sig += " fieldnameprefix=" + o.FieldNamePrefix
+	}
+	if o.Histogram != nil {
+		sig += fmt.Sprintf(" fieldlengthhistogram=%d:%v", o.Histogram.BlockSize, o.Histogram.Buckets)
+	}
+	return sig
 }

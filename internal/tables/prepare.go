@@ -1,0 +1,445 @@
+package tables
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/workload"
+)
+
+// Kind classifies an Error for the CLI's exit codes.
+type Kind int
+
+const (
+	// Refused: the tables' state forbids what was asked (a table candor
+	// did not create, an unfinished load, data loaded with other
+	// options); nothing was changed. A safety refusal.
+	Refused Kind = iota + 1
+	// Unreachable: the tables or their locks could not be read.
+	Unreachable
+	// Failed: creating a table failed.
+	Failed
+	// Interrupted: the context ended while waiting for a lock.
+	Interrupted
+)
+
+// Error is an error of this package with its Kind.
+type Error struct {
+	Kind Kind
+	Err  error
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// KindOf returns the Kind of err's first *Error, 0 when it has none.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return 0
+}
+
+func refusef(format string, a ...any) error {
+	return &Error{Kind: Refused, Err: fmt.Errorf(format, a...)}
+}
+
+// Load modes of a run (--load).
+const (
+	LoadAuto   = "auto"   // load when the tables are absent or do not hold what the run needs
+	LoadAlways = "always" // drop candor's tables and load again
+	LoadNever  = "never"  // refuse unless the tables serve the run as they are
+)
+
+// Request says what a command asks of a workload's tables.
+type Request struct {
+	// LoadPhase: `candor load` (prepare), which always loads; else a run.
+	LoadPhase bool
+	// Mode is a run's --load: LoadAuto, LoadAlways or LoadNever.
+	Mode string
+	// AllowForeign lets candor use, and with LoadAlways drop, tables it did
+	// not create (--allow-foreign-tables).
+	AllowForeign bool
+	// Status receives one line per decision worth telling (a table dropped
+	// and reloaded, reused, waited for); nil: none.
+	Status io.Writer
+}
+
+// tableInfo is what inspecting one table found.
+type tableInfo struct {
+	name   string
+	exists bool
+	owned  bool
+	mark   Mark
+}
+
+// plan is what Prepare does to the tables: pure data decided from the
+// tables' state by decide.
+type plan struct {
+	drop     []string // existing tables to drop (then create)
+	create   []string // tables to create, dropped ones included, in schema order
+	loadInto []string // existing tables a load phase adds records to
+	reused   []string // "table: what it holds", reused with other data options
+	notes    []string // lines for the status writer
+	load     bool     // a load phase runs
+}
+
+func (p plan) changes() bool { return len(p.drop) > 0 || len(p.create) > 0 || p.load }
+
+// Session holds a workload's tables for one load or run, from Prepare to
+// Close: their locks, and the tables whose marks MarkLoaded completes.
+type Session struct {
+	// Load says a load phase must run: the caller runs it (and the
+	// workload's post-load step), then calls MarkLoaded.
+	Load bool
+	// Reused lists tables a run uses as they are though they hold data
+	// loaded with other options (workload.TableReuser), each as "table:
+	// what it holds".
+	Reused []string
+
+	tgt     target.Target
+	conn    target.Conn // during withConn only
+	wl      workload.Workload
+	req     Request
+	locks   *Locks
+	fresh   bool
+	loading []string // tables a load fills, for MarkLoaded
+}
+
+// Prepare readies wl's tables on tgt for req: it checks that candor created
+// them, decides from their marks whether they serve the request, drops the
+// ones that do not (only candor's own, or any with AllowForeign and
+// LoadAlways), creates the missing ones marked "loading" (or "loaded" when
+// the workload loads nothing) and says in Session.Load whether a load
+// phase must run. A run that changes nothing holds the tables' locks
+// shared; anything else holds them exclusively until Hold or Close. The
+// caller closes the Session.
+func Prepare(ctx context.Context, tgt target.Target, wl workload.Workload, req Request) (*Session, error) {
+	if req.Status == nil {
+		req.Status = io.Discard
+	}
+	fs, _ := wl.(workload.FreshSchemer)
+	s := &Session{tgt: tgt, wl: wl, req: req,
+		fresh: fs != nil && fs.FreshSchema() && !req.LoadPhase && req.Mode != LoadNever}
+	lk, err := newLocker(ctx, tgt)
+	if err != nil {
+		return nil, &Error{Kind: Unreachable, Err: fmt.Errorf("open a session for candor's table locks: %w", err)}
+	}
+	var names []string
+	for _, t := range wl.Schema() {
+		names = append(names, t.Name)
+	}
+	s.locks = newLocks(lk, names, req.Status)
+	if err := s.withConn(ctx, s.prepare); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// withConn runs fn with s.conn, a session of its own: the tables are
+// inspected and changed on a new session each time (a load or a run may
+// have lasted longer than an idle session lives), while the locks stay on
+// theirs.
+func (s *Session) withConn(ctx context.Context, fn func(context.Context) error) error {
+	c, err := s.tgt.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	s.conn = c
+	defer func() {
+		c.Close()
+		s.conn = nil
+	}()
+	return fn(ctx)
+}
+
+func (s *Session) prepare(ctx context.Context) error {
+	if !s.req.LoadPhase && s.req.Mode != LoadAlways && !s.fresh {
+		// A run that finds its tables as it needs them changes nothing:
+		// it looks under a shared lock, which other runs share.
+		if err := s.locks.acquire(ctx, true); err != nil {
+			return err
+		}
+		p, err := s.decide(ctx)
+		if err != nil {
+			return err
+		}
+		if !p.changes() {
+			s.apply(ctx, p) // notes only
+			return nil
+		}
+		s.locks.releaseAll(ctx)
+	}
+	if err := s.locks.acquire(ctx, false); err != nil {
+		return err
+	}
+	// Decided again under the exclusive lock: another process may have
+	// loaded the tables meanwhile.
+	p, err := s.decide(ctx)
+	if err != nil {
+		return err
+	}
+	return s.apply(ctx, p)
+}
+
+// decide inspects the tables and decides.
+func (s *Session) decide(ctx context.Context) (plan, error) {
+	d := s.tgt.Dialect()
+	var infos []tableInfo
+	for _, t := range s.wl.Schema() {
+		exists, owned, err := target.TableState(ctx, s.conn, d, t.Name)
+		if err != nil {
+			return plan{}, &Error{Kind: Unreachable, Err: fmt.Errorf("inspect table %s: %w", t.Name, err)}
+		}
+		info := tableInfo{name: t.Name, exists: exists, owned: owned}
+		if exists && owned {
+			raw, _, err := target.TableOwner(ctx, s.conn, d, t.Name)
+			if err != nil {
+				return plan{}, &Error{Kind: Unreachable, Err: err}
+			}
+			info.mark = Parse(raw)
+		}
+		infos = append(infos, info)
+	}
+	return decide(s.wl, s.req, s.fresh, infos)
+}
+
+// decide is the reuse rules: what to do with tables in the state infos
+// describes for a request req of wl. fresh: the workload needs empty tables
+// at every run.
+func decide(wl workload.Workload, req Request, fresh bool, infos []tableInfo) (plan, error) {
+	var p plan
+	start, count := wl.LoadRange()
+	need := KeyRange{start, count}
+	reuser, _ := wl.(workload.TableReuser)
+	run := !req.LoadPhase
+	name := wl.Name()
+	drop := map[string]bool{}
+	dropIt := func(t string) {
+		if !drop[t] {
+			drop[t] = true
+			p.drop = append(p.drop, t)
+		}
+	}
+	var missing []string
+	for _, t := range infos {
+		m := t.mark
+		switch {
+		case !t.exists:
+			missing = append(missing, t.name)
+		case !t.owned && !req.AllowForeign:
+			return p, refusef("%w: %s exists but candor did not create it, so candor will not use or change it; "+
+				"pass --allow-foreign-tables to use it anyway (for instance a table loaded by YCSB itself), or choose another table name (-p table=...)", target.ErrForeignTable, t.name)
+		case !t.owned:
+			if run && req.Mode == LoadAlways {
+				dropIt(t.name) // allowed: the user said so twice
+			}
+		case req.LoadPhase:
+			switch {
+			case !m.Loaded():
+				return p, refusef("table %s holds an unfinished load: the load that created it was interrupted, failed or killed; "+
+					"run 'candor cleanup %s' (same --target and options) first, then load again", t.name, name)
+			case reuser != nil && (count > 0 || !m.SameData(wl)):
+				// As sysbench's prepare, whose CREATE TABLE fails on it. A
+				// prepare that loads nothing (bulk_insert's CREATE TABLE IF
+				// NOT EXISTS) leaves a table of its own shape as it is.
+				return p, refusef("table %s already exists (%s): run the tests on it as it is, or 'candor cleanup %s' first to prepare it again", t.name, m.HoldsText(), name)
+			case !m.SameData(wl):
+				return p, refusef("table %s %s; run 'candor cleanup %s' with those options first, or use 'run --load always'", t.name, m.OtherData(wl), name)
+			case count > 0 && m.Overlaps(need):
+				return p, refusef("table %s already holds %s, some of the records %s this load inserts: run 'candor cleanup %s' (same --target) first, or load another insertstart/insertcount slice", t.name, m.KeysText(), need, name)
+			case count > 0:
+				p.loadInto = append(p.loadInto, t.name)
+			}
+		case req.Mode == LoadAlways || fresh:
+			dropIt(t.name)
+		case !m.Loaded():
+			if req.Mode == LoadNever {
+				return p, refusef("table %s holds an unfinished load (the load that created it was interrupted, failed or killed) and --load=never: "+
+					"run with --load auto to reload it, or 'candor cleanup %s' and load again", t.name, name)
+			}
+			p.notes = append(p.notes, fmt.Sprintf("table %s: its load did not finish (interrupted, failed or killed): dropping and reloading it", t.name))
+			dropIt(t.name)
+		case !m.SameData(wl):
+			switch {
+			case m.ServesRun(wl):
+				p.notes = append(p.notes, fmt.Sprintf("table %s %s: it serves the run as it is, as in %s", t.name, m.OtherData(wl), wl.Reference()))
+				p.reused = append(p.reused, t.name+": "+m.Holds)
+			case req.Mode == LoadNever:
+				return p, refusef("table %s %s; run 'candor cleanup %s' with those options first, or use 'run --load always'", t.name, m.OtherData(wl), name)
+			default:
+				p.notes = append(p.notes, fmt.Sprintf("table %s %s: dropping and reloading it", t.name, m.OtherData(wl)))
+				dropIt(t.name)
+			}
+		case reuser == nil && count > 0 && !m.Covers(need):
+			if req.Mode == LoadNever {
+				return p, refusef("table %s holds %s where this run needs records %s, and --load=never: run with --load auto to reload it, or load the missing records", t.name, m.KeysText(), need)
+			}
+			p.notes = append(p.notes, fmt.Sprintf("table %s holds %s where this run needs records %s: dropping and reloading it", t.name, m.KeysText(), need))
+			dropIt(t.name)
+		}
+	}
+	if run && len(missing) > 0 && req.Mode == LoadNever {
+		verb := "does"
+		if len(missing) > 1 {
+			verb = "do"
+		}
+		return p, refusef("table %s %s not exist and --load=never: run 'candor load %s' first", strings.Join(missing, ", "), verb, name)
+	}
+	if run && count > 0 && len(missing)+len(p.drop) > 0 {
+		// The load fills every table of the workload at once: the tables
+		// it would find filled already go too.
+		for _, t := range infos {
+			switch {
+			case !t.exists || drop[t.name]:
+			case !t.owned:
+				return p, refusef("table %s was not created by candor and the load of the other tables would insert into it too: drop it yourself, or run with --load always", t.name)
+			default:
+				p.notes = append(p.notes, fmt.Sprintf("table %s: dropping and reloading it with the others (the load fills every table of %s)", t.name, name))
+				dropIt(t.name)
+			}
+		}
+	}
+	for _, t := range infos {
+		if !t.exists || drop[t.name] {
+			p.create = append(p.create, t.name)
+		}
+	}
+	p.load = count > 0 && (req.LoadPhase || len(p.create) > 0)
+	return p, nil
+}
+
+// apply carries out p: its notes, drops and creations.
+func (s *Session) apply(ctx context.Context, p plan) error {
+	for _, n := range p.notes {
+		fmt.Fprintln(s.req.Status, n)
+	}
+	s.Reused = p.reused
+	s.Load = p.load
+	d := s.tgt.Dialect()
+	for _, t := range p.drop {
+		if err := target.DropOwned(ctx, s.conn, d, t, s.req.AllowForeign); err != nil {
+			return &Error{Kind: Refused, Err: err}
+		}
+	}
+	if err := s.create(ctx, p.create); err != nil {
+		return err
+	}
+	s.loading = append(slices.Clone(p.create), p.loadInto...)
+	if !p.load {
+		s.loading = nil
+	}
+	return nil
+}
+
+// create creates the named tables of the workload, marked as candor's:
+// "loading" when a load is to fill them, else "loaded".
+func (s *Session) create(ctx context.Context, names []string) error {
+	_, count := s.wl.LoadRange()
+	st := StateLoaded
+	if count > 0 {
+		st = StateLoading
+	}
+	mark := New(s.wl, st).String()
+	for _, t := range s.wl.Schema() {
+		if !slices.Contains(names, t.Name) {
+			continue
+		}
+		if err := target.CreateOwned(ctx, s.conn, s.tgt.Dialect(), t.Name, t.Create, mark); err != nil {
+			return &Error{Kind: Failed, Err: fmt.Errorf("create table %s for %s: %w", t.Name, s.wl.Name(), err)}
+		}
+	}
+	return nil
+}
+
+// MarkLoaded records that the load (and the workload's post-load step)
+// finished: the marks of the tables it filled say "loaded", with the
+// records the load inserted, and Load turns false. Until then they say
+// "loading", and a later run reloads them.
+func (s *Session) MarkLoaded(ctx context.Context) error {
+	return s.withConn(ctx, s.markLoaded)
+}
+
+func (s *Session) markLoaded(ctx context.Context) error {
+	start, count := s.wl.LoadRange()
+	_, reuser := s.wl.(workload.TableReuser)
+	d := s.tgt.Dialect()
+	for _, t := range s.loading {
+		raw, ok, err := target.TableOwner(ctx, s.conn, d, t)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue // a foreign table (allowed): nothing to record
+		}
+		m := Parse(raw)
+		if m.State != stateUnrecorded {
+			m.State = StateLoaded
+		}
+		if !reuser {
+			m = m.WithKeys(KeyRange{start, count})
+		}
+		if err := target.SetMark(ctx, s.conn, d, t, m.String()); err != nil {
+			return err
+		}
+	}
+	s.loading, s.Load = nil, false
+	return nil
+}
+
+// Hold makes the locks of a run shared once its tables are ready, so that
+// other runs may use them too while loads and cleanups wait. A workload that
+// needs fresh tables keeps them exclusively: they are dropped again before
+// its next repetition (Reset).
+func (s *Session) Hold(ctx context.Context) error {
+	if s.fresh {
+		return nil
+	}
+	return s.locks.downgrade(ctx)
+}
+
+// Reset drops and creates the tables of a workload that needs them fresh
+// (workload.FreshSchemer) before a repetition of its run; Load then says
+// whether a load must fill them again (then MarkLoaded). Other workloads'
+// tables are left as they are.
+func (s *Session) Reset(ctx context.Context) error {
+	if !s.fresh {
+		return nil
+	}
+	return s.withConn(ctx, s.reset)
+}
+
+func (s *Session) reset(ctx context.Context) error {
+	var names []string
+	for _, t := range s.wl.Schema() {
+		if err := target.DropOwned(ctx, s.conn, s.tgt.Dialect(), t.Name, s.req.AllowForeign); err != nil {
+			return &Error{Kind: Refused, Err: err}
+		}
+		names = append(names, t.Name)
+	}
+	if err := s.create(ctx, names); err != nil {
+		return err
+	}
+	_, count := s.wl.LoadRange()
+	s.Load = count > 0
+	if s.Load {
+		s.loading = names
+	}
+	return nil
+}
+
+// Close releases the locks and ends their session. It is safe to call more
+// than once.
+func (s *Session) Close() error {
+	if s == nil {
+		return nil
+	}
+	return s.locks.Close()
+}
