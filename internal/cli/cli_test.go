@@ -182,6 +182,26 @@ func TestInterruptWritesPartialResult(t *testing.T) {
 	}
 }
 
+// One stop delivered as two signals microseconds apart (timeout -s INT
+// signals candor, then its process group) ends the run and writes the
+// result; it is not the second Ctrl-C that quits at once.
+func TestDoubleSignalOfOneStopWritesResult(t *testing.T) {
+	dir := t.TempDir()
+	sig := make(chan os.Signal, 2)
+	time.AfterFunc(1500*time.Millisecond, func() { sig <- syscall.SIGINT; sig <- syscall.SIGINT })
+	code, _, stderr := runCLI(t, dir, sig, "run", "ycsb/c", "--target", "null://?latency=200us", "--time", "1m", "-o", "i.json", "--report-interval", "250ms")
+	if code != ExitInterrupted {
+		t.Fatalf("exit %d, want %d\n%s", code, ExitInterrupted, stderr)
+	}
+	res, err := result.Read(filepath.Join(dir, "i.json"))
+	if err != nil {
+		t.Fatalf("no result after one stop sent as two signals: %v", err)
+	}
+	if res.Status != result.StatusInterrupted {
+		t.Fatalf("status %s, want interrupted", res.Status)
+	}
+}
+
 func TestRepeatKeepsEveryRunAndSummarises(t *testing.T) {
 	dir := t.TempDir()
 	code, stdout, stderr := runCLI(t, dir, nil, "run", "ycsb/c", "--operations", "500", "--repeat", "3", "-o", "rep.json", "-q")

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -204,14 +205,18 @@ func interruptContext(env *Env) (context.Context, func()) {
 	closed := env.outputClosed
 	done := make(chan struct{})
 	go func() {
-		cancelled, signalled := false, false
+		cancelled := false
+		var signalled time.Time
 		for {
 			select {
 			case s := <-sig:
-				if signalled {
+				if !signalled.IsZero() {
+					if time.Since(signalled) < doubleSignalGrace {
+						continue // the same stop, delivered twice
+					}
 					os.Exit(ExitInterrupted)
 				}
-				signalled = true
+				signalled = time.Now()
 				if !cancelled {
 					fmt.Fprintf(env.Stderr, "\ncandor: %v received: ending the run and writing a partial result (again to quit at once)\n", s)
 				}
@@ -237,6 +242,13 @@ func interruptContext(env *Env) (context.Context, func()) {
 }
 
 var errInterrupted = errors.New("interrupted")
+
+// doubleSignalGrace is how soon after the first signal a second one counts
+// as the same stop rather than a request to quit at once. `timeout -s INT`
+// (without --foreground) signals candor and then its process group, so one
+// stop arrives as two signals microseconds apart; a person pressing Ctrl-C
+// twice is far slower than this.
+const doubleSignalGrace = 500 * time.Millisecond
 
 // lockedWriter serialises writes to w.
 type lockedWriter struct {
