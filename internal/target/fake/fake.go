@@ -26,6 +26,9 @@ type Config struct {
 	// StallFor of every StallEvery (counted from creation) every statement
 	// waits until the stall ends.
 	StallEvery, StallFor time.Duration
+	// StallAt, when set, makes one stall instead: StallFor from StallAt
+	// after creation.
+	StallAt time.Duration
 	// FailEvery makes every n-th statement (counted over the whole target)
 	// fail with an error of class FailClass.
 	FailEvery int64
@@ -203,7 +206,9 @@ func (c *Conn) do(ctx context.Context) error {
 		c.n.Add(1)
 	}
 	wait := t.cfg.Latency
-	if t.cfg.StallEvery > 0 && t.cfg.StallFor > 0 {
+	if since := time.Since(t.epoch); t.cfg.StallAt > 0 && since >= t.cfg.StallAt && since < t.cfg.StallAt+t.cfg.StallFor {
+		wait += t.cfg.StallAt + t.cfg.StallFor - since
+	} else if t.cfg.StallAt == 0 && t.cfg.StallEvery > 0 && t.cfg.StallFor > 0 {
 		since := time.Since(t.epoch) % t.cfg.StallEvery
 		if since < t.cfg.StallFor {
 			wait += t.cfg.StallFor - since
