@@ -115,7 +115,7 @@ func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 					rows.Add(-written) // a failed batch wrote nothing
 					written = 0
 					cls := r.classify(err)
-					o.ErrClasses[classIndex(cls)]++
+					rec.AddError(0, classIndex(cls), err, errorMessage)
 					if cls == target.ClassConnection {
 						_ = sess.reconnect(lctx)
 					}
