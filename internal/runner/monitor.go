@@ -34,6 +34,7 @@ type monitor struct {
 	gc         *gcPacer // run phases
 	// load progress
 	loadTotal int64
+	loadBytes int64 // the load's approximate size (loadBytes); 0 = unknown
 }
 
 func newMonitor(r *Runner, name string, start time.Time, coll *measure.Collector) *monitor {
@@ -171,8 +172,11 @@ func (m *monitor) status(iv result.Interval, rows int64) {
 		bar := strings.Repeat("#", filled) + strings.Repeat(".", width-filled)
 		line := fmt.Sprintf("[load] %7.1fs [%s] %5.1f%% %d/%d rows %.0f rows/s ETA %s",
 			elapsed, bar, 100*frac, rows, m.loadTotal, rate, eta)
+		if m.loadBytes > 0 {
+			line += fmt.Sprintf(" ~%s of ~%s", FormatBytes(int64(frac*float64(m.loadBytes))), FormatBytes(m.loadBytes))
+		}
 		if m.r.StatusTTY {
-			fmt.Fprintf(w, "\r%-110s", line)
+			fmt.Fprintf(w, "\r%-130s", line)
 		} else {
 			fmt.Fprintln(w, line)
 		}

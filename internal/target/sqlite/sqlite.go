@@ -281,6 +281,30 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 	return drvconn.New(c, drvconn.Options{MaxStmts: maxCachedStmts, PrepareQueries: true}), nil
 }
 
+// LocalSpace implements runner.LocalStorage: the directory of the database
+// file, and the bytes of its free pages (freelist_count × page_size, left
+// by dropped tables), which SQLite reuses before it grows the file.
+func (t *Target) LocalSpace(ctx context.Context) (dir string, reusable int64, err error) {
+	dir = filepath.Dir(t.cfg.Path)
+	c, err := t.Connect(ctx)
+	if err != nil {
+		return dir, 0, err
+	}
+	defer c.Close()
+	var n [2]int64
+	for i, pragma := range []string{"PRAGMA freelist_count", "PRAGMA page_size"} {
+		_, qerr := c.Query(ctx, pragma, nil, func(cols [][]byte) error {
+			v, perr := strconv.ParseInt(string(cols[0]), 10, 64)
+			n[i] = v
+			return perr
+		})
+		if qerr != nil {
+			return dir, 0, qerr
+		}
+	}
+	return dir, n[0] * n[1], nil
+}
+
 // Close implements target.Target: later Connect and Fingerprint calls fail
 // with ErrClosed. Connections already handed out stay usable until their
 // owners close them.
