@@ -62,6 +62,7 @@ type runFlags struct {
 	planParams     []string
 	batch          int
 	quiet          bool
+	maxErrorRate   fractionFlag
 }
 
 // flexDuration accepts Go durations ("90s", "1m30s") and bare seconds as
@@ -100,6 +101,7 @@ func newRunCmd(env *Env, phase string) *cobra.Command {
 	f := &runFlags{}
 	f.reportInterval.d = time.Second
 	f.connectTimeout.d = target.DefaultConnectTimeout
+	f.maxErrorRate.v = runner.DefaultMaxErrorRate
 	cmd := &cobra.Command{
 		Use:  phase + " WORKLOAD",
 		Args: oneWorkload,
@@ -136,6 +138,7 @@ func newRunCmd(env *Env, phase string) *cobra.Command {
 		fl.IntVar(&f.repeat, "repeat", 1, "run the measured phase N times (loading once) and report mean, standard deviation and 95% confidence intervals")
 		fl.StringVar(&f.load, "load", "auto", "load phase before the run: auto (when the table is absent), always (drop candor's table and reload), never")
 		fl.StringVar(&f.sessionIO, "session-io", string(target.IOAuto), "how PostgreSQL- and MySQL-wire sessions wait for replies: blocking (a thread each, as libpq), poller (Go's network poller) or auto (by sessions per core; recorded as client.session_io)")
+		fl.Var(&f.maxErrorRate, "max-error-rate", maxErrorRateUsage)
 	}
 	fl.IntVar(&f.retries, "retries", 0, "extra attempts for serialization/deadlock and connection errors, per operation")
 	fl.Var(&f.reportInterval, "report-interval", "length of one interval record and status line")
@@ -260,7 +263,7 @@ func runConfig(fs *pflag.FlagSet, phase string, f *runFlags, lim workload.Limits
 		Threads: f.threads, Duration: f.duration.d, Operations: f.operations, Warmup: f.warmup.d,
 		Rate: f.rate, Arrival: f.arrival, Retries: f.retries, ReportInterval: f.reportInterval.d,
 		Seed: f.seed, LoadBatch: f.batch, LoadRetries: f.retries, RetryInterval: time.Second,
-		SessionIO: target.SessionIO(f.sessionIO), Transactions: lim.Transactions,
+		SessionIO: target.SessionIO(f.sessionIO), Transactions: lim.Transactions, MaxErrorRate: f.maxErrorRate.v,
 	}
 	if !fs.Changed("retries") && lim.LoadRetries > 0 {
 		cfg.LoadRetries, cfg.RetryInterval = lim.LoadRetries, lim.LoadRetryInterval
@@ -364,6 +367,9 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 	}
 
 	res := newResult(env, wl, cfg, fp, tgt.Capabilities())
+	if phase == phaseRun {
+		res.Run.MaxErrorRate = &cfg.MaxErrorRate
+	}
 	res.Workload.ReusedTables = reused
 	res.Run.Isolation = f.isolation
 	if f.planName != "" {
@@ -440,7 +446,7 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 			runErr = fmt.Errorf("%w\nthe table already holds some of these keys: run 'candor cleanup %s' (same --target) first, or load another insertstart/insertcount slice", runErr, name)
 		}
 	}
-	if runErr == nil && doLoad {
+	if runErr == nil && doLoad && ctx.Err() == nil {
 		if pl, ok := wl.(workload.PostLoader); ok {
 			if err := postLoad(ctx, tgt, pl); err != nil {
 				runErr = err
@@ -469,23 +475,29 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 			}
 			p.Seed = r.Config.Seed
 			res.Phases = append(res.Phases, *p)
-			if p.Status == result.StatusComplete {
-				runs = append(runs, *p)
-			}
+			runs = append(runs, *p) // stats.Repetitions pools the complete ones
 		}
 	}
 	if len(runs) > 1 {
 		res.Repetitions = stats.Repetitions(runs)
 	}
 	res.Ended = time.Now()
+	// A run phase above the error budget fails the run, without ending the
+	// other repetitions.
+	overBudget := failedRunPhase(res.Phases)
 	switch {
+	case ctx.Err() != nil:
+		// Before runErr: what fails after an interrupt (the index built
+		// after a load, a connection) fails because of it.
+		res.Status = result.StatusInterrupted
+		res.Error = "interrupted by a signal"
 	case runErr != nil:
 		res.Status = result.StatusFailed
 		res.Error = runErr.Error()
 		sb.fatal = sysbenchFatal(tgt, runErr)
-	case ctx.Err() != nil:
-		res.Status = result.StatusInterrupted
-		res.Error = "interrupted by a signal"
+	case overBudget != "":
+		res.Status = result.StatusFailed
+		res.Error = overBudget
 	default:
 		res.Status = result.StatusComplete
 	}
@@ -501,9 +513,14 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 		if ctx.Err() != nil {
 			return &ExitError{Code: ExitInterrupted, Err: errInterrupted}
 		}
+		if errors.Is(runErr, runner.ErrDiskSpace) {
+			return withCode(ExitUnsupported, runErr)
+		}
 		return withCode(ExitRunFailed, runErr)
 	case ctx.Err() != nil:
 		return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted; partial result written to %s", outPath)}
+	case overBudget != "":
+		return withCode(ExitRunFailed, fmt.Errorf("the run failed: %s (raise --max-error-rate to accept it)", overBudget))
 	}
 	return nil
 }

@@ -262,7 +262,7 @@ func init() {
 	target.Register(target.Driver{
 		Name:        "null",
 		Schemes:     []string{"null"},
-		Description: "no database: every statement succeeds (optionally after ?latency=1ms); measures candor's own overhead, like YCSB's BasicDB",
+		Description: "no database: every statement succeeds (optionally after ?latency=1ms; ?fail_every=n fails every n-th); measures candor's own overhead, like YCSB's BasicDB",
 		Open: func(ctx context.Context, raw string, opts target.Options) (target.Target, error) {
 			u, err := url.Parse(raw)
 			if err != nil {
@@ -292,8 +292,14 @@ func init() {
 						return nil, fmt.Errorf("%w %q: rows=%q is not a count", target.ErrBadURL, raw, v)
 					}
 					cfg.Rows = n
+				case "fail_every":
+					n, err := strconv.ParseInt(v, 10, 64)
+					if err != nil || n < 0 {
+						return nil, fmt.Errorf("%w %q: fail_every=%q is not a count", target.ErrBadURL, raw, v)
+					}
+					cfg.FailEvery = n
 				default:
-					return nil, fmt.Errorf("%w %q: unknown parameter %q; valid: latency, stall_every, stall_for, rows", target.ErrBadURL, raw, k)
+					return nil, fmt.Errorf("%w %q: unknown parameter %q; valid: latency, stall_every, stall_for, rows, fail_every", target.ErrBadURL, raw, k)
 				}
 			}
 			return New(cfg), nil
