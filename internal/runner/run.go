@@ -238,9 +238,10 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 		achieved := float64(phase.Operations) / secondsOf(measured) // failed ones were offered too
 		phase.Rate = &result.RateResult{
 			Target: cfg.Rate, Achieved: achieved, MaxLagNs: maxLag.Load(),
-			// Behind when it delivered under 95% of the offered rate, or an
-			// operation started more than a second late.
-			BehindSchedule: achieved < 0.95*cfg.Rate || maxLag.Load() > int64(time.Second),
+			// Behind when it delivered under 95% of the offered rate, an
+			// operation started more than a second late, or more than a
+			// second's worth of operations never began.
+			BehindSchedule: achieved < 0.95*cfg.Rate || maxLag.Load() > int64(time.Second) || float64(dropped) > cfg.Rate,
 		}
 	}
 	breach := errorBudget(phase, cfg.MaxErrorRate)
@@ -497,6 +498,9 @@ func (wr *worker) loop(ctx context.Context) {
 			waited := max(wr.stopAt(end)-intended, 0)
 			o.LatencyNs = int64(waited)
 			wr.rec.RecordCut(o, waited > wr.maxLatency)
+			if open {
+				storeMax(wr.maxLag, int64(begin-intended)) // it did begin that late
+			}
 			return
 		}
 		if open {
