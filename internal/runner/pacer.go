@@ -81,7 +81,7 @@ func (s *constantSchedule) countTo(now time.Duration) int64 {
 // given rate from a uniform u in [0, 1): −ln(1−u)/rate seconds. It is a pure
 // function of u.
 func PoissonGap(rate, u float64) time.Duration {
-	return time.Duration(-math.Log1p(-u) / rate * float64(time.Second))
+	return durationOf(-math.Log1p(-u) / rate * float64(time.Second))
 }
 
 // poissonSchedule is one worker's share of a Poisson process: the superposition
@@ -107,8 +107,8 @@ const maxReplay = 1 << 14
 
 // countTo consumes the arrivals at or before now and returns how many
 // there were: exactly, as Next would draw them, up to maxReplay of them;
-// beyond that by their expected number, the schedule resuming at now. A
-// schedule used with countTo must not be used with Next.
+// beyond that by their expected number, the schedule resuming at now.
+// Next must not be called after countTo.
 func (s *poissonSchedule) countTo(now time.Duration) int64 {
 	var n int64
 	for steps := 0; ; steps++ {
