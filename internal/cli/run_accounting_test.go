@@ -121,3 +121,27 @@ func TestLoadLargerThanTheDiskIsRefused(t *testing.T) {
 		t.Fatalf("result %+v, %v: want failed with the reason", res, err)
 	}
 }
+
+// The text summary says why a phase failed, how many operations the open
+// loop dropped, which latencies hold lower bounds, and each class's first
+// error.
+func TestSummaryAccountingLines(t *testing.T) {
+	res := &result.Result{Workload: result.Workload{Name: "ycsb/c"}}
+	p := &result.Phase{Name: "run", Status: result.StatusFailed, Failure: "error rate 2.0% of 3,000 operations above --max-error-rate 1%: READ other 60",
+		Dropped: 5012, Rate: &result.RateResult{Target: 2000, Achieved: 1500, BehindSchedule: true},
+		Ops: []result.OpResult{{Name: "READ", Count: 2940, Latency: &result.Summary{Count: 2944}, Errors: map[string]int64{"other": 60}, Aborts: 60,
+			FirstErrors: map[string]string{"other": "boom"}}}}
+	var b strings.Builder
+	writeText(&b, res, p)
+	for _, want := range []string{
+		"FAILED: error rate 2.0% of 3,000 operations",
+		"  first other error: boom",
+		"READ: 4 still running at the end, in the latencies with their time so far (a lower bound)",
+		"dropped: 5,012 operations due by the schedule never began",
+		"BEHIND SCHEDULE",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+}

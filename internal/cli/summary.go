@@ -136,6 +136,13 @@ func writeText(w io.Writer, res *result.Result, p *result.Phase) {
 			}
 		}
 	}
+	for _, o := range p.Ops {
+		// The latency summary counts the lower bounds of operations still
+		// running at the end (result.OpResult.Unfinished) besides count.
+		if o.Latency != nil && o.Latency.Count > o.Count {
+			fmt.Fprintf(w, "%s: %d still running at the end, in the latencies with their time so far (a lower bound)\n", o.Name, o.Latency.Count-o.Count)
+		}
+	}
 	if p.Rate != nil {
 		flag := ""
 		if p.Rate.BehindSchedule {
