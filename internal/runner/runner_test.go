@@ -404,10 +404,17 @@ func TestReconnectAfterServerRestart(t *testing.T) {
 	if o.Errors["connection"] < 4 {
 		t.Errorf("connection errors %v, want at least one per worker", o.Errors)
 	}
-	// Work continued after the restart window.
-	last := p.Intervals[len(p.Intervals)-2]
-	if last.Ops[0].Count == 0 {
-		t.Errorf("no operations in an interval after the restart: %+v", last)
+	// Work continued after the restart window (0.4 to 0.7 s): look at every
+	// interval after it, as a busy machine can end the phase late and add
+	// an empty interval after its end.
+	worked := false
+	for _, iv := range p.Intervals {
+		if iv.ElapsedSec > 0.9 && iv.Ops[0].Count > 0 {
+			worked = true
+		}
+	}
+	if !worked {
+		t.Errorf("no operations in an interval after the restart: %+v", p.Intervals)
 	}
 }
 
