@@ -74,7 +74,11 @@ func writeRepetitions(w io.Writer, r *result.Repetitions) {
 		excluded = fmt.Sprintf("%d excluded: repetition %s did not complete", r.Excluded, strings.Join(reps, ", "))
 	}
 	if r.N < 2 {
-		fmt.Fprintf(w, "\n%d complete repetition, too few for statistics (%s)\n", r.N, excluded)
+		noun := "repetitions"
+		if r.N == 1 {
+			noun = "repetition"
+		}
+		fmt.Fprintf(w, "\n%d complete %s, too few for statistics (%s)\n", r.N, noun, excluded)
 		return
 	}
 	fmt.Fprintf(w, "\nover %d repetitions: mean ± 95%% confidence interval (standard deviation)\n", r.N)
