@@ -170,6 +170,7 @@ func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 	switch {
 	case failErr != nil:
 		phase.Status = result.StatusFailed
+		phase.Failure = failErr.Error()
 		return phase, failErr
 	case ctx.Err() != nil:
 		phase.Status = result.StatusInterrupted

@@ -676,6 +676,9 @@ func TestLoadFailureStops(t *testing.T) {
 	if p.Rows != 200 {
 		t.Fatalf("rows %d, want the 200 rows before the failing batch", p.Rows)
 	}
+	if p.Failure != err.Error() || op(t, p, LoadOp).FirstErrors["constraint"] != "fake constraint error" {
+		t.Errorf("failure %q, first errors %v; want the error that ended the load", p.Failure, op(t, p, LoadOp).FirstErrors)
+	}
 }
 
 func TestConfigValidateListsEveryProblem(t *testing.T) {
