@@ -182,8 +182,8 @@ func (m *monitor) status(iv result.Interval, rows int64) {
 		}
 		return
 	}
-	if iv.LengthSec < m.r.Config.ReportInterval.Seconds()/2 && !hasOps(iv) {
-		return // the empty tail of a phase that just ended
+	if iv.LengthSec < m.r.Config.ReportInterval.Seconds()/2 && !hasOps(iv) && (iv.Dropped == nil || *iv.Dropped == 0) {
+		return // the empty tail of a phase that just ended (unless it says what was dropped)
 	}
 	if m.r.StatusLine != nil {
 		if line := m.r.StatusLine(iv, m.r.Config.Threads); line != "" {
@@ -219,7 +219,7 @@ func (m *monitor) status(iv result.Interval, rows int64) {
 		fmt.Fprintf(&b, " | reconnects %d", iv.Reconnects)
 	}
 	if iv.Dropped != nil && *iv.Dropped > 0 {
-		fmt.Fprintf(&b, " | dropped %d", *iv.Dropped)
+		fmt.Fprintf(&b, " | dropped %s", Thousands(*iv.Dropped))
 	}
 	fmt.Fprintln(w, b.String())
 }
