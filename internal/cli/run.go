@@ -62,6 +62,7 @@ type runFlags struct {
 	planParams     []string
 	batch          int
 	quiet          bool
+	maxErrorRate   fractionFlag
 }
 
 // flexDuration accepts Go durations ("90s", "1m30s") and bare seconds as
@@ -107,6 +108,7 @@ func newRunCmd(env *Env, phase string) *cobra.Command {
 	f := &runFlags{}
 	f.reportInterval.d = time.Second
 	f.connectTimeout.d = target.DefaultConnectTimeout
+	f.maxErrorRate.v = runner.DefaultMaxErrorRate
 	cmd := &cobra.Command{
 		Use:  phase + " WORKLOAD",
 		Args: oneWorkload,
@@ -143,6 +145,7 @@ func newRunCmd(env *Env, phase string) *cobra.Command {
 		fl.IntVar(&f.repeat, "repeat", 1, "run the measured phase N times (loading once) and report mean, standard deviation and 95% confidence intervals")
 		fl.StringVar(&f.load, "load", "auto", "load phase before the run: auto (when the table is absent), always (drop candor's table and reload), never")
 		fl.StringVar(&f.sessionIO, "session-io", string(target.IOAuto), "how PostgreSQL- and MySQL-wire sessions wait for replies: blocking (a thread each, as libpq), poller (Go's network poller) or auto (by sessions per core; recorded as client.session_io)")
+		fl.Var(&f.maxErrorRate, "max-error-rate", maxErrorRateUsage)
 	}
 	fl.IntVar(&f.retries, "retries", 0, "extra attempts for serialization/deadlock and connection errors, per operation")
 	fl.Var(&f.reportInterval, "report-interval", "length of one interval record and status line")
@@ -174,7 +177,7 @@ func runConfig(fs *pflag.FlagSet, phase string, f *runFlags, lim workload.Limits
 		Threads: f.threads, Duration: f.duration.d, Operations: f.operations, Warmup: f.warmup.d,
 		Rate: f.rate, Arrival: f.arrival, Retries: f.retries, ReportInterval: f.reportInterval.d,
 		Seed: f.seed, LoadBatch: f.batch, LoadRetries: f.retries, RetryInterval: time.Second,
-		SessionIO: target.SessionIO(f.sessionIO), Transactions: lim.Transactions,
+		SessionIO: target.SessionIO(f.sessionIO), Transactions: lim.Transactions, MaxErrorRate: f.maxErrorRate.v,
 	}
 	if !fs.Changed("retries") && lim.LoadRetries > 0 {
 		cfg.LoadRetries, cfg.RetryInterval = lim.LoadRetries, lim.LoadRetryInterval
@@ -259,7 +262,7 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 		return err
 	}
 	defer tbl.Close()
-	res := newRunResult(env, wl, cfg, fp, tgt, f, tbl.Reused)
+	res := newRunResult(env, phase, wl, cfg, fp, tgt, f, tbl.Reused)
 	out, err := openResultFile(f.out, wl, phase, res)
 	if err != nil {
 		return err
@@ -375,8 +378,11 @@ func tablesError(ctx context.Context, err error) error {
 
 // newRunResult is the result skeleton of this command: what it runs, where,
 // with which options, and which tables it reuses.
-func newRunResult(env *Env, wl workload.Workload, cfg runner.Config, fp target.Fingerprint, tgt target.Target, f *runFlags, reused []string) *result.Result {
+func newRunResult(env *Env, phase string, wl workload.Workload, cfg runner.Config, fp target.Fingerprint, tgt target.Target, f *runFlags, reused []string) *result.Result {
 	res := newResult(env, wl, cfg, fp, tgt.Capabilities())
+	if phase == phaseRun {
+		res.Run.MaxErrorRate = &cfg.MaxErrorRate
+	}
 	res.Workload.ReusedTables = reused
 	res.Run.Isolation = f.isolation
 	if f.planName != "" {
@@ -541,9 +547,7 @@ func runRepetitions(ctx context.Context, env *Env, r *runner.Runner, tgt target.
 		}
 		p.Seed = r.Config.Seed
 		res.Phases = append(res.Phases, *p)
-		if p.Status == result.StatusComplete {
-			runs = append(runs, *p)
-		}
+		runs = append(runs, *p) // stats.Repetitions pools the complete ones
 	}
 	if len(runs) > 1 {
 		res.Repetitions = stats.Repetitions(runs)
@@ -554,13 +558,21 @@ func runRepetitions(ctx context.Context, env *Env, r *runner.Runner, tgt target.
 // setStatus ends the result: failed, interrupted or complete.
 func setStatus(ctx context.Context, res *result.Result, runErr error) {
 	res.Ended = time.Now()
+	// A run phase above the error budget fails the run, without ending the
+	// other repetitions.
+	overBudget := failedRunPhase(res.Phases)
 	switch {
+	case ctx.Err() != nil:
+		// Before runErr: what fails after an interrupt (the index built
+		// after a load, a connection) fails because of it.
+		res.Status = result.StatusInterrupted
+		res.Error = "interrupted by a signal"
 	case runErr != nil:
 		res.Status = result.StatusFailed
 		res.Error = runErr.Error()
-	case ctx.Err() != nil:
-		res.Status = result.StatusInterrupted
-		res.Error = "interrupted by a signal"
+	case overBudget != "":
+		res.Status = result.StatusFailed
+		res.Error = overBudget
 	default:
 		res.Status = result.StatusComplete
 	}
@@ -577,14 +589,20 @@ func finish(ctx context.Context, env *Env, format string, res *result.Result, sb
 		return &ExitError{Code: ExitResultNotWritten, Err: fmt.Errorf("the result could not be written to %s: %w; the interval records are in %s (candor report reads them)", outPath, werr, result.IntervalsPath(outPath))}
 	}
 	fmt.Fprintf(env.Stderr, "result: %s\n", outPath)
+	overBudget := failedRunPhase(res.Phases)
 	switch {
 	case runErr != nil:
 		if ctx.Err() != nil {
 			return &ExitError{Code: ExitInterrupted, Err: errInterrupted}
 		}
+		if errors.Is(runErr, runner.ErrDiskSpace) {
+			return withCode(ExitUnsupported, runErr)
+		}
 		return withCode(ExitRunFailed, runErr)
 	case ctx.Err() != nil:
 		return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted; partial result written to %s", outPath)}
+	case overBudget != "":
+		return withCode(ExitRunFailed, fmt.Errorf("the run failed: %s (raise --max-error-rate to accept it)", overBudget))
 	}
 	return nil
 }

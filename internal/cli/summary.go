@@ -10,13 +10,16 @@ import (
 	"github.com/candor-bench/candor/internal/report"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/runner"
+	"github.com/candor-bench/candor/internal/target"
 )
 
 func printSummary(env *Env, format string, res *result.Result, sb sysbenchReport) error {
 	switch format {
 	case "sysbench":
-		if res.Status == result.StatusFailed {
-			// sysbench prints its FATAL lines on stdout and no report.
+		if res.Status == result.StatusFailed && (sb.fatal != nil || res.Error != failedRunPhase(res.Phases)) {
+			// sysbench prints its FATAL lines on stdout and no report. (A
+			// run above the error budget has its report; candor says why
+			// it failed on stderr.)
 			if sb.fatal == nil {
 				sb.fatal = []string{"FATAL: " + res.Error}
 			}
@@ -62,7 +65,26 @@ func printSummary(env *Env, format string, res *result.Result, sb sysbenchReport
 // writeRepetitions prints mean ± 95% CI half-width (and the standard
 // deviation) over the repetitions.
 func writeRepetitions(w io.Writer, r *result.Repetitions) {
+	excluded := ""
+	if r.Excluded > 0 {
+		reps := make([]string, len(r.ExcludedReps))
+		for i, n := range r.ExcludedReps {
+			reps[i] = fmt.Sprint(n)
+		}
+		excluded = fmt.Sprintf("%d excluded: repetition %s did not complete", r.Excluded, strings.Join(reps, ", "))
+	}
+	if r.N < 2 {
+		noun := "repetitions"
+		if r.N == 1 {
+			noun = "repetition"
+		}
+		fmt.Fprintf(w, "\n%d complete %s, too few for statistics (%s)\n", r.N, noun, excluded)
+		return
+	}
 	fmt.Fprintf(w, "\nover %d repetitions: mean ± 95%% confidence interval (standard deviation)\n", r.N)
+	if excluded != "" {
+		fmt.Fprintf(w, "(%s)\n", excluded)
+	}
 	ci := func(s result.Stat) float64 { return (s.CI95High - s.CI95Low) / 2 }
 	fmt.Fprintf(w, "throughput  %.1f ± %.1f ops/s (sd %.1f)\n", r.Throughput.Mean, ci(r.Throughput), r.Throughput.StdDev)
 	lat := func(s result.Stat) string {
@@ -87,6 +109,9 @@ func writeText(w io.Writer, res *result.Result, p *result.Phase) {
 	} else {
 		fmt.Fprintf(w, ", %.1f ops/s\n", p.Throughput)
 	}
+	if p.Failure != "" {
+		fmt.Fprintf(w, "FAILED: %s\n", p.Failure)
+	}
 	writeRowRates(w, p)
 	fmt.Fprintf(w, "latency: %s\n", measure)
 	fmt.Fprintf(w, "%-13s %9s %9s %7s %7s %7s %7s %7s %7s %7s %7s %6s\n",
@@ -110,6 +135,18 @@ func writeText(w io.Writer, res *result.Result, p *result.Phase) {
 			continue
 		}
 		fmt.Fprintf(w, "%s: attempts %d, retries %d, aborts %d, errors by class: %s\n", o.Name, o.Attempts, o.Retries, o.Aborts, report.ClassList(o.Errors))
+		for _, c := range target.Classes {
+			if m := o.FirstErrors[string(c)]; m != "" {
+				fmt.Fprintf(w, "  first %s error: %s\n", c, m)
+			}
+		}
+	}
+	for _, o := range p.Ops {
+		// The latency summary counts the lower bounds of operations still
+		// running at the end (result.OpResult.Unfinished) besides count.
+		if o.Latency != nil && o.Latency.Count > o.Count {
+			fmt.Fprintf(w, "%s: %d still running at the end, in the latencies with their time so far (a lower bound)\n", o.Name, o.Latency.Count-o.Count)
+		}
 	}
 	if p.Rate != nil {
 		flag := ""
@@ -118,6 +155,9 @@ func writeText(w io.Writer, res *result.Result, p *result.Phase) {
 		}
 		fmt.Fprintf(w, "open loop: target %.1f ops/s, achieved %.1f ops/s, max schedule lag %s%s\n",
 			p.Rate.Target, p.Rate.Achieved, runner.FormatNs(p.Rate.MaxLagNs), flag)
+		if p.Dropped > 0 {
+			fmt.Fprintf(w, "dropped: %s operations due by the schedule never began (in no latency figure)\n", runner.Thousands(p.Dropped))
+		}
 	}
 	if p.Reconnects > 0 {
 		fmt.Fprintf(w, "reconnects: %d\n", p.Reconnects)
@@ -167,7 +207,11 @@ func writeYCSB(w io.Writer, p *result.Phase) {
 	fmt.Fprintf(w, "[OVERALL], Throughput(ops/sec), %s\n", javaDouble(thr))
 	for _, o := range p.Ops {
 		if o.Latency != nil {
-			ycsbBlock(w, o.Name, o.Latency)
+			// Its figures include the lower bounds of operations still
+			// running at the end; YCSB's Operations counts finished ones.
+			lat := *o.Latency
+			lat.Count = o.Count
+			ycsbBlock(w, o.Name, &lat)
 			fmt.Fprintf(w, "[%s], Return=OK, %d\n", o.Name, o.Count)
 		}
 		if o.Failed != nil {

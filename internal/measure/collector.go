@@ -20,6 +20,22 @@ type OpStats struct {
 	// TopLevel counts successful operations the runner issued; Count also
 	// includes sub-operations a worker reported as spans.
 	TopLevel int64
+	// Unfinished counts operations still running when the phase ended;
+	// Bounds those of them whose time so far is in H[Latency] as a lower
+	// bound, which Count leaves out.
+	Unfinished int64
+	Bounds     int64
+	// First holds the first error of each class (by class index), with
+	// its time; Msg is "" for a class without errors.
+	First [NumClasses]ErrorNote
+}
+
+// noteFirst keeps n as the first error of class c unless an earlier one is
+// known.
+func (s *OpStats) noteFirst(c int, n ErrorNote) {
+	if f := s.First[c]; f.Msg == "" || n.At.Before(f.At) {
+		s.First[c] = n
+	}
 }
 
 func (s *OpStats) hist(series Series) *hdr.Histogram {
@@ -38,14 +54,17 @@ func (s *OpStats) add(c *opCounters) {
 	s.Aborts += c.aborts
 	s.Clamped += c.clamped
 	s.TopLevel += c.top
+	s.Unfinished += c.unfinished
+	s.Bounds += c.bounds
 }
 
-// Count is the number of successful operations.
+// Count is the number of successful operations (the latency histogram's
+// values less the unfinished operations' lower bounds).
 func (s *OpStats) Count() int64 {
 	if s.H[Latency] == nil {
 		return 0
 	}
-	return s.H[Latency].TotalCount()
+	return s.H[Latency].TotalCount() - s.Bounds
 }
 
 // ErrorCount is the number of failed attempts of every class.
@@ -64,7 +83,13 @@ func (s *OpStats) Merge(other *OpStats) {
 			s.hist(Series(i)).Merge(h)
 		}
 	}
-	s.add(&opCounters{errors: other.Errors, attempts: other.Attempts, retries: other.Retries, aborts: other.Aborts, clamped: other.Clamped, top: other.TopLevel})
+	s.add(&opCounters{errors: other.Errors, attempts: other.Attempts, retries: other.Retries, aborts: other.Aborts, clamped: other.Clamped,
+		top: other.TopLevel, unfinished: other.Unfinished, bounds: other.Bounds})
+	for c, n := range other.First {
+		if n.Msg != "" {
+			s.noteFirst(c, n)
+		}
+	}
 }
 
 // Snapshot is what one tick collected.

@@ -8,6 +8,7 @@ package measure
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -52,11 +53,24 @@ type opCounters struct {
 	aborts   int64 // operations whose final outcome was an error
 	top      int64 // successful top-level operations (not sub-operation spans)
 	clamped  int64
+	// unfinished counts operations still running when the phase ended;
+	// bounds those of them whose time so far is in the latency histogram
+	// as a lower bound (RecordCut).
+	unfinished int64
+	bounds     int64
+}
+
+// ErrorNote is the first error of one class seen for one operation: when
+// and its message.
+type ErrorNote struct {
+	At  time.Time
+	Msg string
 }
 
 type opRec struct {
 	h [numSeries]*hdr.PackedHistogram
 	opCounters
+	first [NumClasses]ErrorNote // kept until the collector takes it
 }
 
 // addAttempts counts attempts made, the retries among them and the failed
@@ -157,14 +171,56 @@ func (r *Recorder) Record(o *Outcome) {
 // RecordCut adds what an operation that the end of the phase cut short did
 // within the phase: its failed attempts (sysbench counts each restart as it
 // happens) and its time up to the end, o.LatencyNs, as the worker's busy
-// time. The operation itself is not counted, nor is its last attempt, the
-// one cut short.
-func (r *Recorder) RecordCut(o *Outcome) {
+// time. It is counted as unfinished, not as a successful operation
+// (OpStats.Count), nor is its last attempt, the one cut short. With bound,
+// its time so far also goes into the latency histogram as a lower bound of
+// its latency (it had waited at least that long), so a stall at the end of
+// a phase shows in the percentiles and the maximum.
+func (r *Recorder) RecordCut(o *Outcome, bound bool) {
 	failed := max(o.Attempts-1, 0)
 	r.mu.Lock()
 	r.busyNs += max(o.LatencyNs, 0)
-	r.ops[o.Op].addAttempts(failed, failed, &o.ErrClasses)
+	op := &r.ops[o.Op]
+	op.addAttempts(failed, failed, &o.ErrClasses)
+	op.unfinished++
+	if bound {
+		op.record(Latency, o.LatencyNs)
+		op.bounds++
+	}
 	r.mu.Unlock()
+}
+
+// AddError counts one failed attempt of operation op with error class
+// class when it happens (not when the operation ends, which may be after a
+// reconnect: the error belongs to the interval it happened in), and keeps
+// the first message of each class: msg(err) is called only for the first
+// error of its class and operation since the last tick.
+func (r *Recorder) AddError(op, class int, err error, msg func(error) string) {
+	if class < 0 || class >= NumClasses {
+		return
+	}
+	r.mu.Lock()
+	o := &r.ops[op]
+	o.errors[class]++
+	o.noteFirst(class, err, msg)
+	r.mu.Unlock()
+}
+
+// NoteError keeps msg(err) as the first message of class for operation op
+// when none is kept, without counting an error (RecordSpan counts it).
+func (r *Recorder) NoteError(op, class int, err error, msg func(error) string) {
+	if class < 0 || class >= NumClasses {
+		return
+	}
+	r.mu.Lock()
+	r.ops[op].noteFirst(class, err, msg)
+	r.mu.Unlock()
+}
+
+func (o *opRec) noteFirst(class int, err error, msg func(error) string) {
+	if o.first[class].Msg == "" {
+		o.first[class] = ErrorNote{At: time.Now(), Msg: msg(err)}
+	}
 }
 
 // RecordSpan adds a sub-operation's latency (success or failure) without
@@ -204,6 +260,12 @@ func (r *Recorder) drainInto(dst []*OpStats, counters []int64) (top, busyNs int6
 		}
 		d.add(&o.opCounters)
 		o.opCounters = opCounters{}
+		for c, n := range o.first {
+			if n.Msg != "" {
+				d.noteFirst(c, n)
+				o.first[c] = ErrorNote{}
+			}
+		}
 	}
 	r.mu.Unlock()
 	return top, busyNs

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -198,22 +197,11 @@ func (c *Cell) ExclusionText() string {
 // the phase's own reason, else the result's error when the phase is the
 // last one (the one the error ended).
 func phaseFailure(r *result.Result, i int) string {
-	if reason := phaseReason(&r.Phases[i]); reason != "" {
+	if reason := r.Phases[i].Failure; reason != "" {
 		return firstLine(reason)
 	}
 	if i == len(r.Phases)-1 && r.Error != "" {
 		return firstLine(r.Error)
-	}
-	return ""
-}
-
-// phaseReason is the phase's own failure reason, result.Phase's Failure
-// field. That field comes with the error budget (--max-error-rate), built
-// beside this code: it is read by name so that this compiles with and
-// without it. Once both are in, this is `return p.Failure`.
-func phaseReason(p *result.Phase) string {
-	if f := reflect.ValueOf(p).Elem().FieldByName("Failure"); f.IsValid() && f.Kind() == reflect.String {
-		return f.String()
 	}
 	return ""
 }

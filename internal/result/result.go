@@ -58,11 +58,17 @@ type Stat struct {
 	CI95High float64 `json:"ci95_high"`
 }
 
-// Repetitions summarises N measured runs of the same workload.
+// Repetitions summarises N measured runs of the same workload: the complete
+// ones only.
 type Repetitions struct {
-	N          int             `json:"n"`
-	Throughput Stat            `json:"throughput"`
-	Ops        []OpRepetitions `json:"operations"`
+	N int `json:"n"`
+	// Excluded counts the run phases left out of the figures because they
+	// did not complete (failed, e.g. above --max-error-rate, or
+	// interrupted); ExcludedReps lists their repetition numbers.
+	Excluded     int             `json:"excluded,omitempty"`
+	ExcludedReps []int           `json:"excluded_repetitions,omitempty"`
+	Throughput   Stat            `json:"throughput"`
+	Ops          []OpRepetitions `json:"operations"`
 }
 
 // OpRepetitions are one operation's figures over the repetitions;
@@ -154,15 +160,22 @@ type RunConfig struct {
 	// LatencyMeasure says what the primary latency is: "service time (closed
 	// loop)" or "from intended start (open loop)".
 	LatencyMeasure string `json:"latency_measure"`
+	// MaxErrorRate is the error budget of a run phase (--max-error-rate), a
+	// fraction of its operations; nil in older results.
+	MaxErrorRate *float64 `json:"max_error_rate,omitempty"`
 }
 
 // Phase is one measured phase: "load" or "run".
 type Phase struct {
 	Name string `json:"name"`
 	// Repetition numbers the run phases of a --repeat run from 1.
-	Repetition  int        `json:"repetition,omitempty"`
-	Seed        int64      `json:"seed,omitempty"`
-	Status      string     `json:"status"`
+	Repetition int    `json:"repetition,omitempty"`
+	Seed       int64  `json:"seed,omitempty"`
+	Status     string `json:"status"`
+	// Failure says why a phase's status is failed: the error that ended it,
+	// or its error rate above the budget ("error rate 79.1% of 123,456
+	// operations above --max-error-rate 1%: not_found 97,649").
+	Failure     string     `json:"failure,omitempty"`
 	Started     time.Time  `json:"started"`
 	Ended       time.Time  `json:"ended"`
 	DurationSec float64    `json:"duration_s"`
@@ -174,8 +187,18 @@ type Phase struct {
 	Throughput float64 `json:"throughput"`
 	// Operations counts the top-level operations that finished in the
 	// measured time, failed ones included (sub-operation spans excluded).
-	Operations int64       `json:"operations_done"`
-	Rows       int64       `json:"rows,omitempty"`
+	Operations int64 `json:"operations_done"`
+	// ErrorRate is the fraction of Operations that ended in an error (after
+	// their retries); absent when none did.
+	ErrorRate float64 `json:"error_rate,omitempty"`
+	// Dropped counts, in an open loop, the operations due by the schedule
+	// before the phase ended that never began (k6's dropped iterations);
+	// they are in no histogram.
+	Dropped int64 `json:"dropped,omitempty"`
+	Rows    int64 `json:"rows,omitempty"`
+	// LoadBytes is a load's approximate size so far: rows × the workload's
+	// declared row size (absent when it declares none).
+	LoadBytes  int64       `json:"load_bytes,omitempty"`
 	Rate       *RateResult `json:"rate,omitempty"`
 	Reconnects int64       `json:"reconnects"`
 	// Counters are the workload's own counts over the measured time
@@ -211,6 +234,13 @@ type OpResult struct {
 	Retries    int64            `json:"retries"`
 	Aborts     int64            `json:"aborts"`
 	Clamped    int64            `json:"clamped,omitempty"`
+	// Unfinished counts operations still running when the phase ended
+	// (at --time or an interrupt): each is in the latency series with its
+	// time so far, a lower bound, and not in Count or Throughput.
+	Unfinished int64 `json:"unfinished,omitempty"`
+	// FirstErrors holds, per error class, the first error message seen
+	// (secrets redacted, at most 500 bytes).
+	FirstErrors map[string]string `json:"first_errors,omitempty"`
 	// Histograms holds the HdrHistogram V2 compressed encoding (base64,
 	// "HISTF...") of each series that has values: latency, service, lag, failed.
 	Histograms map[string]string `json:"histograms,omitempty"`
@@ -289,18 +319,24 @@ type Interval struct {
 	// by their schedule and not yet begun, and workers running one.
 	Queue       *int64 `json:"queue,omitempty"`
 	Concurrency *int64 `json:"concurrency,omitempty"`
+	// Dropped is set on the last interval of an open-loop run phase: the
+	// phase's operations due and never begun (Phase.Dropped).
+	Dropped *int64 `json:"dropped,omitempty"`
 }
 
 // IntervalOp is one operation type within an interval (latencies in ns).
 type IntervalOp struct {
-	Name      string           `json:"name"`
-	Count     int64            `json:"count"`
-	Rate      float64          `json:"rate"`
-	P50       int64            `json:"p50"`
-	P99       int64            `json:"p99"`
-	Max       int64            `json:"max"`
-	Mean      float64          `json:"mean"`
-	Errors    int64            `json:"errors,omitempty"`
-	ByClass   map[string]int64 `json:"errors_by_class,omitempty"`
-	Histogram string           `json:"histogram,omitempty"`
+	Name    string           `json:"name"`
+	Count   int64            `json:"count"`
+	Rate    float64          `json:"rate"`
+	P50     int64            `json:"p50"`
+	P99     int64            `json:"p99"`
+	Max     int64            `json:"max"`
+	Mean    float64          `json:"mean"`
+	Errors  int64            `json:"errors,omitempty"`
+	ByClass map[string]int64 `json:"errors_by_class,omitempty"`
+	// Unfinished: operations running when the phase ended, in the
+	// interval's latency figures as lower bounds (last interval only).
+	Unfinished int64  `json:"unfinished,omitempty"`
+	Histogram  string `json:"histogram,omitempty"`
 }

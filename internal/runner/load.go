@@ -41,13 +41,18 @@ func LoadBatch(cfg Config, w workload.Workload) int64 {
 // record numbers from a shared counter (one atomic add per batch) and insert
 // them. A batch that fails is retried up to LoadRetries times; a batch that still
 // fails ends the load with its error. On cancellation the phase is returned
-// marked interrupted.
+// marked interrupted. Before it connects, a load too large for the disk
+// of an embedded target is refused (ErrDiskSpace), and a large one says
+// how much it will write (checkSpace).
 func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 	cfg := r.Config
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	first, count := r.Workload.LoadRange()
+	if err := r.checkSpace(ctx, count); err != nil {
+		return nil, err
+	}
 	batch := LoadBatch(cfg, r.Workload)
 	threads := cfg.Threads
 	if n := (count + batch - 1) / batch; n < int64(threads) {
@@ -115,7 +120,7 @@ func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 					rows.Add(-written) // a failed batch wrote nothing
 					written = 0
 					cls := r.classify(err)
-					o.ErrClasses[classIndex(cls)]++
+					rec.AddError(0, classIndex(cls), err, errorMessage)
 					if cls == target.ClassConnection {
 						_ = sess.reconnect(lctx)
 					}
@@ -150,6 +155,7 @@ func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 	go func() { wg.Wait(); finished = time.Now(); close(done) }()
 	mon := newMonitor(r, "load", start, coll)
 	mon.loadTotal = count
+	mon.loadBytes = r.loadBytes(count)
 	mon.reconnects = &reconnects
 	mon.loop(done, rows.Load)
 	end := finished // written before done was closed
@@ -158,11 +164,13 @@ func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 	phase.Reconnects = reconnects.Load()
 	fillOps(phase, coll.Total(), end.Sub(start))
 	phase.Rows = rows.Load()
+	phase.LoadBytes = r.loadBytes(phase.Rows)
 	phase.Throughput = float64(phase.Rows) / secondsOf(end.Sub(start))
 	phase.Client.CPUNsPerOp = mon.cpuNsPer(phase.Rows)
 	switch {
 	case failErr != nil:
 		phase.Status = result.StatusFailed
+		phase.Failure = failErr.Error()
 		return phase, failErr
 	case ctx.Err() != nil:
 		phase.Status = result.StatusInterrupted

@@ -28,9 +28,13 @@ type monitor struct {
 	reconnects *atomic.Int64
 	lastRecon  int64
 	queue      *backlog // open-loop run phases
+	dropped    *int64   // open-loop run phases: set when the workers are done
+	final      bool     // the tick after the workers are done
+	active     []bool   // by operation: it has finished or failed in some interval
 	gc         *gcPacer // run phases
 	// load progress
 	loadTotal int64
+	loadBytes int64 // the load's approximate size (loadBytes); 0 = unknown
 }
 
 func newMonitor(r *Runner, name string, start time.Time, coll *measure.Collector) *monitor {
@@ -53,6 +57,7 @@ func (m *monitor) loop(done <-chan struct{}, rows func() int64) {
 		select {
 		case <-done:
 			t.Stop()
+			m.final = true
 			m.tick(time.Now(), rows())
 			m.finishLine()
 			return
@@ -90,7 +95,7 @@ func (m *monitor) tick(now time.Time, rows int64) {
 		Client: &result.UsageSample{ElapsedSec: now.Sub(m.start).Seconds(), Cores: d.ClientCores, RSS: d.RSS, HostBusy: d.HostBusy},
 	}
 	for _, s := range snap.Ops {
-		iop := result.IntervalOp{Name: s.Name, Count: s.Count(), Errors: s.ErrorCount()}
+		iop := result.IntervalOp{Name: s.Name, Count: s.Count(), Errors: s.ErrorCount(), Unfinished: s.Unfinished}
 		if length > 0 {
 			iop.Rate = float64(iop.Count) / length
 		}
@@ -118,6 +123,10 @@ func (m *monitor) tick(now time.Time, rows int64) {
 	if m.queue != nil {
 		q, c := m.queue.sample(now.Sub(m.start))
 		iv.Queue, iv.Concurrency = &q, &c
+	}
+	if m.final && m.dropped != nil {
+		d := *m.dropped
+		iv.Dropped = &d
 	}
 	m.intervals = append(m.intervals, iv)
 	m.samples = append(m.samples, *iv.Client)
@@ -163,15 +172,18 @@ func (m *monitor) status(iv result.Interval, rows int64) {
 		bar := strings.Repeat("#", filled) + strings.Repeat(".", width-filled)
 		line := fmt.Sprintf("[load] %7.1fs [%s] %5.1f%% %d/%d rows %.0f rows/s ETA %s",
 			elapsed, bar, 100*frac, rows, m.loadTotal, rate, eta)
+		if m.loadBytes > 0 {
+			line += fmt.Sprintf(" ~%s of ~%s", FormatBytes(int64(frac*float64(m.loadBytes))), FormatBytes(m.loadBytes))
+		}
 		if m.r.StatusTTY {
-			fmt.Fprintf(w, "\r%-110s", line)
+			fmt.Fprintf(w, "\r%-130s", line)
 		} else {
 			fmt.Fprintln(w, line)
 		}
 		return
 	}
-	if iv.LengthSec < m.r.Config.ReportInterval.Seconds()/2 && !hasOps(iv) {
-		return // the empty tail of a phase that just ended
+	if iv.LengthSec < m.r.Config.ReportInterval.Seconds()/2 && !hasOps(iv) && (iv.Dropped == nil || *iv.Dropped == 0) {
+		return // the empty tail of a phase that just ended (unless it says what was dropped)
 	}
 	if m.r.StatusLine != nil {
 		if line := m.r.StatusLine(iv, m.r.Config.Threads); line != "" {
@@ -184,11 +196,30 @@ func (m *monitor) status(iv result.Interval, rows int64) {
 	if iv.Warmup {
 		b.WriteString(" (warm-up)")
 	}
-	for _, o := range iv.Ops {
-		if o.Count == 0 && o.Errors == 0 {
+	if m.active == nil {
+		m.active = make([]bool, len(iv.Ops))
+	}
+	shown := false
+	for i, o := range iv.Ops {
+		if o.Count > 0 || o.Errors > 0 {
+			m.active[i] = true
+		}
+		// An operation the workload runs is shown at 0 ops/s when none
+		// finished (an outage), not left out.
+		if !m.active[i] {
 			continue
 		}
+		shown = true
 		fmt.Fprintf(&b, " | %s %.0f ops/s p50 %s p99 %s err %d", o.Name, o.Rate, FormatNs(o.P50), FormatNs(o.P99), o.Errors)
+	}
+	if !shown {
+		b.WriteString(" | 0 ops/s")
+	}
+	if iv.Reconnects > 0 {
+		fmt.Fprintf(&b, " | reconnects %d", iv.Reconnects)
+	}
+	if iv.Dropped != nil && *iv.Dropped > 0 {
+		fmt.Fprintf(&b, " | dropped %s", Thousands(*iv.Dropped))
 	}
 	fmt.Fprintln(w, b.String())
 }

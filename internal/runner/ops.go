@@ -1,11 +1,15 @@
 package runner
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/candor-bench/candor/internal/measure"
 	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/target"
 )
 
 // fillOps turns the collector's totals into the phase's operation results,
@@ -18,7 +22,7 @@ func fillOps(p *result.Phase, total []*measure.OpStats, measured time.Duration) 
 	for _, s := range total {
 		o := result.OpResult{
 			Name: s.Name, Count: s.Count(), Attempts: s.Attempts, Retries: s.Retries,
-			Aborts: s.Aborts, Clamped: s.Clamped,
+			Aborts: s.Aborts, Clamped: s.Clamped, Unfinished: s.Unfinished,
 		}
 		o.Throughput = float64(o.Count) / secs
 		o.Latency = result.Summarize(s.H[measure.Latency])
@@ -27,6 +31,14 @@ func fillOps(p *result.Phase, total []*measure.OpStats, measured time.Duration) 
 		o.Failed = result.Summarize(s.H[measure.Failed])
 		if s.ErrorCount() > 0 {
 			o.Errors = classMap(s.Errors)
+		}
+		for i, n := range s.First {
+			if n.Msg != "" && i < len(target.Classes) {
+				if o.FirstErrors == nil {
+					o.FirstErrors = map[string]string{}
+				}
+				o.FirstErrors[string(target.Classes[i])] = n.Msg
+			}
 		}
 		for i, h := range s.H {
 			if h == nil || h.TotalCount() == 0 {
@@ -39,7 +51,7 @@ func fillOps(p *result.Phase, total []*measure.OpStats, measured time.Duration) 
 				o.Histograms[measure.SeriesNames[i]] = enc
 			}
 		}
-		if o.Count == 0 && o.Aborts == 0 && o.Attempts == 0 {
+		if o.Count == 0 && o.Aborts == 0 && o.Attempts == 0 && o.Unfinished == 0 {
 			continue // an operation the workload never chose
 		}
 		ok += s.TopLevel
@@ -48,6 +60,9 @@ func fillOps(p *result.Phase, total []*measure.OpStats, measured time.Duration) 
 	}
 	p.Throughput = float64(ok) / secs
 	p.Operations = all
+	if all > 0 {
+		p.ErrorRate = float64(all-ok) / float64(all)
+	}
 }
 
 // storeMax raises v to x if x is larger.
@@ -71,4 +86,63 @@ func fillWorkers(p *result.Phase, coll *measure.Collector, counters []string) {
 	for _, w := range coll.Workers() {
 		p.Workers = append(p.Workers, result.WorkerStats{Ops: w.Ops, BusySec: float64(w.BusyNs) / 1e9})
 	}
+}
+
+// DefaultMaxErrorRate is the error budget of a run phase when none is given
+// (--max-error-rate): 1% of its operations. A healthy run's operations do
+// not fail (retried serialization errors that end in success are not
+// failures); past one in a hundred, the figures describe how fast the
+// target fails (errors usually return faster than work) rather than the
+// workload, as when a run reads keys its table does not hold.
+const DefaultMaxErrorRate = 0.01
+
+// NoErrorBudget as Config.MaxErrorRate turns the error budget off.
+const NoErrorBudget = -1
+
+// errorBudget returns why phase p breaks the budget max (a fraction of its
+// operations that may fail; negative: no budget), or "" when it does not.
+func errorBudget(p *result.Phase, max float64) string {
+	if max < 0 || p.Operations == 0 || p.ErrorRate <= max {
+		return ""
+	}
+	var classes []string
+	for _, o := range p.Ops {
+		if o.Aborts == 0 && len(o.Errors) == 0 {
+			continue
+		}
+		var parts []string
+		for _, c := range target.Classes {
+			if n := o.Errors[string(c)]; n > 0 {
+				parts = append(parts, string(c)+" "+Thousands(n))
+			}
+		}
+		if len(parts) > 0 {
+			classes = append(classes, o.Name+" "+strings.Join(parts, ", "))
+		}
+	}
+	return fmt.Sprintf("error rate %.1f%% of %s operations above --max-error-rate %s: %s",
+		100*p.ErrorRate, Thousands(p.Operations), FormatFraction(max), strings.Join(classes, "; "))
+}
+
+// FormatFraction prints a fraction as a percentage: 0.01 → "1%".
+func FormatFraction(f float64) string {
+	return strconv.FormatFloat(100*f, 'g', 4, 64) + "%"
+}
+
+// Thousands prints n with thousands separators: 123456 → "123,456".
+func Thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
 }

@@ -37,6 +37,7 @@ type pendingSpan struct {
 	ns     int64
 	failed bool
 	class  int
+	err    error
 }
 
 func (s *spanRecorder) Span(op workload.OpID, start, end time.Time, err error) {
@@ -48,7 +49,7 @@ func (s *spanRecorder) Span(op workload.OpID, start, end time.Time, err error) {
 	if err != nil {
 		cls = classIndex(s.r.classify(err))
 	}
-	s.spans = append(s.spans, pendingSpan{op: int(op), ns: end.Sub(from).Nanoseconds(), failed: err != nil, class: cls})
+	s.spans = append(s.spans, pendingSpan{op: int(op), ns: end.Sub(from).Nanoseconds(), failed: err != nil, class: cls, err: err})
 }
 
 // Add implements workload.Counter.
@@ -56,8 +57,12 @@ func (s *spanRecorder) Add(counter int, n int64) { s.counts[counter] += n }
 
 // commit records what the attempt held back; discard drops it.
 func (s *spanRecorder) commit() {
-	for _, p := range s.spans {
+	for i, p := range s.spans {
 		s.rec.RecordSpan(p.op, p.ns, p.failed, p.class)
+		if p.err != nil {
+			s.rec.NoteError(p.op, p.class, p.err, errorMessage)
+		}
+		s.spans[i].err = nil
 	}
 	for i, n := range s.counts {
 		if n != 0 {
@@ -118,6 +123,9 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 		runCtx, c2 = context.WithDeadline(runCtx, warmEnd.Add(cfg.Duration))
 		defer c2()
 	}
+	// When the phase's context ended, for the operations it cut short.
+	var stopped atomic.Int64
+	defer context.AfterFunc(runCtx, func() { stopped.Store(int64(max(time.Since(start), 1))) })()
 	counters := counterNames(r.Workload)
 	coll := measure.NewCollector(ops, len(counters), start)
 	var maxLag atomic.Int64
@@ -144,6 +152,7 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 		})
 	}
 	var wg sync.WaitGroup
+	workers := make([]*worker, cfg.Threads)
 	for w := 0; w < cfg.Threads; w++ {
 		rng := workerRand(cfg.Seed, w)
 		wk := r.Workload.NewWorker(w, rng)
@@ -154,17 +163,18 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 		}
 		wr := &worker{
 			r: r, w: wk, sess: sessions[w], rec: rec, fail: fail, budget: budget,
-			quota: q, start: start, end: phaseEnd, maxLag: &maxLag,
+			quota: q, start: start, end: phaseEnd, maxLag: &maxLag, stopped: &stopped,
 			span: spanRecorder{r: r, rec: rec, open: open, counts: make([]int64, len(counters))},
 		}
 		if open {
 			// The backlog replays the worker's schedule from the same seed.
-			schedule := func() Schedule {
-				return NewSchedule(cfg.Arrival, cfg.Rate, cfg.Threads, w, workerRand(cfg.Seed^0x5eed, w))
+			schedule := func() dueCounter {
+				return newSchedule(cfg.Arrival, cfg.Rate, cfg.Threads, w, workerRand(cfg.Seed^0x5eed, w))
 			}
 			wr.sched = schedule()
 			queue.add(wr, schedule())
 		}
+		workers[w] = wr
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -172,11 +182,22 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 			wr.finish(ctx)
 		}()
 	}
+
 	// The phase ends when the last worker returns, not after the final tick
 	// (encoding histograms, sampling /proc): short phases would be slowed.
 	done := make(chan struct{})
 	var finished time.Time
-	go func() { wg.Wait(); finished = time.Now(); close(done) }()
+	// Open loop: the operations due and never begun, summed once the
+	// workers are done (for the monitor's last tick too).
+	var dropped int64
+	go func() {
+		wg.Wait()
+		finished = time.Now()
+		for _, wr := range workers {
+			dropped += wr.dropped
+		}
+		close(done)
+	}()
 	go interruptStragglers(runCtx, done, sessions)
 
 	mon := newMonitor(r, "run", start, coll)
@@ -186,6 +207,7 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	mon.gc = gc
 	if open {
 		mon.queue = &queue
+		mon.dropped = &dropped
 	}
 	mon.loop(done, func() int64 { return 0 })
 	end := finished // written before done was closed
@@ -202,6 +224,9 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	}
 	phase.WarmupSec = cfg.Warmup.Seconds()
 	phase.OpenLoop = open
+	if open {
+		phase.Dropped = dropped
+	}
 	phase.Reconnects = reconnects.Load()
 	fillWorkers(phase, coll, counters)
 	fillOps(phase, coll.Total(), measured)
@@ -213,17 +238,23 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 		achieved := float64(phase.Operations) / secondsOf(measured) // failed ones were offered too
 		phase.Rate = &result.RateResult{
 			Target: cfg.Rate, Achieved: achieved, MaxLagNs: maxLag.Load(),
-			// Behind when it delivered under 95% of the offered rate, or an
-			// operation started more than a second late.
-			BehindSchedule: achieved < 0.95*cfg.Rate || maxLag.Load() > int64(time.Second),
+			// Behind when it delivered under 95% of the offered rate, an
+			// operation started more than a second late, or more than a
+			// second's worth of operations never began.
+			BehindSchedule: achieved < 0.95*cfg.Rate || maxLag.Load() > int64(time.Second) || float64(dropped) > cfg.Rate,
 		}
 	}
+	breach := errorBudget(phase, cfg.MaxErrorRate)
 	switch {
 	case failErr != nil:
 		phase.Status = result.StatusFailed
+		phase.Failure = failErr.Error()
 		return phase, failErr
 	case ctx.Err() != nil:
 		phase.Status = result.StatusInterrupted
+	case breach != "":
+		phase.Status = result.StatusFailed
+		phase.Failure = breach
 	default:
 		phase.Status = result.StatusComplete
 	}
@@ -239,20 +270,32 @@ func secondsOf(d time.Duration) float64 {
 
 // worker is one goroutine of the measured phase.
 type worker struct {
-	_      cacheline.Pad // see package cacheline
-	r      *Runner
-	w      workload.Worker
-	sess   *session
-	rec    *measure.Recorder
-	quota  int64
-	sched  Schedule      // nil in a closed loop
-	start  time.Time     // phase start; the loop keeps times as offsets from it
-	end    time.Duration // the phase's end (--time), from start; an attempt returning after it is cut short
-	maxLag *atomic.Int64
-	fail   func(error)   // ends the phase with this error (Config.StopOnError)
-	budget *atomic.Int64 // operations left to begin (Config.SharedOperations); nil: quota
-	out    measure.Outcome
-	span   spanRecorder
+	_     cacheline.Pad // see package cacheline
+	r     *Runner
+	w     workload.Worker
+	sess  *session
+	rec   *measure.Recorder
+	quota int64
+	sched dueCounter    // nil in a closed loop
+	start time.Time     // phase start; the loop keeps times as offsets from it
+	end   time.Duration // the phase's end (--time), from start; an attempt returning after it is cut short
+	// stopped is when the phase's context ended (an interrupt, a failure,
+	// the deadline's timer), from start; 0 until then.
+	stopped *atomic.Int64
+	maxLag  *atomic.Int64
+	// maxLatency is the longest primary latency of the worker's finished
+	// operations (RecordCut's bound).
+	maxLatency time.Duration
+	// Open loop: the intended start drawn from sched and not yet begun.
+	pending    time.Duration
+	hasPending bool
+	// dropped is, once loop has returned, the operations of the worker's
+	// schedule due before the phase ended that it never began.
+	dropped int64
+	fail    func(error)   // ends the phase with this error (Config.StopOnError)
+	budget  *atomic.Int64 // operations left to begin (Config.SharedOperations); nil: quota
+	out     measure.Outcome
+	span    spanRecorder
 	// Open loop, read by the monitor (backlog): operations begun, and
 	// whether one is running.
 	begun atomic.Int64
@@ -268,23 +311,62 @@ func (wr *worker) over(ctx context.Context, end time.Duration) bool {
 	return end >= wr.end || ctx.Err() != nil
 }
 
+// stopAt is when the phase ended for an operation that returned at end
+// (from the phase start): its end (--time), or the moment its context was
+// cancelled, whichever came first; end itself if neither is known yet.
+func (wr *worker) stopAt(end time.Duration) time.Duration {
+	stop := min(end, wr.end)
+	if s := time.Duration(wr.stopped.Load()); s > 0 {
+		stop = min(stop, s)
+	}
+	return stop
+}
+
+// countDropped sets dropped, once loop has returned in an open loop: the
+// arrivals of the worker's schedule due before the phase ended that it
+// never began (the one drawn and pending, and those after it), within its
+// quota.
+func (wr *worker) countDropped(begun int64) {
+	if wr.sched == nil {
+		return
+	}
+	stop := wr.stopAt(time.Since(wr.start))
+	if stop >= wr.end {
+		stop = wr.end - 1 // one due at the very end finds the phase over
+	}
+	var n int64
+	if wr.hasPending {
+		if wr.pending > stop {
+			return
+		}
+		n = 1
+	}
+	n += wr.sched.countTo(stop)
+	if wr.quota != unlimited {
+		n = min(n, max(wr.quota-begun, 0))
+	}
+	wr.dropped = n
+}
+
 // backlog tells, at a tick of an open-loop phase, how many operations are
 // due and not yet begun (sysbench's "queue length") and how many workers are
 // running one (its "concurrency"). Each worker's schedule is replayed from
 // the same seed: the operations due by now are those of the replica's
 // arrivals at or before now.
+//
+// The replicas count their arrivals in work that does not grow with the
+// rate (dueCounter): an absurd --rate must not make the monitor replay
+// billions of arrivals per tick.
 type backlog struct {
 	end      time.Duration // the phase's end, from its start; arrivals after it never begin
 	workers  []*worker
-	replicas []Schedule
-	next     []time.Duration // each replica's first arrival not yet due
-	due      []int64         // arrivals due so far, per worker
+	replicas []dueCounter
+	due      []int64 // arrivals due so far, per worker
 }
 
-func (b *backlog) add(wr *worker, replica Schedule) {
+func (b *backlog) add(wr *worker, replica dueCounter) {
 	b.workers = append(b.workers, wr)
 	b.replicas = append(b.replicas, replica)
-	b.next = append(b.next, replica.Next())
 	b.due = append(b.due, 0)
 }
 
@@ -293,9 +375,9 @@ func (b *backlog) add(wr *worker, replica Schedule) {
 func (b *backlog) sample(now time.Duration) (queued, running int64) {
 	now = min(now, b.end-1) // one due at the very end finds the phase over
 	for i, wr := range b.workers {
-		for b.next[i] <= now && (wr.quota == unlimited || b.due[i] < wr.quota) {
-			b.due[i]++
-			b.next[i] = b.replicas[i].Next()
+		b.due[i] += b.replicas[i].countTo(now)
+		if wr.quota != unlimited {
+			b.due[i] = min(b.due[i], wr.quota)
 		}
 		// A worker may begin an operation due a moment after now.
 		queued += max(b.due[i]-wr.begun.Load(), 0)
@@ -332,12 +414,14 @@ func (wr *worker) loop(ctx context.Context) {
 	retries := wr.r.Config.Retries
 	quiet := context.Context(quietCtx{ctx})
 	var done int64
+	defer func() { wr.countDropped(wr.begun.Load()) }()
 	for wr.quota == unlimited || done < wr.quota {
 		// Times are offsets from the phase start: time.Since reads only the
 		// monotonic clock, half the cost of time.Now.
 		var intended time.Duration
 		if open {
 			intended = wr.sched.Next()
+			wr.pending, wr.hasPending = intended, true
 			if d := intended - time.Since(wr.start); d > 0 && !alarm.sleep(ctx, d) {
 				return
 			}
@@ -354,6 +438,7 @@ func (wr *worker) loop(ctx context.Context) {
 			intended = begin
 		} else {
 			wr.span.intended = wr.start.Add(intended)
+			wr.hasPending = false
 			wr.begun.Add(1)
 			wr.busy.Store(true)
 		}
@@ -387,7 +472,7 @@ func (wr *worker) loop(ctx context.Context) {
 				break
 			}
 			cls = wr.r.classify(err)
-			o.ErrClasses[classIndex(cls)]++
+			wr.rec.AddError(int(op), classIndex(cls), err, errorMessage)
 			if cls == target.ClassConnection {
 				if rerr := wr.sess.reconnect(ctx); rerr != nil {
 					end = time.Since(wr.start)
@@ -404,9 +489,18 @@ func (wr *worker) loop(ctx context.Context) {
 			// Its failed attempts before the end count (as retries and
 			// errors), the operation does not. It is still busy at the
 			// end of the phase, for its last tick (as sysbench's last
-			// interval line counts the threads running).
-			o.LatencyNs = int64(min(end, wr.end) - intended)
-			wr.rec.RecordCut(o)
+			// interval line counts the threads running). It had waited
+			// at least until the end: when that is longer than any
+			// latency the worker measured, the time goes into the
+			// histogram as a lower bound, so a stall at the end shows;
+			// a shorter one would only add a value below its true
+			// latency (a bias toward fast).
+			waited := max(wr.stopAt(end)-intended, 0)
+			o.LatencyNs = int64(waited)
+			wr.rec.RecordCut(o, waited > wr.maxLatency)
+			if open {
+				storeMax(wr.maxLag, int64(begin-intended)) // it did begin that late
+			}
 			return
 		}
 		if open {
@@ -416,6 +510,7 @@ func (wr *worker) loop(ctx context.Context) {
 		// Warm-up operations are recorded too, for the interval series; the
 		// collector drops them from the totals at the warm-up tick.
 		o.LatencyNs = int64(end - intended)
+		wr.maxLatency = max(wr.maxLatency, end-intended)
 		if open {
 			o.ServiceNs = int64(end - begin)
 			o.LagNs = int64(begin - intended)

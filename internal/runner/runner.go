@@ -9,10 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/candor-bench/candor/internal/measure"
 	"github.com/candor-bench/candor/internal/result"
@@ -59,6 +62,12 @@ type Config struct {
 	// workers draw from (workload.Limits.SharedOperations); otherwise each
 	// worker does an equal share (quota).
 	SharedOperations bool
+	// MaxErrorRate is a run phase's error budget: the fraction of its
+	// operations that may end in an error (after their retries); a phase
+	// above it is failed, with the reason in Phase.Failure. 0 allows none;
+	// NoErrorBudget turns the check off. The CLI's default is
+	// DefaultMaxErrorRate.
+	MaxErrorRate float64
 }
 
 // ChooseSessionIO returns the session I/O of a run phase on tgt
@@ -85,8 +94,11 @@ func (c Config) Validate() error {
 	if c.Warmup < 0 {
 		errs = append(errs, fmt.Errorf("--warmup must not be negative (got %v)", c.Warmup))
 	}
-	if c.Rate < 0 {
-		errs = append(errs, fmt.Errorf("--rate must not be negative (got %v)", c.Rate))
+	if c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0) {
+		errs = append(errs, fmt.Errorf("--rate must be a finite number of operations per second, 0 or more (got %v)", c.Rate))
+	}
+	if c.MaxErrorRate != NoErrorBudget && (c.MaxErrorRate < 0 || c.MaxErrorRate > 1 || math.IsNaN(c.MaxErrorRate)) {
+		errs = append(errs, fmt.Errorf("--max-error-rate must be between 0 and 100%% (got %v)", c.MaxErrorRate))
 	}
 	if c.Arrival != "" && c.Arrival != ArrivalConstant && c.Arrival != ArrivalPoisson {
 		errs = append(errs, fmt.Errorf("--arrival %q is not valid; use constant or poisson", c.Arrival))
@@ -390,4 +402,28 @@ func LatencyMeasure(rate float64) string {
 		return "from intended start (open loop)"
 	}
 	return "service time (closed loop)"
+}
+
+// maxErrorMessage bounds a first error message kept in the result.
+const maxErrorMessage = 500
+
+// errorMessage is err's message as the result keeps it (the first of its
+// class): every word that holds a URL or a password-like parameter
+// redacted (target.Redact), on one line, at most maxErrorMessage bytes.
+func errorMessage(err error) string {
+	words := strings.Fields(err.Error())
+	for i, w := range words {
+		if strings.Contains(w, "://") || strings.Contains(w, "=") {
+			words[i] = target.Redact(w)
+		}
+	}
+	msg := strings.Join(words, " ")
+	if len(msg) > maxErrorMessage {
+		cut := maxErrorMessage
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut] + "…"
+	}
+	return msg
 }

@@ -404,10 +404,17 @@ func TestReconnectAfterServerRestart(t *testing.T) {
 	if o.Errors["connection"] < 4 {
 		t.Errorf("connection errors %v, want at least one per worker", o.Errors)
 	}
-	// Work continued after the restart window.
-	last := p.Intervals[len(p.Intervals)-2]
-	if last.Ops[0].Count == 0 {
-		t.Errorf("no operations in an interval after the restart: %+v", last)
+	// Work continued after the restart window (0.4 to 0.7 s): look at every
+	// interval after it, as a busy machine can end the phase late and add
+	// an empty interval after its end.
+	worked := false
+	for _, iv := range p.Intervals {
+		if iv.ElapsedSec > 0.9 && iv.Ops[0].Count > 0 {
+			worked = true
+		}
+	}
+	if !worked {
+		t.Errorf("no operations in an interval after the restart: %+v", p.Intervals)
 	}
 }
 
@@ -669,6 +676,9 @@ func TestLoadFailureStops(t *testing.T) {
 	if p.Rows != 200 {
 		t.Fatalf("rows %d, want the 200 rows before the failing batch", p.Rows)
 	}
+	if p.Failure != err.Error() || op(t, p, LoadOp).FirstErrors["constraint"] != "fake constraint error" {
+		t.Errorf("failure %q, first errors %v; want the error that ended the load", p.Failure, op(t, p, LoadOp).FirstErrors)
+	}
 }
 
 func TestConfigValidateListsEveryProblem(t *testing.T) {
@@ -811,18 +821,25 @@ func TestOpenLoopBacklog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var iv result.Interval // the one ending at about 0.4 s, workers still busy
-	for _, v := range p.Intervals {
-		if v.ElapsedSec < 0.45 {
-			iv = v
+	// By t s about 1000·t were due and at most about 200·t + 2 begun: a
+	// queue of at least 400·t (half of that) at every tick before the end,
+	// workers still busy. (On a busy machine ticks come late, so every
+	// interval is checked against its own time.)
+	checked := 0
+	for _, iv := range p.Intervals {
+		if iv.ElapsedSec < 0.15 || iv.ElapsedSec > 0.55 {
+			continue
+		}
+		if iv.Queue == nil || iv.Concurrency == nil {
+			t.Fatalf("open-loop interval without queue and concurrency: %+v", iv)
+		}
+		checked++
+		if float64(*iv.Queue) < 400*iv.ElapsedSec || *iv.Concurrency < 1 || *iv.Concurrency > 2 {
+			t.Errorf("overloaded at %.2fs: queue %d, concurrency %d; want a queue of at least %.0f and 1-2 running", iv.ElapsedSec, *iv.Queue, *iv.Concurrency, 400*iv.ElapsedSec)
 		}
 	}
-	if iv.Queue == nil || iv.Concurrency == nil {
-		t.Fatalf("open-loop interval without queue and concurrency: %+v", iv)
-	}
-	// By 0.4 s about 400 were due and at most about 80 begun.
-	if *iv.Queue < 200 || *iv.Concurrency < 1 || *iv.Concurrency > 2 {
-		t.Errorf("overloaded at %.1fs: queue %d, concurrency %d; want a queue of hundreds and 1-2 running", iv.ElapsedSec, *iv.Queue, *iv.Concurrency)
+	if checked == 0 {
+		t.Errorf("no interval between 0.15 and 0.55 s: %+v", p.Intervals)
 	}
 	// At the end both were in an operation the end cut short: the last
 	// interval counts them running, as sysbench's last line does.

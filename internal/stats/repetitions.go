@@ -9,10 +9,27 @@ func toStat(xs []float64) result.Stat {
 
 // Repetitions summarises the given run phases (the repetitions of one
 // workload): throughput and, per operation, throughput, mean latency and
-// percentiles. An operation missing from a repetition counts as zero
-// throughput there and is left out of its latency figures.
-func Repetitions(phases []result.Phase) *result.Repetitions {
-	r := &result.Repetitions{N: len(phases)}
+// percentiles. Only complete phases are pooled: a failed one (above the
+// error budget, say) or an interrupted one is counted in Excluded and its
+// repetition number listed in ExcludedReps. An operation missing from a
+// repetition counts as zero throughput there and is left out of its latency
+// figures.
+func Repetitions(all []result.Phase) *result.Repetitions {
+	var phases []result.Phase
+	r := &result.Repetitions{}
+	for i, p := range all {
+		if p.Status != result.StatusComplete {
+			r.Excluded++
+			n := p.Repetition
+			if n == 0 {
+				n = i + 1
+			}
+			r.ExcludedReps = append(r.ExcludedReps, n)
+			continue
+		}
+		phases = append(phases, p)
+	}
+	r.N = len(phases)
 	var thr []float64
 	var names []string
 	seen := map[string]bool{}

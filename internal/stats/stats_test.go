@@ -61,7 +61,7 @@ func TestTQuantile975(t *testing.T) {
 func TestRepetitions(t *testing.T) {
 	// Three runs; UPDATE is missing from the third (counted as zero throughput).
 	ph := func(thr, readThr, p99 float64, withUpdate bool) result.Phase {
-		p := result.Phase{Name: "run", Throughput: thr, Ops: []result.OpResult{
+		p := result.Phase{Name: "run", Status: result.StatusComplete, Throughput: thr, Ops: []result.OpResult{
 			{Name: "READ", Throughput: readThr, Latency: &result.Summary{Mean: p99 / 2, P99: int64(p99)}}}}
 		if withUpdate {
 			p.Ops = append(p.Ops, result.OpResult{Name: "UPDATE", Throughput: thr - readThr})

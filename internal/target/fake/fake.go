@@ -26,6 +26,9 @@ type Config struct {
 	// StallFor of every StallEvery (counted from creation) every statement
 	// waits until the stall ends.
 	StallEvery, StallFor time.Duration
+	// StallAt, when set, makes one stall instead: StallFor from StallAt
+	// after creation.
+	StallAt time.Duration
 	// FailEvery makes every n-th statement (counted over the whole target)
 	// fail with an error of class FailClass.
 	FailEvery int64
@@ -203,7 +206,9 @@ func (c *Conn) do(ctx context.Context) error {
 		c.n.Add(1)
 	}
 	wait := t.cfg.Latency
-	if t.cfg.StallEvery > 0 && t.cfg.StallFor > 0 {
+	if since := time.Since(t.epoch); t.cfg.StallAt > 0 && since >= t.cfg.StallAt && since < t.cfg.StallAt+t.cfg.StallFor {
+		wait += t.cfg.StallAt + t.cfg.StallFor - since
+	} else if t.cfg.StallAt == 0 && t.cfg.StallEvery > 0 && t.cfg.StallFor > 0 {
 		since := time.Since(t.epoch) % t.cfg.StallEvery
 		if since < t.cfg.StallFor {
 			wait += t.cfg.StallFor - since
@@ -257,7 +262,7 @@ func init() {
 	target.Register(target.Driver{
 		Name:        "null",
 		Schemes:     []string{"null"},
-		Description: "no database: every statement succeeds (optionally after ?latency=1ms); measures candor's own overhead, like YCSB's BasicDB",
+		Description: "no database: every statement succeeds (optionally after ?latency=1ms; ?fail_every=n fails every n-th); measures candor's own overhead, like YCSB's BasicDB",
 		Open: func(ctx context.Context, raw string, opts target.Options) (target.Target, error) {
 			u, err := url.Parse(raw)
 			if err != nil {
@@ -287,8 +292,14 @@ func init() {
 						return nil, fmt.Errorf("%w %q: rows=%q is not a count", target.ErrBadURL, raw, v)
 					}
 					cfg.Rows = n
+				case "fail_every":
+					n, err := strconv.ParseInt(v, 10, 64)
+					if err != nil || n < 0 {
+						return nil, fmt.Errorf("%w %q: fail_every=%q is not a count", target.ErrBadURL, raw, v)
+					}
+					cfg.FailEvery = n
 				default:
-					return nil, fmt.Errorf("%w %q: unknown parameter %q; valid: latency, stall_every, stall_for, rows", target.ErrBadURL, raw, k)
+					return nil, fmt.Errorf("%w %q: unknown parameter %q; valid: latency, stall_every, stall_for, rows, fail_every", target.ErrBadURL, raw, k)
 				}
 			}
 			return New(cfg), nil

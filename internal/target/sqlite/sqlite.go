@@ -256,6 +256,30 @@ func (t *Target) DatabaseFile() string { return t.cfg.Path }
 // Config returns the parsed URL settings the target was opened with.
 func (t *Target) Config() Config { return t.cfg }
 
+// LocalSpace implements runner.LocalStorage: the directory of the database
+// file, and the bytes of its free pages (freelist_count × page_size, left
+// by dropped tables), which SQLite reuses before it grows the file.
+func (t *Target) LocalSpace(ctx context.Context) (dir string, reusable int64, err error) {
+	dir = filepath.Dir(t.cfg.Path)
+	c, err := t.Connect(ctx)
+	if err != nil {
+		return dir, 0, err
+	}
+	defer c.Close()
+	var n [2]int64
+	for i, pragma := range []string{"PRAGMA freelist_count", "PRAGMA page_size"} {
+		_, qerr := c.Query(ctx, pragma, nil, func(cols [][]byte) error {
+			v, perr := strconv.ParseInt(string(cols[0]), 10, 64)
+			n[i] = v
+			return perr
+		})
+		if qerr != nil {
+			return dir, 0, qerr
+		}
+	}
+	return dir, n[0] * n[1], nil
+}
+
 // Driver implements target.Target.
 func (t *Target) Driver() string { return Name }
 

@@ -122,6 +122,10 @@ func (w *Basic) Schema() []workload.Table {
 // LoadRange is [0, pairs).
 func (w *Basic) LoadRange() (start, count int64) { return 0, w.opts.Pairs }
 
+// ApproxRowBytes is a pair's size, key and value (runner.RowSizer: the
+// size of a load is told before it starts).
+func (w *Basic) ApproxRowBytes() int64 { return int64(w.opts.KeySize + w.opts.ValueSize) }
+
 // MaxLoadBatch is the most pairs one load statement carries (0 = no limit):
 // the bind-parameter limit and about 4 MiB of row data, whichever is less.
 func (w *Basic) MaxLoadBatch() int { return w.maxBatch }

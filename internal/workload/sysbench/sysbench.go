@@ -399,6 +399,10 @@ func (w *Workload) LoadRange() (start, count int64) {
 	return 0, int64(w.opts.Tables) * w.opts.TableSize
 }
 
+// ApproxRowBytes is a row's size (runner.RowSizer): id and k (4 bytes
+// each), c CHAR(120) and pad CHAR(60), and the k index's entry.
+func (w *Workload) ApproxRowBytes() int64 { return 200 }
+
 // tableCount is the number of tables: --tables, or for bulk_insert the
 // thread count.
 func (w *Workload) tableCount() int {

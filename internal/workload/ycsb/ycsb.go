@@ -161,6 +161,12 @@ func (w *Workload) Schema() []workload.Table {
 // LoadRange is [insertstart, insertstart+insertcount).
 func (w *Workload) LoadRange() (start, count int64) { return w.opts.InsertStart, w.opts.InsertCount }
 
+// ApproxRowBytes is a record's size (runner.RowSizer): its key ("user"
+// and up to 20 digits) and fieldcount fields of at most fieldlength bytes.
+func (w *Workload) ApproxRowBytes() int64 {
+	return 24 + int64(w.opts.FieldCount)*int64(w.opts.FieldLength)
+}
+
 // Bind builds the statements for env's dialect. YCSB needs nothing beyond
 // single-row SQL; bulk loading uses COPY when the connection offers it, else a
 // multi-row INSERT when the target declares one, else one INSERT per record.
