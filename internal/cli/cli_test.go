@@ -310,3 +310,17 @@ func TestNewResultFile(t *testing.T) {
 		}
 	}
 }
+
+// A secret in a target URL never reaches a message, whichever driver
+// refuses the URL.
+func TestBadURLMessageHidesSecrets(t *testing.T) {
+	for _, url := range []string{"null://?token=PW3SECRET", "null://?latency=x&password=PW3SECRET", "mysql://u:PW3SECRET@127.0.0.1:1/db?password=PW3SECRET"} {
+		code, stdout, stderr := runCLI(t, t.TempDir(), nil, "run", "ycsb/a", "--target", url, "--operations", "1")
+		if code != ExitUsage {
+			t.Errorf("%s: exit %d, want %d: %s", url, code, ExitUsage, stderr)
+		}
+		if strings.Contains(stdout+stderr, "PW3SECRET") {
+			t.Errorf("%s: the secret reached the output: %s", url, stderr)
+		}
+	}
+}

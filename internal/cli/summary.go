@@ -166,7 +166,7 @@ func writeText(w io.Writer, res *result.Result, p *result.Phase) {
 	fmt.Fprintf(w, "client: %.2f cores, max RSS %.1f MB, %s CPU per %s, host %.0f%% busy",
 		c.AvgCores, float64(c.MaxRSS)/1e6, runner.FormatNs(int64(c.CPUNsPerOp)), map[bool]string{true: "row", false: "operation"}[p.Name == "load"], 100*c.HostBusy)
 	if caps := res.Target.Capabilities; caps != nil && caps.Embedded {
-		fmt.Fprint(w, "\n(embedded database: candor's CPU includes the database's work)")
+		fmt.Fprint(w, "\n(in-process target: candor's CPU includes the target's work)")
 	}
 	if c.Saturated {
 		fmt.Fprintf(w, "\nWARNING client saturated: %s; the figures may measure candor, not the database", c.SaturatedCause)

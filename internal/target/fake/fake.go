@@ -276,7 +276,7 @@ func init() {
 				case "latency", "stall_every", "stall_for":
 					d, err := time.ParseDuration(v)
 					if err != nil || d < 0 {
-						return nil, fmt.Errorf("%w %q: %s=%q is not a duration such as 1ms", target.ErrBadURL, raw, k, v)
+						return nil, fmt.Errorf("%w %q: %s=%q is not a duration such as 1ms", target.ErrBadURL, target.Redact(raw), k, v)
 					}
 					switch k {
 					case "latency":
@@ -289,17 +289,17 @@ func init() {
 				case "rows":
 					n, err := strconv.Atoi(v)
 					if err != nil || n < 0 {
-						return nil, fmt.Errorf("%w %q: rows=%q is not a count", target.ErrBadURL, raw, v)
+						return nil, fmt.Errorf("%w %q: rows=%q is not a count", target.ErrBadURL, target.Redact(raw), v)
 					}
 					cfg.Rows = n
 				case "fail_every":
 					n, err := strconv.ParseInt(v, 10, 64)
 					if err != nil || n < 0 {
-						return nil, fmt.Errorf("%w %q: fail_every=%q is not a count", target.ErrBadURL, raw, v)
+						return nil, fmt.Errorf("%w %q: fail_every=%q is not a count", target.ErrBadURL, target.Redact(raw), v)
 					}
 					cfg.FailEvery = n
 				default:
-					return nil, fmt.Errorf("%w %q: unknown parameter %q; valid: latency, stall_every, stall_for, rows, fail_every", target.ErrBadURL, raw, k)
+					return nil, fmt.Errorf("%w %q: unknown parameter %q; valid: latency, stall_every, stall_for, rows, fail_every", target.ErrBadURL, target.Redact(raw), k)
 				}
 			}
 			return New(cfg), nil
