@@ -352,7 +352,13 @@ func (s *Session) create(ctx context.Context, names []string) error {
 		if !slices.Contains(names, t.Name) {
 			continue
 		}
-		if err := target.CreateOwned(ctx, s.conn, s.tgt.Dialect(), t.Name, t.Create, mark); err != nil {
+		err := target.CreateOwned(ctx, s.conn, s.tgt.Dialect(), t.Name, t.Create, mark)
+		if errors.Is(err, target.ErrTableExists) {
+			// Still there after its drop, and candor's: a target that
+			// keeps no tables (null://) answers every check with a row.
+			continue
+		}
+		if err != nil {
 			return &Error{Kind: Failed, Err: fmt.Errorf("create table %s for %s: %w", t.Name, s.wl.Name(), err)}
 		}
 	}
