@@ -71,11 +71,16 @@ type FaultAccounting struct {
 	RPOSeconds      float64    `json:"rpo_s"`
 	EarliestLostAck *time.Time `json:"earliest_lost_ack,omitempty"`
 	// RTOSeconds is from the fault to the first acknowledgement of a write
-	// sent at or after it (a write already in flight when the fault struck
-	// does not count as recovery). Absent: nothing was acknowledged after.
+	// sent after the outage began: at the first write that failed or went
+	// unanswered at or after the fault (a kill takes effect some time after
+	// the command that does it starts), else at the fault itself (a pause
+	// stalls writes without failing them). A write in flight when the
+	// fault began does not count as recovery. Absent: nothing was
+	// acknowledged after.
 	RTOSeconds *float64 `json:"rto_s,omitempty"`
 	// RTOAllSeconds is when the last worker got its first acknowledgement
-	// after the fault; absent when a worker never did.
+	// after its own outage began (measured the same way, per worker, in
+	// Workers); absent when a worker never did.
 	RTOAllSeconds *float64    `json:"rto_all_s,omitempty"`
 	Workers       []WorkerRTO `json:"workers,omitempty"`
 	// PreFaultRate is the mean of the acknowledged writes per second over
@@ -193,16 +198,42 @@ func faultAccounting(in Input, anyLost bool, earliestLost int64) *FaultAccountin
 		t := time.Unix(0, earliestLost).UTC()
 		f.EarliestLostAck = &t
 	}
-	// First acknowledgement of a write sent at or after the fault, per
-	// worker; workers are those with any record.
-	first := map[uint32]int64{} // worker → first acknowledgement after the fault
+	// The outage begins, per worker and overall, at the first write that
+	// ended in failure or uncertainty at or after the fault; a worker that
+	// saw none is measured from the fault itself. Recovery is the first
+	// acknowledgement of a write sent after that.
+	outage := map[uint32]int64{}
+	global := int64(math.MaxInt64)
 	seen := map[uint32]bool{}
 	for _, r := range in.Records {
 		seen[r.Worker] = true
-		if r.Outcome == Acknowledged && r.Start >= in.FaultAt {
+		if r.Outcome != Acknowledged && r.End >= in.FaultAt {
+			if cur, ok := outage[r.Worker]; !ok || r.End < cur {
+				outage[r.Worker] = r.End
+			}
+			global = min(global, r.End)
+		}
+	}
+	if global == math.MaxInt64 {
+		global = in.FaultAt
+	}
+	first := map[uint32]int64{} // worker → first acknowledgement after its outage began
+	firstAny, anyAck := int64(0), false
+	for _, r := range in.Records {
+		if r.Outcome != Acknowledged || r.Start < in.FaultAt {
+			continue
+		}
+		from, ok := outage[r.Worker]
+		if !ok {
+			from = in.FaultAt
+		}
+		if r.Start >= from {
 			if cur, ok := first[r.Worker]; !ok || r.End < cur {
 				first[r.Worker] = r.End
 			}
+		}
+		if r.Start >= global && (!anyAck || r.End < firstAny) {
+			firstAny, anyAck = r.End, true
 		}
 	}
 	workers := make([]uint32, 0, len(seen))
@@ -210,26 +241,20 @@ func faultAccounting(in Input, anyLost bool, earliestLost int64) *FaultAccountin
 		workers = append(workers, w)
 	}
 	sort.Slice(workers, func(i, j int) bool { return workers[i] < workers[j] })
-	var earliest, latest int64
-	anyBack, allBack := false, len(workers) > 0
+	var latest int64
+	allBack := len(workers) > 0
 	for _, w := range workers {
 		wr := WorkerRTO{Worker: w}
 		if end, ok := first[w]; ok {
 			wr.RTOSeconds = seconds(end - in.FaultAt)
-			if !anyBack || end < earliest {
-				earliest = end
-			}
-			if !anyBack || end > latest {
-				latest = end
-			}
-			anyBack = true
+			latest = max(latest, end)
 		} else {
 			allBack = false
 		}
 		f.Workers = append(f.Workers, wr)
 	}
-	if anyBack {
-		f.RTOSeconds = seconds(earliest - in.FaultAt)
+	if anyAck {
+		f.RTOSeconds = seconds(firstAny - in.FaultAt)
 	}
 	if allBack {
 		f.RTOAllSeconds = seconds(latest - in.FaultAt)

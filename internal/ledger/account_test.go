@@ -120,14 +120,17 @@ func TestAccountRTO(t *testing.T) {
 	// 21 s does not count; its first write sent after the fault is
 	// acknowledged at 23.01 s. Worker 1: failures, then 22.51 s. Worker 2
 	// never gets an acknowledgement after the fault.
+	// An acknowledgement at 20.06 s of a write sent after the fault but
+	// before the first failure (the kill had not landed yet) is not
+	// recovery either.
 	inflight := Record{ID: 1, Worker: 0, Start: at(19.9), End: at(21), Outcome: Acknowledged}
 	recs := []Record{
-		inflight,
+		inflight, rec(5, 0, 20.05, Acknowledged),
 		rec(2, 0, 20.5, Unknown), rec(3, 0, 23, Acknowledged), rec(4, 0, 24, Acknowledged),
 		rec(10, 1, 20.1, Failed), rec(11, 1, 22.5, Acknowledged),
 		rec(20, 2, 10, Acknowledged), rec(21, 2, 20.2, Failed),
 	}
-	a := Account(Input{Records: recs, Present: present(1, 3, 4, 11, 20), FaultAt: at(20)})
+	a := Account(Input{Records: recs, Present: present(1, 3, 4, 5, 11, 20), FaultAt: at(20)})
 	f := a.Fault
 	if f.RTOSeconds == nil || !near(*f.RTOSeconds, 2.51) {
 		t.Errorf("RTO %v, want 2.51 s (worker 1's first acknowledgement)", ptr(f.RTOSeconds))
@@ -150,6 +153,15 @@ func TestAccountRTO(t *testing.T) {
 	a = Account(Input{Records: recs, Present: present(), FaultAt: at(20)})
 	if a.Fault.RTOAllSeconds == nil || !near(*a.Fault.RTOAllSeconds, 6.01) {
 		t.Errorf("RTO all %v, want 6.01", ptr(a.Fault.RTOAllSeconds))
+	}
+	// A pause: nothing fails, writes stall; recovery is the first
+	// acknowledgement of a write sent after the fault.
+	a = Account(Input{Records: []Record{
+		{ID: 1, Worker: 0, Start: at(19.9), End: at(23), Outcome: Acknowledged},
+		rec(2, 0, 23, Acknowledged),
+	}, Present: present(1, 2), FaultAt: at(20)})
+	if a.Fault.RTOSeconds == nil || !near(*a.Fault.RTOSeconds, 3.01) || a.Fault.RTOAllSeconds == nil || !near(*a.Fault.RTOAllSeconds, 3.01) {
+		t.Errorf("pause: RTO %v, all %v; want 3.01 s", ptr(a.Fault.RTOSeconds), ptr(a.Fault.RTOAllSeconds))
 	}
 	// Nothing acknowledged after the fault: no RTO.
 	a = Account(Input{Records: recs[:1], Present: present(), FaultAt: at(20)})
