@@ -13,6 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/candor-bench/candor/internal/fault"
 )
 
 // clusterScript returns scripts/pg-cluster.sh, skipping in -short mode and
@@ -343,5 +345,92 @@ func TestSyncFailoverLosesNothing(t *testing.T) {
 	if *rto < promoteStart.Sub(faultAt).Seconds() || *rto > outage+1 {
 		t.Errorf("RTO %.3f s, want between the promote's start (%.3f s) and 1 s after the outage (%.3f s)",
 			*rto, promoteStart.Sub(faultAt).Seconds(), outage)
+	}
+}
+
+// TestProxyPauseRTO: a 3 s network pause between the worker and a
+// PostgreSQL node, through the in-process proxy and the fault executor: the
+// event is recorded, no write is lost, and the RTO is 3 s ± 0.3 s.
+func TestProxyPauseRTO(t *testing.T) {
+	sh := clusterScript(t)
+	dir := filepath.Join(os.TempDir(), "candor-ledger-pgp-"+time.Now().Format("150405.000000"))
+	t.Cleanup(func() {
+		if out, err := exec.Command(sh, "stop", dir).CombinedOutput(); err != nil {
+			t.Errorf("stop: %v\n%s", err, out)
+		}
+	})
+	url := strings.TrimSpace(script(t, sh, "start", dir, "--standbys", "0"))
+	ctx := context.Background()
+	if _, err := connectPG(t, url).Exec(ctx, "CREATE TABLE ledger_t (id bigint PRIMARY KEY, pad bytea)"); err != nil {
+		t.Fatal(err)
+	}
+	up, err := fault.UpstreamOf(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := fault.StartProxies([]string{up})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ps.Close()
+	proxied, err := fault.RewriteURL(url, ps.Addr(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := connectPG(t, proxied)
+
+	sched, err := fault.ParseAll([]string{"at=1s for=3s net=pause node=0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := sched.Validate(fault.Limits{RunLength: 6 * time.Second, Nodes: ps.Len()}); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	runStart := time.Now()
+	ldir := t.TempDir()
+	lw, err := Create(ldir, 0, runStart, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithTimeout(ctx, 6*time.Second)
+	defer cancel()
+	evc := make(chan []fault.Event, 1)
+	go func() {
+		evs, err := (&fault.Executor{Schedule: sched, Net: ps}).Run(runCtx, runStart)
+		if err != nil {
+			t.Error(err)
+		}
+		evc <- evs
+	}()
+	for seq := int64(0); runCtx.Err() == nil; seq++ {
+		id := ID(0, seq)
+		start := time.Now()
+		_, err := conn.Exec(ctx, "INSERT INTO ledger_t (id) VALUES ($1)", id)
+		if err := lw.Append(id, start.UnixNano(), time.Now().UnixNano(), classify(err)); err != nil {
+			t.Fatal(err)
+		}
+		if err != nil {
+			t.Fatalf("write %d through the proxy: %v", seq, err)
+		}
+	}
+	evs := <-evc
+	if err := lw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ev := evs[0]
+	if ev.Status != fault.StatusDone || ev.Kind != "net-pause" || ev.EndS-ev.StartS < 3 {
+		t.Fatalf("pause event %+v", ev)
+	}
+	recs, _, err := ReadDir(ldir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := Account(Input{Records: recs, Present: ids(t, conn), FaultAt: ev.Start.UnixNano()})
+	t.Logf("acknowledged %d, lost %d, RTO %v s", a.Acknowledged, a.Lost, ptr(a.Fault.RTOSeconds))
+	if a.Lost != 0 || a.Failed != 0 || a.Unknown != 0 {
+		t.Errorf("accounting %+v: want every write acknowledged and present", a)
+	}
+	if r := a.Fault.RTOSeconds; r == nil || *r < 2.7 || *r > 3.3 {
+		t.Errorf("RTO %v s, want 3 s ± 0.3 s", ptr(r))
 	}
 }
