@@ -133,3 +133,67 @@ func TestPGClusterFailover(t *testing.T) {
 		t.Errorf("status after fail-over:\n%s", status)
 	}
 }
+
+// TestPGClusterBadInput: mistakes end with one message naming the fix and
+// a non-zero exit, before anything is started.
+func TestPGClusterBadInput(t *testing.T) {
+	script, err := filepath.Abs("../../scripts/pg-cluster.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"start", dir + "/c", "--sync", "maybe"}, "--sync 'maybe' is not none, one or any"},
+		{[]string{"start", dir + "/c", "--standbys", "two"}, "--standbys 'two' is not a number"},
+		{[]string{"start", dir + "/c", "--standbys", "0", "--sync", "one"}, "needs at least one standby"},
+		{[]string{"start", dir + "/c", "--replicas", "2"}, "unknown argument '--replicas'"},
+		{[]string{"kill", dir, "0"}, "no cluster in"},
+		{[]string{"pause", dir}, "pause needs a node number"},
+		{[]string{"stop", dir}, "was not created by pg-cluster.sh"},
+	}
+	for _, c := range cases {
+		out, err := exec.Command(script, c.args...).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), c.want) {
+			t.Errorf("pg-cluster.sh %s: %v, output %q; want a failure saying %q", strings.Join(c.args, " "), err, out, c.want)
+		}
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Errorf("stop removed a directory it did not create: %v", err)
+	}
+}
+
+// TestPGClusterStopWithPausedSyncStandby: a frozen synchronous standby
+// holds the primary's commits; stop still ends the cluster promptly (it
+// resumes the standby and releases the primary first).
+func TestPGClusterStopWithPausedSyncStandby(t *testing.T) {
+	script := clusterScript(t)
+	dir := filepath.Join(os.TempDir(), "candor-fault-pgs-"+time.Now().Format("150405.000000"))
+	defer exec.Command(script, "stop", dir).Run() // in case of an early failure
+	urls := strings.Fields(runScript(t, script, "start", dir, "--standbys", "1", "--sync", "any"))
+	primary := connect(t, urls[0])
+	ctx := context.Background()
+	if _, err := primary.Exec(ctx, "CREATE TABLE paused_t (i int)"); err != nil {
+		t.Fatal(err)
+	}
+	runScript(t, script, "pause", dir, "1")
+	if !strings.Contains(runScript(t, script, "status", dir), "1 ") {
+		t.Fatal("status lists no node 1")
+	}
+	cctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	_, err := primary.Exec(cctx, "INSERT INTO paused_t VALUES (1)")
+	cancel()
+	if err == nil {
+		t.Fatal("a commit returned while the only synchronous standby was frozen")
+	}
+	begin := time.Now()
+	runScript(t, script, "stop", dir)
+	if d := time.Since(begin); d > 60*time.Second {
+		t.Errorf("stop took %v", d)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("stop left %s behind: %v", dir, err)
+	}
+}
