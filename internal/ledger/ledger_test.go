@@ -133,3 +133,23 @@ func BenchmarkAppend(b *testing.B) {
 		}
 	}
 }
+
+// FuzzRead: any bytes are either refused as not a ledger or read into
+// whole records, the rest counted as a truncated tail; never a panic.
+func FuzzRead(f *testing.F) {
+	var buf bytes.Buffer
+	buf.WriteString(magic)
+	buf.Write(make([]byte, headerSize-len(magic)+recordSize+5))
+	f.Add(buf.Bytes())
+	f.Add([]byte(magic))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, recs, info, err := Read(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		if int64(headerSize+len(recs)*recordSize)+info.TruncatedTail != int64(len(data)) || info.TruncatedTail >= recordSize {
+			t.Fatalf("%d bytes read as %d records and a %d-byte tail", len(data), len(recs), info.TruncatedTail)
+		}
+	})
+}
