@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -152,4 +153,70 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("%d bytes read as %d records and a %d-byte tail", len(data), len(recs), info.TruncatedTail)
 		}
 	})
+}
+
+// TestCrashOfWriterProcess: a process appending to a ledger is SIGKILLed.
+// What is left reads back whole, from the first write on with no gap: a
+// crash loses only the unflushed tail, at most FlushInterval's worth (here
+// bounded loosely, for a loaded machine).
+func TestCrashOfWriterProcess(t *testing.T) {
+	if dir := os.Getenv("CANDOR_LEDGER_CRASH_DIR"); dir != "" {
+		crashChild(dir)
+		return
+	}
+	if testing.Short() {
+		t.Skip("-short: skipping the crash test")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashOfWriterProcess$")
+	cmd.Env = append(os.Environ(), "CANDOR_LEDGER_CRASH_DIR="+dir)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the child has handed records to the kernel, let it run a
+	// little longer, then kill it.
+	path := filepath.Join(dir, FileName(0))
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if st, err := os.Stat(path); err == nil && st.Size() > headerSize {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the child wrote no record in 30 s")
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	killedAt := time.Now()
+	cmd.Process.Kill()
+	cmd.Wait()
+
+	recs, info, err := ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range recs {
+		if _, seq := SplitID(r.ID); seq != int64(i) || r.Outcome != Acknowledged {
+			t.Fatalf("record %d: id %d (seq %d), outcome %v: want seq %d, a contiguous prefix", i, r.ID, seq, r.Outcome, i)
+		}
+	}
+	last := time.Unix(0, recs[len(recs)-1].End)
+	t.Logf("%d records survived, last one %v before the kill, %d bytes of a torn record", len(recs), killedAt.Sub(last), info.TruncatedTail)
+	if gap := killedAt.Sub(last); gap > 2*time.Second {
+		t.Errorf("the last surviving record is %v older than the kill: more than the flush interval was lost", gap)
+	}
+}
+
+// crashChild appends a record every 100 µs or so until killed.
+func crashChild(dir string) {
+	lw, err := Create(dir, 0, time.Now(), 0)
+	if err != nil {
+		os.Exit(3)
+	}
+	for seq := int64(0); ; seq++ {
+		start := time.Now().UnixNano()
+		time.Sleep(100 * time.Microsecond)
+		if err := lw.Append(ID(0, seq), start, time.Now().UnixNano(), Acknowledged); err != nil {
+			os.Exit(4)
+		}
+	}
 }
