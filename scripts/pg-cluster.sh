@@ -293,9 +293,11 @@ kill_node() {
 	local dir=$1 node=$2 pm
 	check_node "$dir" "$node"
 	pm=$(postmaster_pid "$dir" "$node") || die "node $node is not running"
+	# Freeze the postmaster so it forks nothing while its children are
+	# listed, then kill it first, so it cannot restart crashed children.
+	kill -STOP "$pm"
 	local kids
 	kids=$(children "$pm")
-	# The postmaster first, so it cannot restart crashed children.
 	kill -KILL "$pm"
 	# shellcheck disable=SC2086
 	[ -z "$kids" ] || kill -KILL $kids 2>/dev/null || true
