@@ -149,6 +149,33 @@ func ParseFields(fields [][2]string) (Fault, error) {
 	return f, nil
 }
 
+// ParseMap builds a fault from a plan's faults: entry (a mapping of the
+// same keys). Its Text is the canonical form, keys in a fixed order.
+func ParseMap(m map[string]string) (Fault, error) {
+	fields := make([][2]string, 0, len(m))
+	for _, k := range keys {
+		if v, ok := m[k]; ok {
+			fields = append(fields, [2]string{k, v})
+		}
+	}
+	var unknown []string
+	for k := range m {
+		if !knownKey(k) {
+			unknown = append(unknown, k)
+		}
+	}
+	sort.Strings(unknown)
+	for _, k := range unknown {
+		fields = append(fields, [2]string{k, m[k]})
+	}
+	f, err := ParseFields(fields)
+	f.Text = f.String()
+	if err != nil {
+		return f, fmt.Errorf("fault %q: %w", f.Text, err)
+	}
+	return f, nil
+}
+
 func knownKey(k string) bool {
 	for _, x := range keys {
 		if x == k {

@@ -151,6 +151,25 @@ func TestScheduleValidate(t *testing.T) {
 	}
 }
 
+func TestParseMap(t *testing.T) {
+	// a plan entry: keys in any order, the command with spaces as is
+	f, err := ParseMap(map[string]string{"run": "scripts/pg-cluster.sh kill /tmp/c 0", "at": "20s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Text != "at=20s run=scripts/pg-cluster.sh kill /tmp/c 0" || f.Command != "scripts/pg-cluster.sh kill /tmp/c 0" {
+		t.Errorf("ParseMap: text %q, command %q", f.Text, f.Command)
+	}
+	if errs := f.Validate(Limits{RunLength: time.Minute}); len(errs) > 0 {
+		t.Errorf("Validate: %v", errs)
+	}
+	// unknown keys are reported, every one
+	_, err = ParseMap(map[string]string{"at": "1s", "run": "true", "when": "x", "after": "y"})
+	if err == nil || !strings.Contains(err.Error(), `unknown key "after"`) || !strings.Contains(err.Error(), `unknown key "when"`) {
+		t.Errorf("ParseMap with unknown keys: %v", err)
+	}
+}
+
 func TestParseOnError(t *testing.T) {
 	for in, want := range map[string]OnError{"": OnErrorStop, "stop": OnErrorStop, "continue": OnErrorContinue} {
 		got, err := ParseOnError(in)
