@@ -305,14 +305,13 @@ func (f Fault) Validate(l Limits) []error {
 		}
 	}
 	if net && knownNet(f.Net) {
-		if !f.Has("node") {
+		switch {
+		case !f.Has("node"):
 			add("node= is missing: which --target the network fault hits (0 for the first, or all)")
-		} else if f.Node != NodeAll && f.Node >= l.Nodes {
-			if l.Nodes == 0 {
-				add("node=%d: there is no proxied target to apply a network fault to", f.Node)
-			} else {
-				add("node=%d does not exist: the run has %d target(s), nodes 0 to %d (or all)", f.Node, l.Nodes, l.Nodes-1)
-			}
+		case l.Nodes == 0:
+			add("net=%s: the run has no target reached over TCP (host:port) to put the proxy in front of", f.Net)
+		case f.Node != NodeAll && f.Node >= l.Nodes:
+			add("node=%d does not exist: the run has %d target(s), nodes 0 to %d (or all)", f.Node, l.Nodes, l.Nodes-1)
 		}
 		if f.Net != NetReset && !f.Has("for") {
 			add("for= is missing: how long the %s lasts (e.g. for=5s)", f.Net)

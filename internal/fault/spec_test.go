@@ -122,9 +122,11 @@ func TestValidateLimits(t *testing.T) {
 		t.Errorf("at=1h with no run length: %v, want no problem", errs)
 	}
 	// No proxy: a network fault names a node that cannot exist.
-	f, _ = Parse("at=1s for=1s net=pause node=0")
-	if errs := f.Validate(Limits{}); len(errs) != 1 || !strings.Contains(errs[0].Error(), "no proxied target") {
-		t.Errorf("net fault without proxy: %v", errs)
+	for _, s := range []string{"at=1s for=1s net=pause node=0", "at=1s for=1s net=pause node=all"} {
+		f, _ = Parse(s)
+		if errs := f.Validate(Limits{}); len(errs) != 1 || !strings.Contains(errs[0].Error(), "no target reached over TCP") {
+			t.Errorf("%s without a proxy: %v", s, errs)
+		}
 	}
 }
 
