@@ -25,6 +25,11 @@ type Input struct {
 	// FaultAt is when the fault that RPO and RTO are measured from began
 	// (Unix nanoseconds); 0 when the run had none.
 	FaultAt int64
+	// FaultEnd is when that fault's event ended (its command exited, the
+	// network was restored); 0 if unknown. Only writes sent by then can
+	// mark the start of the outage, so a failure long after recovery is
+	// not taken for it.
+	FaultEnd int64
 	// Intervals is the run's acknowledged writes per interval, in time
 	// order, for the time until throughput is back (optional; Buckets
 	// builds it from the records).
@@ -72,7 +77,8 @@ type FaultAccounting struct {
 	EarliestLostAck *time.Time `json:"earliest_lost_ack,omitempty"`
 	// RTOSeconds is from the fault to the first acknowledgement of a write
 	// sent after the outage began: at the first write that failed or went
-	// unanswered at or after the fault (a kill takes effect some time after
+	// unanswered at or after the fault, sent before Input.FaultEnd when
+	// given (a kill takes effect some time after
 	// the command that does it starts), else at the fault itself (a pause
 	// stalls writes without failing them). A write in flight when the
 	// fault began does not count as recovery. Absent: nothing was
@@ -199,7 +205,8 @@ func faultAccounting(in Input, anyLost bool, earliestLost int64) *FaultAccountin
 		f.EarliestLostAck = &t
 	}
 	// The outage begins, per worker and overall, at the first write that
-	// ended in failure or uncertainty at or after the fault; a worker that
+	// ended in failure or uncertainty at or after the fault (and was sent
+	// before the fault's event ended, when that is known); a worker that
 	// saw none is measured from the fault itself. Recovery is the first
 	// acknowledgement of a write sent after that.
 	outage := map[uint32]int64{}
@@ -207,7 +214,7 @@ func faultAccounting(in Input, anyLost bool, earliestLost int64) *FaultAccountin
 	seen := map[uint32]bool{}
 	for _, r := range in.Records {
 		seen[r.Worker] = true
-		if r.Outcome != Acknowledged && r.End >= in.FaultAt {
+		if r.Outcome != Acknowledged && r.End >= in.FaultAt && (in.FaultEnd == 0 || r.Start <= in.FaultEnd) {
 			if cur, ok := outage[r.Worker]; !ok || r.End < cur {
 				outage[r.Worker] = r.End
 			}

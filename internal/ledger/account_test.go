@@ -163,6 +163,17 @@ func TestAccountRTO(t *testing.T) {
 	if a.Fault.RTOSeconds == nil || !near(*a.Fault.RTOSeconds, 3.01) || a.Fault.RTOAllSeconds == nil || !near(*a.Fault.RTOAllSeconds, 3.01) {
 		t.Errorf("pause: RTO %v, all %v; want 3.01 s", ptr(a.Fault.RTOSeconds), ptr(a.Fault.RTOAllSeconds))
 	}
+	// A failure long after the recovery is not the outage's start when the
+	// fault's end is known (a 3 s pause lifted at 23 s; a write refused at
+	// 40 s).
+	later := []Record{
+		{ID: 1, Worker: 0, Start: at(19.9), End: at(23), Outcome: Acknowledged},
+		rec(2, 0, 23, Acknowledged), rec(3, 0, 40, Failed), rec(4, 0, 41, Acknowledged),
+	}
+	a = Account(Input{Records: later, Present: present(1, 2, 4), FaultAt: at(20), FaultEnd: at(23)})
+	if w := a.Fault.Workers[0].RTOSeconds; w == nil || !near(*w, 3.01) || !near(*a.Fault.RTOSeconds, 3.01) {
+		t.Errorf("with a later failure: RTO %v, worker %v; want 3.01 s", ptr(a.Fault.RTOSeconds), ptr(w))
+	}
 	// Nothing acknowledged after the fault: no RTO.
 	a = Account(Input{Records: recs[:1], Present: present(), FaultAt: at(20)})
 	if a.Fault.RTOSeconds != nil {

@@ -181,6 +181,7 @@ func TestAsyncFailoverLosesAcknowledgedWrites(t *testing.T) {
 	// The fault: the primary dies.
 	faultAt := time.Now()
 	script(t, sh, "kill", dir, "0")
+	faultEnd := time.Now()
 	if o := write(primary, nil); o == Acknowledged {
 		t.Fatal("a write was acknowledged by a killed primary")
 	}
@@ -201,7 +202,7 @@ func TestAsyncFailoverLosesAcknowledgedWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := Account(Input{Records: recs, Present: onNew, FaultAt: faultAt.UnixNano(), MaxListed: 1 << 30})
+	a := Account(Input{Records: recs, Present: onNew, FaultAt: faultAt.UnixNano(), FaultEnd: faultEnd.UnixNano(), MaxListed: 1 << 30})
 
 	// Independent count: the old primary, restarted alone, holds every
 	// acknowledged write up to the kill.
@@ -314,6 +315,7 @@ func TestSyncFailoverLosesNothing(t *testing.T) {
 	time.Sleep(time.Second)
 	faultAt := time.Now()
 	script(t, sh, "kill", dir, "0")
+	faultEnd := time.Now()
 	time.Sleep(500 * time.Millisecond)
 	promoteStart := time.Now()
 	script(t, sh, "promote", dir, "1")
@@ -328,7 +330,7 @@ func TestSyncFailoverLosesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := Account(Input{Records: recs, Present: ids(t, connectPG(t, urls[1])), FaultAt: faultAt.UnixNano()})
+	a := Account(Input{Records: recs, Present: ids(t, connectPG(t, urls[1])), FaultAt: faultAt.UnixNano(), FaultEnd: faultEnd.UnixNano()})
 	outage := promoted.Sub(faultAt).Seconds()
 	t.Logf("writes %d, acknowledged %d, failed %d, unknown %d (committed %d), lost %d, RTO %v s, outage %.3f s",
 		a.Writes, a.Acknowledged, a.Failed, a.Unknown, a.UnknownCommitted, a.Lost, ptr(a.Fault.RTOSeconds), outage)
@@ -425,7 +427,7 @@ func TestProxyPauseRTO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := Account(Input{Records: recs, Present: ids(t, conn), FaultAt: ev.Start.UnixNano()})
+	a := Account(Input{Records: recs, Present: ids(t, conn), FaultAt: ev.Start.UnixNano(), FaultEnd: ev.End.UnixNano()})
 	t.Logf("acknowledged %d, lost %d, RTO %v s", a.Acknowledged, a.Lost, ptr(a.Fault.RTOSeconds))
 	if a.Lost != 0 || a.Failed != 0 || a.Unknown != 0 {
 		t.Errorf("accounting %+v: want every write acknowledged and present", a)
