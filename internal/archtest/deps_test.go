@@ -51,6 +51,9 @@ func TestDependencyDirection(t *testing.T) {
 		// results are plain data
 		{"internal/result", []string{"internal/target", "internal/runner", "internal/workload", "internal/cli", "internal/measure"}},
 		{"internal/keydist", []string{"internal/"}},
+		// faults and the ledger are building blocks the runner and CLI call
+		{"internal/fault", []string{"internal/runner", "internal/cli", "internal/report", "internal/workload", "internal/target", "internal/result", "internal/measure"}},
+		{"internal/ledger", []string{"internal/"}},
 		// reports read result files only
 		{"internal/report", []string{"internal/runner", "internal/cli", "internal/target", "internal/workload", "internal/measure"}},
 	}
