@@ -47,7 +47,9 @@ func render(d Dialect) string {
 }
 
 func TestGolden(t *testing.T) {
-	for _, d := range []Dialect{Postgres, SQLite, MySQL} {
+	cql := CQL
+	cql.Keyspace = "ycsb"
+	for _, d := range []Dialect{Postgres, SQLite, MySQL, cql} {
 		t.Run(d.Name, func(t *testing.T) {
 			path := filepath.Join("testdata", d.Name+".golden")
 			got := render(d)
