@@ -1,0 +1,179 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/target"
+)
+
+// cassandraURL returns the test cluster's URL (as scripts/cassandra-sandbox.sh
+// prints it) with keyspace ks in place of its path, or skips the test.
+func cassandraURL(t *testing.T, ks string) string {
+	t.Helper()
+	u := os.Getenv("CANDOR_TEST_CASSANDRA_URL")
+	if u == "" {
+		t.Skip("CANDOR_TEST_CASSANDRA_URL unset: run `U=$(scripts/cassandra-sandbox.sh start /tmp/cass)` (about a minute), " +
+			"`CANDOR_TEST_CASSANDRA_URL=$U go test ./internal/cli -run Cassandra` and `scripts/cassandra-sandbox.sh stop /tmp/cass`")
+	}
+	scheme, rest, _ := strings.Cut(u, "://")
+	hosts, _, _ := strings.Cut(rest, "/")
+	hosts, _, _ = strings.Cut(hosts, "?")
+	return scheme + "://" + hosts + "/" + ks
+}
+
+// cqlDo runs fn on a session of url's cluster, in url's keyspace when it
+// exists (allow_foreign_keyspace: the test inspects any keyspace).
+func cqlDo(t *testing.T, url string, fn func(ctx context.Context, c target.Conn)) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	tg, err := target.Open(ctx, url+"?allow_foreign_keyspace=true", target.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	c, err := tg.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fn(ctx, c)
+}
+
+func keyspaceExists(t *testing.T, base, ks string) bool {
+	t.Helper()
+	var n int
+	cqlDo(t, base, func(ctx context.Context, c target.Conn) {
+		var err error
+		n, err = c.Query(ctx, "SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?", []any{ks}, func([][]byte) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	return n > 0
+}
+
+func cqlCount(t *testing.T, url, table string) int64 {
+	t.Helper()
+	var n int64
+	cqlDo(t, url, func(ctx context.Context, c target.Conn) {
+		if _, err := c.Query(ctx, "SELECT count(*) FROM "+table, nil, func(cols [][]byte) error {
+			var err error
+			n, err = strconv.ParseInt(string(cols[0]), 10, 64)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	return n
+}
+
+// TestCassandraYCSB: SQL-only workloads are refused on CQL before anything
+// is created (not even the keyspace); ycsb loads, runs a..f with every
+// acknowledged insert counted and records the consistency levels and
+// replication in the result; cleanup drops candor's table and leaves a
+// foreign one.
+func TestCassandraYCSB(t *testing.T) {
+	ks := fmt.Sprintf("candor_cli_%08x", rand.Uint32())
+	url := cassandraURL(t, ks)
+	base := cassandraURL(t, "system")
+	defer cqlDo(t, base, func(ctx context.Context, c target.Conn) {
+		if _, err := c.Exec(ctx, "DROP KEYSPACE IF EXISTS "+ks); err != nil {
+			t.Errorf("dropping keyspace %s: %v", ks, err)
+		}
+	})
+	dir := t.TempDir()
+
+	for _, args := range [][]string{{"sysbench/oltp_point_select", "--operations", "10"}, {"commit-loop"}, {"kv-basic", "--operations", "10"}} {
+		wl := args[0]
+		code, _, stderr := runCLI(t, dir, nil, append([]string{"run", wl, "--target", url, "-q", "-o", "refused.json"}, args[1:]...)...)
+		if code != ExitUnsupported || !strings.Contains(stderr, "needs a SQL target") || !strings.Contains(stderr, "CQL") {
+			t.Errorf("%s on CQL: exit %d, %q; want %d and a message that it needs SQL", wl, code, stderr, ExitUnsupported)
+		}
+	}
+	if keyspaceExists(t, base, ks) {
+		t.Fatalf("keyspace %s exists after the refused runs: a refusal must create nothing", ks)
+	}
+
+	const records = 1000
+	props := []string{"-p", "recordcount=" + strconv.Itoa(records)}
+	u := url + "?write_consistency=QUORUM"
+	code, _, stderr := runCLI(t, dir, nil, append([]string{"load", "ycsb", "--target", u, "--threads", "4", "-o", "load.json", "-q"}, props...)...)
+	if code != 0 {
+		t.Fatalf("load: exit %d\n%s", code, stderr)
+	}
+	if n := cqlCount(t, url, "usertable"); n != records {
+		t.Fatalf("after load: %d rows, want %d", n, records)
+	}
+	res, err := result.Read(filepath.Join(dir, "load.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"read_consistency": "ONE", "write_consistency": "QUORUM", "keyspace": ks,
+		"replication": "{'class': 'SimpleStrategy', 'replication_factor': '1'}", "commitlog_sync": "periodic"} {
+		if got := res.Target.Settings[k]; got != want {
+			t.Errorf("result setting %s = %q, want %q", k, got, want)
+		}
+	}
+	if strings.Contains(res.Target.URL, "password") {
+		t.Errorf("URL in result: %s", res.Target.URL)
+	}
+
+	rows := int64(records)
+	for _, v := range []string{"a", "b", "c", "d", "e", "f"} {
+		out := "run-" + v + ".json"
+		runProps := []string{"-p", fmt.Sprintf("recordcount=%d", rows), "-p", "insertcount=1000"}
+		code, _, stderr := runCLI(t, dir, nil, append([]string{"run", "ycsb/" + v, "--target", u, "--threads", "4", "--operations", "400", "-o", out, "-q", "--load", "never"}, runProps...)...)
+		if code != 0 {
+			t.Fatalf("ycsb/%s: exit %d\n%s", v, code, stderr)
+		}
+		res, err := result.Read(filepath.Join(dir, out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := res.Phases[len(res.Phases)-1]
+		var errs int64
+		for _, o := range p.Ops {
+			for _, n := range o.Errors {
+				errs += n
+			}
+			if o.Name == "INSERT" {
+				rows += o.Count
+			}
+		}
+		if errs != 0 {
+			t.Errorf("ycsb/%s: %d errors on a healthy server: %+v", v, errs, p.Ops)
+		}
+		if n := cqlCount(t, url, "usertable"); n != rows {
+			t.Errorf("after ycsb/%s: %d rows, want %d (load + acknowledged inserts)", v, n, rows)
+		}
+		t.Logf("ycsb/%s on Cassandra: %.0f ops/s", v, p.Throughput)
+	}
+
+	cqlDo(t, url, func(ctx context.Context, c target.Conn) {
+		if _, err := c.Exec(ctx, "CREATE TABLE foreign_t (k text PRIMARY KEY)"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	code, _, stderr = runCLI(t, dir, nil, append([]string{"cleanup", "ycsb", "--target", url}, props...)...)
+	if code != 0 {
+		t.Fatalf("cleanup: exit %d\n%s", code, stderr)
+	}
+	cqlDo(t, url, func(ctx context.Context, c target.Conn) {
+		for table, want := range map[string]int{"usertable": 0, "foreign_t": 1} {
+			n, err := c.Query(ctx, "SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?", []any{ks, table}, func([][]byte) error { return nil })
+			if err != nil || n != want {
+				t.Errorf("after cleanup: table %s found %d times (%v), want %d", table, n, err, want)
+			}
+		}
+	})
+}
