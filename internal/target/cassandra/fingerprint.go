@@ -50,9 +50,11 @@ func (t *Target) Fingerprint(ctx context.Context) (target.Fingerprint, error) {
 	fp := target.Fingerprint{Driver: Name, Product: "Apache Cassandra", URL: t.redacted, Settings: map[string]string{}}
 	set := fp.Settings
 
-	var cluster, partitioner, version, dc, rack, addr string
-	err := s.Query("SELECT cluster_name, partitioner, release_version, data_center, rack, broadcast_address FROM system.local").
-		Consistency(gocql.One).ScanContext(ctx, &cluster, &partitioner, &version, &dc, &rack, &addr)
+	// system.local and the peers tables describe the node that answers:
+	// both are read from the same node (the one that answered first).
+	var cluster, partitioner, version, dc, rack, addr, hostID string
+	err := s.Query("SELECT cluster_name, partitioner, release_version, data_center, rack, broadcast_address, host_id FROM system.local").
+		Consistency(gocql.One).ScanContext(ctx, &cluster, &partitioner, &version, &dc, &rack, &addr, &hostID)
 	if err != nil {
 		return target.Fingerprint{}, fmt.Errorf("reading system.local from %s: %w", t.redacted, err)
 	}
@@ -61,7 +63,7 @@ func (t *Target) Fingerprint(ctx context.Context) (target.Fingerprint, error) {
 	set["cluster_name"] = cluster
 	set["partitioner"] = partitioner[strings.LastIndex(partitioner, ".")+1:]
 	nodes := []string{fmt.Sprintf("%s/%s/%s/%s", addr, dc, rack, version)}
-	peers, err := readPeers(ctx, s)
+	peers, err := readPeers(ctx, s, hostID)
 	if err != nil {
 		return target.Fingerprint{}, fmt.Errorf("reading the peers of %s: %w", t.redacted, err)
 	}
@@ -89,16 +91,17 @@ func (t *Target) Fingerprint(ctx context.Context) (target.Fingerprint, error) {
 	return fp, nil
 }
 
-// readPeers lists the other nodes from system.peers_v2 (Cassandra 4.0+),
-// or system.peers where that table is missing.
-func readPeers(ctx context.Context, s *gocql.Session) ([]string, error) {
+// readPeers lists the nodes other than hostID, as node hostID knows them,
+// from system.peers_v2 (Cassandra 4.0+), or system.peers where that table
+// is missing.
+func readPeers(ctx context.Context, s *gocql.Session, hostID string) ([]string, error) {
 	var out []string
 	for _, q := range []string{
 		"SELECT peer, data_center, rack, release_version FROM system.peers_v2",
 		"SELECT peer, data_center, rack, release_version FROM system.peers",
 	} {
 		out = out[:0]
-		iter := s.Query(q).Consistency(gocql.One).IterContext(ctx)
+		iter := s.Query(q).Consistency(gocql.One).SetHostID(hostID).IterContext(ctx)
 		var peer, dc, rack, version string
 		for iter.Scan(&peer, &dc, &rack, &version) {
 			out = append(out, fmt.Sprintf("%s/%s/%s/%s", peer, dc, rack, version))

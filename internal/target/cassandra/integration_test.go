@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -154,6 +155,24 @@ func TestKeyspaceRoundTripFingerprint(t *testing.T) {
 	}
 	if !strings.Contains(fp.Settings["topology"], "/datacenter1/rack1/") {
 		t.Errorf("topology = %q, want ADDRESS/DC/RACK/VERSION", fp.Settings["topology"])
+	}
+	// Every node once, whichever node answers: read it several times.
+	for range 4 {
+		fp2, err := tg.Fingerprint(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodes := strings.Split(fp2.Settings["topology"], ", ")
+		seen := map[string]bool{}
+		for _, n := range nodes {
+			if seen[n] {
+				t.Errorf("topology %q lists %s twice", fp2.Settings["topology"], n)
+			}
+			seen[n] = true
+		}
+		if fp2.Settings["nodes"] != strconv.Itoa(len(nodes)) || fp2.Settings["topology"] != fp.Settings["topology"] {
+			t.Errorf("topology %q (nodes %s), first read %q", fp2.Settings["topology"], fp2.Settings["nodes"], fp.Settings["topology"])
+		}
 	}
 	t.Logf("fingerprint: %v", fp.Settings)
 }
