@@ -129,8 +129,14 @@ func TestCassandraYCSB(t *testing.T) {
 			t.Errorf("result setting %s = %q, want %q", k, got, want)
 		}
 	}
-	if strings.Contains(res.Target.URL, "password") {
-		t.Errorf("URL in result: %s", res.Target.URL)
+	if pw := target.PasswordOf(u); pw != "" {
+		raw, err := os.ReadFile(filepath.Join(dir, "load.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(raw), ":"+pw+"@") || !strings.Contains(res.Target.URL, "xxxxx") {
+			t.Errorf("the result shows the password, or not redacted: URL %s", res.Target.URL)
+		}
 	}
 
 	rows := int64(records)

@@ -183,7 +183,9 @@ func (t *Target) newSession(ctx context.Context, cl *gocql.ClusterConfig) (*gocq
 		err := target.RedactError(r.err, t.cfg.Password)
 		hint := "check the hosts and port, and that the server is up"
 		var re gocql.RequestError
-		if errors.As(r.err, &re) && re.Code() == gocql.ErrCodeCredentials || strings.Contains(r.err.Error(), "authentication") {
+		msg := strings.ToLower(r.err.Error())
+		if errors.As(r.err, &re) && re.Code() == gocql.ErrCodeCredentials ||
+			strings.Contains(msg, "password") || strings.Contains(msg, "authenticat") || strings.Contains(msg, "credentials") {
 			hint = "check the user name and password"
 		}
 		return nil, fmt.Errorf("%w: cannot connect to %s: %w; %s", target.ErrUnreachable, t.redacted, err, hint)

@@ -279,3 +279,21 @@ func TestUnreachable(t *testing.T) {
 		t.Errorf("Open on a closed port = %v, want ErrUnreachable without the password", err)
 	}
 }
+
+// With password authentication on (cassandra-sandbox.sh start --auth), a
+// wrong password is ErrUnreachable with a hint, and the message never
+// shows it.
+func TestWrongPassword(t *testing.T) {
+	base := baseURL(t)
+	pw := target.PasswordOf(base)
+	if pw == "" {
+		t.Skip("the test cluster has no password authentication (start it with cassandra-sandbox.sh start DIR --auth)")
+	}
+	bad := strings.Replace(base, ":"+pw+"@", ":wrong-pw-123@", 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := target.Open(ctx, bad, target.Options{ConnectTimeout: 10 * time.Second})
+	if !errors.Is(err, target.ErrUnreachable) || strings.Contains(err.Error(), "wrong-pw-123") || !strings.Contains(err.Error(), "check the user name and password") {
+		t.Errorf("Open with a wrong password = %v; want ErrUnreachable naming the password as the problem, without showing it", err)
+	}
+}
