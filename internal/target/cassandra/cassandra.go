@@ -20,6 +20,7 @@
 //	replication_factor    copies, for a keyspace candor creates default 1
 //	replication_strategy  SimpleStrategy|NetworkTopologyStrategy default SimpleStrategy
 //	connections           connections per node (the pool bound) default 2
+//	load_window           INSERTs in flight per load thread     default 32
 //	page_size             rows per page                          default 5000
 //	timeout               per request, e.g. 11s                  default 11s
 //	local_dc              route to this data centre's nodes
@@ -210,9 +211,10 @@ func (t *Target) Dialect() dialect.Dialect {
 }
 
 // Capabilities implements target.Target. CQL is not SQL: no
-// multi-statement transactions, no multi-row INSERT (a BATCH instead).
+// multi-statement transactions, no multi-row INSERT (a BATCH instead). Its
+// bulk load (CopyFrom) is concurrent prepared INSERTs (Conn.CopyFrom).
 func (t *Target) Capabilities() target.Capabilities {
-	return target.Capabilities{MaxBindParams: 65535, QueryLanguage: target.LanguageCQL}
+	return target.Capabilities{MaxBindParams: 65535, QueryLanguage: target.LanguageCQL, CopyFrom: true}
 }
 
 // Connect implements target.Target. The Conn is a handle on the target's
@@ -223,7 +225,7 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{s: s, read: consistency(t.cfg.ReadConsistency), write: consistency(t.cfg.WriteConsistency)}, nil
+	return &Conn{s: s, read: consistency(t.cfg.ReadConsistency), write: consistency(t.cfg.WriteConsistency), window: t.cfg.LoadWindow}, nil
 }
 
 // Close implements target.Target: it ends the driver sessions, and with

@@ -21,7 +21,9 @@ const (
 	DefaultKeyspace          = "ycsb" // YCSB's CQL binding's cassandra.keyspace
 	DefaultConsistency       = "ONE"  // the binding's read and write default
 	DefaultSerialConsistency = "SERIAL"
-	DefaultConnections       = 2 // per node, the driver's default
+	DefaultConnections       = 2  // per node, the driver's default
+	DefaultLoadWindow        = 32 // INSERTs in flight per Conn in CopyFrom
+	maxLoadWindow            = 1024
 	DefaultPageSize          = 5000
 	DefaultTimeout           = 11 * time.Second // the driver's default, above the server's 10 s
 	DefaultStrategy          = "SimpleStrategy"
@@ -39,7 +41,7 @@ var (
 
 // params lists every URL parameter, for the message about an unknown one.
 var params = []string{
-	"allow_foreign_keyspace", "connections", "consistency", "local_dc", "page_size",
+	"allow_foreign_keyspace", "connections", "consistency", "load_window", "local_dc", "page_size",
 	"read_consistency", "replication_factor", "replication_strategy", "serial_consistency",
 	"timeout", "tls", "tls_ca", "tls_cert", "tls_key", "tls_verify", "write_consistency",
 }
@@ -64,6 +66,7 @@ type Config struct {
 	ReplicationSet bool
 
 	Connections int // per node
+	LoadWindow  int // INSERTs in flight per Conn when loading
 	PageSize    int
 	Timeout     time.Duration
 	LocalDC     string // DC-aware routing when set
@@ -103,7 +106,7 @@ func ParseURL(raw string) (Config, error) {
 		Port: DefaultPort, Keyspace: DefaultKeyspace,
 		ReadConsistency: DefaultConsistency, WriteConsistency: DefaultConsistency, SerialConsistency: DefaultSerialConsistency,
 		Strategy: DefaultStrategy, Replication: DefaultReplication,
-		Connections: DefaultConnections, PageSize: DefaultPageSize, Timeout: DefaultTimeout, TLSVerify: true,
+		Connections: DefaultConnections, LoadWindow: DefaultLoadWindow, PageSize: DefaultPageSize, Timeout: DefaultTimeout, TLSVerify: true,
 	}
 	if at := strings.LastIndex(authority, "@"); at >= 0 {
 		user, pw, hasPW := strings.Cut(authority[:at], ":")
@@ -219,6 +222,12 @@ func ParseURL(raw string) (Config, error) {
 				return Config{}, bad("connections=%s: expected connections per node, 1..%d", v, maxConnections)
 			}
 			cfg.Connections = n
+		case "load_window":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > maxLoadWindow {
+				return Config{}, bad("load_window=%s: expected INSERTs in flight per load thread, 1..%d", v, maxLoadWindow)
+			}
+			cfg.LoadWindow = n
 		case "page_size":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 {

@@ -29,6 +29,9 @@ type Conn struct {
 	s           *gocql.Session
 	read, write gocql.Consistency
 	closed      bool
+	window      int // rows in flight in CopyFrom
+
+	copyKey, copySQL string // CopyFrom's INSERT, for the last table and columns
 
 	raw  []rawCol
 	dest []any

@@ -132,6 +132,27 @@ func TestKeyspaceRoundTripFingerprint(t *testing.T) {
 		t.Errorf("INSERT IF NOT EXISTS on a new key = %d, %v; want 1", n, err)
 	}
 
+	// Loading: concurrent prepared INSERTs, a window of 4 at a time.
+	tl := open(t, u+"&load_window=4")
+	cl := targettest.Connect(t, tl)
+	var rows [][]any
+	for i := range 50 {
+		rows = append(rows, []any{fmt.Sprint("load", i), i})
+	}
+	if n, err := cl.(target.Copier).CopyFrom(ctx, "kv", []string{"k", "i"}, rows); err != nil || n != 50 {
+		t.Errorf("CopyFrom of 50 rows = %d, %v", n, err)
+	}
+	if got := targettest.Rows(t, c, "SELECT i FROM kv WHERE k = ?", "load49"); len(got) != 1 || got[0][0] != "49" {
+		t.Errorf("row load49 after CopyFrom = %v", got)
+	}
+	rows[7] = []any{"bad"}
+	if _, err := cl.(target.Copier).CopyFrom(ctx, "kv", []string{"k", "i"}, rows); err == nil || !strings.Contains(err.Error(), "row 7") {
+		t.Errorf("CopyFrom with a short row = %v, want an error naming row 7", err)
+	}
+	if _, err := cl.(target.Copier).CopyFrom(ctx, "kv", []string{"k", "nosuch"}, [][]any{{"x", 1}}); err == nil || Classify(err) != target.ClassOther {
+		t.Errorf("CopyFrom into a missing column = %v (%s), want a server error", err, Classify(err))
+	}
+
 	fp, err := tg.Fingerprint(ctx)
 	if err != nil {
 		t.Fatal(err)

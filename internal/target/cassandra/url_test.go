@@ -18,7 +18,7 @@ func TestParseURLDefaults(t *testing.T) {
 	}
 	if strings.Join(c.Hosts, ",") != "127.0.0.1" || c.Port != 9042 || c.Keyspace != "ycsb" ||
 		c.ReadConsistency != "ONE" || c.WriteConsistency != "ONE" || c.SerialConsistency != "SERIAL" ||
-		c.Strategy != "SimpleStrategy" || c.Replication != 1 || c.ReplicationSet || c.Connections != 2 ||
+		c.Strategy != "SimpleStrategy" || c.Replication != 1 || c.ReplicationSet || c.Connections != 2 || c.LoadWindow != 32 ||
 		c.PageSize != 5000 || c.Timeout != 11*time.Second || c.TLS || !c.TLSVerify || c.AllowForeignKeyspace {
 		t.Errorf("defaults = %+v", c)
 	}
@@ -26,7 +26,7 @@ func TestParseURLDefaults(t *testing.T) {
 
 func TestParseURL(t *testing.T) {
 	c, err := ParseURL("cql://bob:p%40ss@10.0.0.1,10.0.0.2:9043,node3:9142/KS_1?read_consistency=quorum&write_consistency=LOCAL_QUORUM" +
-		"&serial_consistency=local_serial&replication_factor=3&replication_strategy=NetworkTopology&connections=4&page_size=100&timeout=2s" +
+		"&serial_consistency=local_serial&replication_factor=3&replication_strategy=NetworkTopology&connections=4&load_window=8&page_size=100&timeout=2s" +
 		"&local_dc=dc1&tls_ca=/ca.pem&tls_verify=false&allow_foreign_keyspace=true")
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +34,7 @@ func TestParseURL(t *testing.T) {
 	want := Config{
 		Hosts: []string{"10.0.0.1", "10.0.0.2:9043", "node3"}, Port: 9142, Keyspace: "ks_1", Username: "bob", Password: "p@ss",
 		ReadConsistency: "QUORUM", WriteConsistency: "LOCAL_QUORUM", SerialConsistency: "LOCAL_SERIAL",
-		Strategy: "NetworkTopologyStrategy", Replication: 3, ReplicationSet: true, Connections: 4, PageSize: 100,
+		Strategy: "NetworkTopologyStrategy", Replication: 3, ReplicationSet: true, Connections: 4, LoadWindow: 8, PageSize: 100,
 		Timeout: 2 * time.Second, LocalDC: "dc1", TLS: true, TLSCA: "/ca.pem", TLSVerify: false, AllowForeignKeyspace: true,
 	}
 	if !equalConfig(c, want) {
@@ -76,6 +76,7 @@ func TestParseURLErrors(t *testing.T) {
 		"cql://h/ks?replication_factor=0":                 "1..100",
 		"cql://h/ks?replication_strategy=Local":           "SimpleStrategy, NetworkTopologyStrategy",
 		"cql://h/ks?connections=0":                        "connections per node",
+		"cql://h/ks?load_window=0":                        "in flight",
 		"cql://h/ks?page_size=-1":                         "rows per page",
 		"cql://h/ks?timeout=5":                            "duration",
 		"cql://h/ks?tls=maybe":                            "true or false",
