@@ -6,7 +6,7 @@
 #       Resolves org.apache.cassandra:cassandra-all [5.0.0,5.1) and its
 #       runtime dependencies with mvn into the cache directory (below). Does
 #       nothing when they are already there. start does it when needed.
-#   scripts/cassandra-sandbox.sh start DIR [--nodes 1|3] [--auth]
+#   scripts/cassandra-sandbox.sh start DIR [--nodes 1|3] [--auth] [--tls]
 #       Creates DIR (it must not hold a sandbox already) and starts one node
 #       on 127.0.0.1, or three on 127.0.0.1, 127.0.0.2 and 127.0.0.3 (same
 #       ports on each address), waits until each answers on its CQL port and
@@ -14,7 +14,10 @@
 #           cql://127.0.0.1:PORT/            one node
 #           cql://127.0.0.1,127.0.0.2,127.0.0.3:PORT/   three nodes
 #       --auth turns on password authentication (PasswordAuthenticator, the
-#       default superuser cassandra/cassandra; the URL carries it). Each node
+#       default superuser cassandra/cassandra; the URL carries it). --tls
+#       makes CQL clients use TLS, with a self-signed certificate for
+#       127.0.0.1..3 made with openssl in DIR/tls (the URL names it:
+#       ?tls_ca=DIR/tls/cert.pem). Each node
 #       lives in DIR/nodeN (cassandra.yaml, data, commit log, log file
 #       DIR/nodeN/system.log, pid). Everything else goes to stderr.
 #   scripts/cassandra-sandbox.sh stop DIR [NODE]
@@ -238,8 +241,13 @@ write_logback() {
 
 # write_yaml writes node $2's cassandra.yaml under sandbox $1 ($3 nodes).
 write_yaml() {
-	local dir=$1 i=$2 nodes=$3 nd=$1/node$2 addr authn authz
+	local dir=$1 i=$2 nodes=$3 nd=$1/node$2 addr authn authz tls=""
 	addr=$(node_addr "$i")
+	if [ -f "$dir/tls/keystore.pem" ]; then
+		tls=$(printf '%s\n' "client_encryption_options:" "  enabled: true" "  optional: false" \
+			"  ssl_context_factory:" "    class_name: org.apache.cassandra.security.PEMBasedSslContextFactory" \
+			"  keystore: $dir/tls/keystore.pem" "  truststore: $dir/tls/cert.pem" "  require_client_auth: false")
+	fi
 	authn=AllowAllAuthenticator authz=AllowAllAuthorizer
 	if [ "$(cat "$dir/auth")" = on ]; then
 		authn=PasswordAuthenticator authz=CassandraAuthorizer
@@ -276,7 +284,21 @@ write_yaml() {
 	hints_directory: $nd/hints
 	cdc_raw_directory: $nd/cdc_raw
 	disk_access_mode: mmap_index_only
+	$tls
 	EOF
+}
+
+# make_cert writes a self-signed certificate for 127.0.0.1..3 and its key
+# into $1/tls: cert.pem (what clients trust) and keystore.pem (key and
+# certificate, what the nodes present).
+make_cert() {
+	local t=$1/tls
+	command -v openssl >/dev/null 2>&1 || apt_install openssl openssl
+	mkdir -p "$t"
+	openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj /CN=candor-cassandra-sandbox \
+		-addext "subjectAltName=IP:127.0.0.1,IP:127.0.0.2,IP:127.0.0.3" \
+		-keyout "$t/key.pem" -out "$t/cert.pem" >/dev/null 2>&1 || die "openssl could not make a certificate in $t"
+	cat "$t/key.pem" "$t/cert.pem" >"$t/keystore.pem"
 }
 
 # ---------------------------------------------------------------- nodes
@@ -386,14 +408,15 @@ check_node() {
 }
 
 start() {
-	local dir=$1 nodes=1 auth=off
+	local dir=$1 nodes=1 auth=off tls=off
 	shift
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--nodes) [ $# -ge 2 ] || die "--nodes needs a value (1 or 3)"; nodes=$2; shift 2 ;;
 		--nodes=*) nodes=${1#--nodes=}; shift ;;
 		--auth) auth=on; shift ;;
-		*) die "unknown option $1; valid: --nodes 1|3, --auth" ;;
+		--tls) tls=on; shift ;;
+		*) die "unknown option $1; valid: --nodes 1|3, --auth, --tls" ;;
 		esac
 	done
 	case $nodes in
@@ -412,6 +435,7 @@ start() {
 	echo "$auth" >"$dir/auth"
 	write_jvm_args "$dir/jvm17.args"
 	write_logback "$dir/logback.xml"
+	[ "$tls" = on ] && make_cert "$dir"
 
 	local attempt ok="" ports i
 	for attempt in 1 2 3; do
@@ -441,6 +465,7 @@ start() {
 	for i in $(seq 1 "$nodes"); do hosts+=${hosts:+,}$(node_addr "$i"); done
 	[ "$auth" = on ] && userinfo="cassandra:cassandra@"
 	url="cql://$userinfo$hosts:$(cat "$dir/port")/"
+	[ "$tls" = on ] && url+="?tls_ca=$dir/tls/cert.pem"
 	echo "$url" >"$dir/url"
 	log "Cassandra $(cat "$CACHE_DIR/version") running: $nodes node(s) on $hosts port $(cat "$dir/port"), data in $dir; stop with: $0 stop $dir"
 	echo "$url"

@@ -25,10 +25,21 @@ func cassandraURL(t *testing.T, ks string) string {
 		t.Skip("CANDOR_TEST_CASSANDRA_URL unset: run `U=$(scripts/cassandra-sandbox.sh start /tmp/cass)` (about a minute), " +
 			"`CANDOR_TEST_CASSANDRA_URL=$U go test ./internal/cli -run Cassandra` and `scripts/cassandra-sandbox.sh stop /tmp/cass`")
 	}
-	scheme, rest, _ := strings.Cut(u, "://")
-	hosts, _, _ := strings.Cut(rest, "/")
-	hosts, _, _ = strings.Cut(hosts, "?")
-	return scheme + "://" + hosts + "/" + ks
+	rest, query, _ := strings.Cut(u, "?")
+	scheme, hosts, _ := strings.Cut(rest, "://")
+	hosts, _, _ = strings.Cut(hosts, "/")
+	return cqlParams(scheme+"://"+hosts+"/"+ks, query)
+}
+
+// cqlParams appends URL parameters params (a=b&c=d) to url.
+func cqlParams(url, params string) string {
+	switch {
+	case params == "":
+		return url
+	case strings.Contains(url, "?"):
+		return url + "&" + params
+	}
+	return url + "?" + params
 }
 
 // cqlDo runs fn on a session of url's cluster, in url's keyspace when it
@@ -37,11 +48,7 @@ func cqlDo(t *testing.T, url string, fn func(ctx context.Context, c target.Conn)
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	sep := "?"
-	if strings.Contains(url, "?") {
-		sep = "&"
-	}
-	tg, err := target.Open(ctx, url+sep+"allow_foreign_keyspace=true", target.Options{})
+	tg, err := target.Open(ctx, cqlParams(url, "allow_foreign_keyspace=true"), target.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +118,7 @@ func TestCassandraYCSB(t *testing.T) {
 
 	const records = 1000
 	props := []string{"-p", "recordcount=" + strconv.Itoa(records)}
-	u := url + "?write_consistency=QUORUM"
+	u := cqlParams(url, "write_consistency=QUORUM")
 	code, _, stderr := runCLI(t, dir, nil, append([]string{"load", "ycsb", "--target", u, "--threads", "4", "-o", "load.json", "-q"}, props...)...)
 	if code != 0 {
 		t.Fatalf("load: exit %d\n%s", code, stderr)
@@ -213,7 +220,7 @@ func TestCassandraThreeNodesKill(t *testing.T) {
 	t.Setenv("CANDOR_TEST_CASSANDRA_URL", strings.TrimSpace(string(raw)))
 	ks := fmt.Sprintf("candor_kill_%08x", rand.Uint32())
 	url := cassandraURL(t, ks)
-	u := url + "?replication_factor=3&consistency=QUORUM"
+	u := cqlParams(url, "replication_factor=3&consistency=QUORUM")
 	defer cqlDo(t, cassandraURL(t, "system"), func(ctx context.Context, c target.Conn) {
 		if _, err := c.Exec(ctx, "DROP KEYSPACE IF EXISTS "+ks); err != nil {
 			t.Errorf("dropping keyspace %s: %v", ks, err)

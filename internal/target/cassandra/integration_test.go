@@ -35,19 +35,27 @@ func keyspaceURL(t *testing.T, params string) (string, string) {
 	t.Helper()
 	base := baseURL(t)
 	ks := fmt.Sprintf("candor_test_%08x", rand.Uint32())
-	hostPart, _, _ := strings.Cut(base, "?")
-	hostPart = strings.TrimSuffix(hostPart, "/")
-	if i := strings.Index(hostPart, "://"); i >= 0 {
-		if j := strings.Index(hostPart[i+3:], "/"); j >= 0 {
-			hostPart = hostPart[:i+3+j]
-		}
-	}
-	u := hostPart + "/" + ks
-	if params != "" {
-		u += "?" + params
-	}
 	t.Cleanup(func() { dropKeyspace(t, base, ks) })
-	return u, ks
+	return withParams(inKeyspace(base, ks), params), ks
+}
+
+// inKeyspace returns url with keyspace ks as its path, its parameters kept.
+func inKeyspace(url, ks string) string {
+	rest, query, _ := strings.Cut(url, "?")
+	scheme, hosts, _ := strings.Cut(rest, "://")
+	hosts, _, _ = strings.Cut(hosts, "/")
+	return withParams(scheme+"://"+hosts+"/"+ks, query)
+}
+
+// withParams appends URL parameters params (a=b&c=d) to url.
+func withParams(url, params string) string {
+	switch {
+	case params == "":
+		return url
+	case strings.Contains(url, "?"):
+		return url + "&" + params
+	}
+	return url + "?" + params
 }
 
 func dropKeyspace(t *testing.T, base, ks string) {
@@ -111,7 +119,7 @@ func TestKeyspaceRoundTripFingerprint(t *testing.T) {
 		t.Errorf("row k2 = %q, want NULLs", got)
 	}
 	// Paging: more rows than a page.
-	tp := open(t, u+"&page_size=3")
+	tp := open(t, withParams(u, "page_size=3"))
 	cp := targettest.Connect(t, tp)
 	for i := range 10 {
 		if _, err := cp.Exec(ctx, "INSERT INTO kv (k, i) VALUES (?, ?)", fmt.Sprint("p", i), i); err != nil {
@@ -133,7 +141,7 @@ func TestKeyspaceRoundTripFingerprint(t *testing.T) {
 	}
 
 	// Loading: concurrent prepared INSERTs, a window of 4 at a time.
-	tl := open(t, u+"&load_window=4")
+	tl := open(t, withParams(u, "load_window=4"))
 	cl := targettest.Connect(t, tl)
 	var rows [][]any
 	for i := range 50 {
@@ -250,10 +258,10 @@ func TestForeignKeyspaceAndReplication(t *testing.T) {
 	if !errors.Is(err, target.ErrForeignTable) || !strings.Contains(err.Error(), ks) || !strings.Contains(err.Error(), "allow_foreign_keyspace=true") {
 		t.Errorf("Connect to a foreign keyspace = %v, want ErrForeignTable naming it and allow_foreign_keyspace=true", err)
 	}
-	ta := open(t, u+"?allow_foreign_keyspace=true")
+	ta := open(t, withParams(u, "allow_foreign_keyspace=true"))
 	targettest.Connect(t, ta)
 
-	tr := open(t, u+"?allow_foreign_keyspace=true&replication_factor=2")
+	tr := open(t, withParams(u, "allow_foreign_keyspace=true&replication_factor=2"))
 	_, err = tr.Connect(ctx)
 	if !errors.Is(err, ErrReplication) || !errors.Is(err, target.ErrUnsupported) || !strings.Contains(err.Error(), "'replication_factor': '1'") {
 		t.Errorf("Connect with another replication = %v, want ErrReplication naming the keyspace's", err)
@@ -316,5 +324,40 @@ func TestWrongPassword(t *testing.T) {
 	_, err := target.Open(ctx, bad, target.Options{ConnectTimeout: 10 * time.Second})
 	if !errors.Is(err, target.ErrUnreachable) || strings.Contains(err.Error(), "wrong-pw-123") || !strings.Contains(err.Error(), "check the user name and password") {
 		t.Errorf("Open with a wrong password = %v; want ErrUnreachable naming the password as the problem, without showing it", err)
+	}
+}
+
+// With TLS on the server (cassandra-sandbox.sh start DIR --tls), the URL's
+// tls_ca is what lets candor in: without TLS the connection is refused,
+// and a certificate the server's does not verify against is refused too.
+func TestTLS(t *testing.T) {
+	base := baseURL(t)
+	if !strings.Contains(base, "tls_ca=") {
+		t.Skip("the test cluster has no TLS (start it with cassandra-sandbox.sh start DIR --tls)")
+	}
+	u, _ := keyspaceURL(t, "")
+	targettest.Connect(t, open(t, u))
+	rest, query, _ := strings.Cut(u, "?")
+	var kept []string
+	for _, p := range strings.Split(query, "&") {
+		if !strings.HasPrefix(p, "tls") {
+			kept = append(kept, p)
+		}
+	}
+	plain := withParams(rest, strings.Join(kept, "&"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if tg, err := target.Open(ctx, plain, target.Options{ConnectTimeout: 5 * time.Second}); !errors.Is(err, target.ErrUnreachable) {
+		if err == nil {
+			tg.Close()
+		}
+		t.Errorf("Open without TLS on a TLS port = %v, want ErrUnreachable", err)
+	}
+	// The system's CA pool does not know the sandbox's self-signed certificate.
+	if tg, err := target.Open(ctx, withParams(plain, "tls=true"), target.Options{ConnectTimeout: 5 * time.Second}); !errors.Is(err, target.ErrUnreachable) {
+		if err == nil {
+			tg.Close()
+		}
+		t.Errorf("Open with TLS but without the sandbox's CA = %v, want ErrUnreachable", err)
 	}
 }
