@@ -105,11 +105,15 @@ func TestCassandraYCSB(t *testing.T) {
 	})
 	dir := t.TempDir()
 
-	for _, args := range [][]string{{"sysbench/oltp_point_select", "--operations", "10"}, {"commit-loop"}, {"kv-basic", "--operations", "10"}} {
+	for _, args := range [][]string{{"sysbench/oltp_point_select", "--operations", "10"}, {"commit-loop"}, {"kv-ints-batch", "--operations", "10"}} {
 		wl := args[0]
 		code, _, stderr := runCLI(t, dir, nil, append([]string{"run", wl, "--target", url, "-q", "-o", "refused.json"}, args[1:]...)...)
-		if code != ExitUnsupported || !strings.Contains(stderr, "needs a SQL target") || !strings.Contains(stderr, "CQL") {
-			t.Errorf("%s on CQL: exit %d, %q; want %d and a message that it needs SQL", wl, code, stderr, ExitUnsupported)
+		want := "needs a SQL target"
+		if wl == "kv-ints-batch" {
+			want = "declares no transactions"
+		}
+		if code != ExitUnsupported || !strings.Contains(stderr, want) {
+			t.Errorf("%s on CQL: exit %d, %q; want %d and %q", wl, code, stderr, ExitUnsupported, want)
 		}
 	}
 	if keyspaceExists(t, base, ks) {
@@ -175,6 +179,29 @@ func TestCassandraYCSB(t *testing.T) {
 			t.Errorf("after ycsb/%s: %d rows, want %d (load + acknowledged inserts)", v, n, rows)
 		}
 		t.Logf("ycsb/%s on Cassandra: %.0f ops/s", v, p.Throughput)
+	}
+
+	// KV-1 and KV-2: load and run without errors, every pair loaded.
+	for _, args := range [][]string{{"kv-basic", "--pairs", "500", "--value-size", "1000"}, {"kv-ints", "--rows", "500"}} {
+		wl := args[0]
+		code, _, stderr := runCLI(t, dir, nil, append([]string{"run", wl, "--target", u, "--threads", "4", "--operations", "400", "-q", "-o", wl + ".json"}, args[1:]...)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s", wl, code, stderr)
+		}
+		res, err := result.Read(filepath.Join(dir, wl+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := res.Phases[len(res.Phases)-1]
+		for _, o := range p.Ops {
+			if len(o.Errors) > 0 {
+				t.Errorf("%s: %s errors %v", wl, o.Name, o.Errors)
+			}
+		}
+		table := strings.ReplaceAll(wl, "-", "_")
+		if n := cqlCount(t, url, table); n != 500 {
+			t.Errorf("%s: %d rows in %s, want 500", wl, n, table)
+		}
 	}
 
 	cqlDo(t, url, func(ctx context.Context, c target.Conn) {

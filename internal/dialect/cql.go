@@ -49,3 +49,28 @@ func cqlBatch(d Dialect, table string, cols []string, n int) string {
 	b.WriteString("APPLY BATCH")
 	return b.String()
 }
+
+// cqlKVInts is kv-ints in CQL: int columns, read as they are (the CQL
+// driver returns integers as decimal text), no transaction statements (CQL
+// has none: the atomic kv-ints-batch is refused on a target without
+// transactions). cols are kv_key, c0, c1, ...
+func cqlKVInts(d Dialect, table string, cols []string) KVIntsStatements {
+	var create strings.Builder
+	create.WriteString("CREATE TABLE " + table + " (" + KVKeyColumn + " varchar PRIMARY KEY")
+	read := make([]string, len(cols)-1)
+	write := make([]string, len(cols)-1)
+	for i, c := range cols[1:] {
+		create.WriteString(", " + c + " int")
+		read[i] = "SELECT " + c + " FROM " + table + " WHERE " + KVKeyColumn + " = ?"
+		write[i] = "UPDATE " + table + " SET " + c + " = ? WHERE " + KVKeyColumn + " = ?"
+	}
+	create.WriteString(")")
+	return KVIntsStatements{
+		CreateTable:   create.String(),
+		Read:          read,
+		Write:         write,
+		InsertRows:    func(n int) string { return cqlBatch(d, table, cols, n) },
+		Columns:       cols,
+		MaxInsertRows: kvMaxRows(d, len(cols)),
+	}
+}

@@ -2,6 +2,7 @@ package cassandra
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -15,7 +16,9 @@ import (
 
 // Workloads whose statements are SQL only refuse a CQL target in Bind
 // (before anything is connected or created), by its declared query
-// language; YCSB binds, with the CQL binding's statements.
+// language; YCSB binds with the CQL binding's statements, KV-1 and KV-2
+// with CQL statements, and KV-3 (atomic batches) is refused for lack of
+// transactions.
 func TestWorkloadsOnCQL(t *testing.T) {
 	tg := &Target{cfg: Config{Keyspace: "ycsb"}}
 	env := workload.Env{Dialect: tg.Dialect(), Capabilities: tg.Capabilities(), Threads: 4}
@@ -29,6 +32,20 @@ func TestWorkloadsOnCQL(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		err = wl.Bind(env)
+		switch name {
+		case "kv-basic", "kv-ints":
+			if err != nil {
+				t.Errorf("%s on CQL: Bind = %v, want nil", name, err)
+			} else if s := wl.Schema(); len(s) != 1 || !strings.Contains(s[0].Create, "kv_key varchar PRIMARY KEY") {
+				t.Errorf("%s on CQL: schema %+v, want CQL", name, s)
+			}
+			continue
+		case "kv-ints-batch":
+			if !strings.Contains(fmt.Sprint(err), "declares no transactions") {
+				t.Errorf("%s on CQL: Bind = %v, want a refusal for lack of transactions", name, err)
+			}
+			continue
+		}
 		if strings.HasPrefix(name, "ycsb") {
 			if err != nil {
 				t.Errorf("%s on CQL: Bind = %v, want nil", name, err)

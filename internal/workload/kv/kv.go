@@ -58,7 +58,6 @@ import (
 	"fmt"
 	"math/rand"
 
-	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/workload"
 )
 
@@ -160,9 +159,6 @@ func loadRows(env workload.Env, perRow, rowBytes int) (insertRows, maxBatch int,
 
 // checkDialect rejects an Env whose dialect is unset.
 func checkDialect(name string, env workload.Env) error {
-	if err := target.NeedsSQL(name, env.Capabilities); err != nil {
-		return err
-	}
 	if env.Dialect.Placeholder == "" {
 		return fmt.Errorf("%s: the target's dialect is not set (no placeholder style)", name)
 	}
