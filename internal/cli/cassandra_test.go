@@ -181,8 +181,10 @@ func TestCassandraYCSB(t *testing.T) {
 		t.Logf("ycsb/%s on Cassandra: %.0f ops/s", v, p.Throughput)
 	}
 
-	// KV-1 and KV-2: load and run without errors, every pair loaded.
-	for _, args := range [][]string{{"kv-basic", "--pairs", "500", "--value-size", "1000"}, {"kv-ints", "--rows", "500"}} {
+	// KV-1, KV-2 and KV-3 with its writes in a logged BATCH: load and run
+	// without errors, every row loaded.
+	for _, args := range [][]string{{"kv-basic", "--pairs", "500", "--value-size", "1000"}, {"kv-ints", "--rows", "500"},
+		{"kv-ints-batch", "--rows", "500", "--atomicity", "logged"}} {
 		wl := args[0]
 		code, _, stderr := runCLI(t, dir, nil, append([]string{"run", wl, "--target", u, "--threads", "4", "--operations", "400", "-q", "-o", wl + ".json"}, args[1:]...)...)
 		if code != 0 {
@@ -196,6 +198,11 @@ func TestCassandraYCSB(t *testing.T) {
 		for _, o := range p.Ops {
 			if len(o.Errors) > 0 {
 				t.Errorf("%s: %s errors %v", wl, o.Name, o.Errors)
+			}
+		}
+		if wl == "kv-ints-batch" {
+			if got := fmt.Sprint(res.Workload.Options); !strings.Contains(got, "logged") {
+				t.Errorf("kv-ints-batch: options %s do not record atomicity logged", got)
 			}
 		}
 		table := strings.ReplaceAll(wl, "-", "_")

@@ -72,5 +72,22 @@ func cqlKVInts(d Dialect, table string, cols []string) KVIntsStatements {
 		InsertRows:    func(n int) string { return cqlBatch(d, table, cols, n) },
 		Columns:       cols,
 		MaxInsertRows: kvMaxRows(d, len(cols)),
+		Batch:         cqlWriteBatch,
 	}
+}
+
+// cqlWriteBatch is BEGIN [UNLOGGED] BATCH w1; w2; ... APPLY BATCH.
+func cqlWriteBatch(logged bool, writes []string) string {
+	var b strings.Builder
+	b.WriteString("BEGIN ")
+	if !logged {
+		b.WriteString("UNLOGGED ")
+	}
+	b.WriteString("BATCH ")
+	for _, w := range writes {
+		b.WriteString(w)
+		b.WriteString("; ")
+	}
+	b.WriteString("APPLY BATCH")
+	return b.String()
 }

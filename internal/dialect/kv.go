@@ -86,6 +86,10 @@ type KVIntsStatements struct {
 	Begin    string
 	Commit   string // COMMIT
 	Rollback string // ROLLBACK
+	// Batch returns the writes, each a Write statement, as one BATCH
+	// statement (logged: atomic across partitions; unlogged: not), their
+	// values bound in order; nil for dialects without batches (SQL).
+	Batch func(logged bool, writes []string) string
 }
 
 // KVInts builds the kv-ints statements for a table of columns integer

@@ -34,6 +34,10 @@ func renderKV(d Dialect) string {
 	line("kv_ints.begin", i.Begin)
 	line("kv_ints.commit", i.Commit)
 	line("kv_ints.rollback", i.Rollback)
+	if i.Batch != nil {
+		line("kv_ints.batch(logged)", i.Batch(true, []string{i.Write[3], i.Write[7]}))
+		line("kv_ints.batch(unlogged)", i.Batch(false, []string{i.Write[3]}))
+	}
 
 	s := KVInts(d, "t1", 8, 2)
 	line("kv_ints(t1,8,2).create", s.CreateTable)
