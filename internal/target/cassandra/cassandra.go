@@ -85,10 +85,9 @@ type Target struct {
 	opts     target.Options
 	boot     *gocql.Session // without keyspace: system tables, keyspace creation
 
-	mu      sync.Mutex
-	sess    *gocql.Session // bound to cfg.Keyspace, made by ready
-	created bool           // ready created the keyspace
-	closed  bool
+	mu     sync.Mutex
+	sess   *gocql.Session // bound to cfg.Keyspace, made by ready
+	closed bool
 }
 
 var _ target.Target = (*Target)(nil)
@@ -301,7 +300,6 @@ func (t *Target) ensureKeyspace(ctx context.Context) error {
 		// The mark is written at ONE (the write still goes to every
 		// replica): a keyspace with more copies than live nodes is created
 		// and marked whatever consistency the workload asks for.
-		t.created = true
 		return nil
 	}
 	if !t.cfg.AllowForeignKeyspace {

@@ -30,13 +30,13 @@ var serverSettings = []string{
 }
 
 // Fingerprint implements target.Target. Product "Apache Cassandra",
-// version system.local's release_version, and the settings:
+// version system.local's release_version (the version string adds the
+// cluster's name), and the settings:
 //
-//	cluster_name, partitioner     from system.local
+//	partitioner                   from system.local
 //	nodes                         how many nodes (system.local + system.peers_v2)
 //	topology                      each node as ADDRESS/DC/RACK/RELEASE, by address
 //	keyspace, replication         the URL's keyspace and its replication map
-//	keyspace_created              "true" when this target created it
 //	read_consistency, write_consistency, serial_consistency
 //	commitlog_sync, ...           the serverSettings the server reports
 //
@@ -59,8 +59,9 @@ func (t *Target) Fingerprint(ctx context.Context) (target.Fingerprint, error) {
 		return target.Fingerprint{}, fmt.Errorf("reading system.local from %s: %w", t.redacted, err)
 	}
 	fp.Version = version
-	fp.VersionString = "Apache Cassandra " + version
-	set["cluster_name"] = cluster
+	// The cluster's name identifies the endpoint, like the URL: it is not a
+	// setting (compare refuses runs whose settings differ).
+	fp.VersionString = "Apache Cassandra " + version + " (cluster " + cluster + ")"
 	set["partitioner"] = partitioner[strings.LastIndex(partitioner, ".")+1:]
 	nodes := []string{fmt.Sprintf("%s/%s/%s/%s", addr, dc, rack, version)}
 	peers, err := readPeers(ctx, s, hostID)
@@ -78,9 +79,6 @@ func (t *Target) Fingerprint(ctx context.Context) (target.Fingerprint, error) {
 	}
 	set["keyspace"] = t.cfg.Keyspace
 	set["replication"] = formatMap(repl)
-	t.mu.Lock()
-	set["keyspace_created"] = strconv.FormatBool(t.created)
-	t.mu.Unlock()
 	set["read_consistency"] = t.cfg.ReadConsistency
 	set["write_consistency"] = t.cfg.WriteConsistency
 	set["serial_consistency"] = t.cfg.SerialConsistency
