@@ -165,13 +165,13 @@ func TestKeyspaceRoundTripFingerprint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fp.Product != "Apache Cassandra" || !strings.HasPrefix(fp.Version, "5.") {
-		t.Errorf("product/version = %q %q", fp.Product, fp.Version)
+	if fp.Product != "Apache Cassandra" || !strings.HasPrefix(fp.Version, "5.") || !strings.Contains(fp.VersionString, "(cluster ") {
+		t.Errorf("product/version = %q %q %q", fp.Product, fp.Version, fp.VersionString)
 	}
 	for k, want := range map[string]string{
 		"keyspace": ks, "replication": "{'class': 'SimpleStrategy', 'replication_factor': '1'}",
 		"read_consistency": "ONE", "write_consistency": "QUORUM", "serial_consistency": "SERIAL",
-		"partitioner": "Murmur3Partitioner", "commitlog_sync": "periodic", "keyspace_created": "true",
+		"partitioner": "Murmur3Partitioner", "commitlog_sync": "periodic",
 	} {
 		if fp.Settings[k] != want {
 			t.Errorf("fingerprint %s = %q, want %q", k, fp.Settings[k], want)
