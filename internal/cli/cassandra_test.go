@@ -116,14 +116,18 @@ func TestCassandraYCSB(t *testing.T) {
 			t.Errorf("%s on CQL: exit %d, %q; want %d and %q", wl, code, stderr, ExitUnsupported, want)
 		}
 	}
+	code, _, stderr := runCLI(t, dir, nil, "cleanup", "ycsb", "--target", url)
+	if code != 0 {
+		t.Errorf("cleanup of a keyspace that does not exist: exit %d\n%s", code, stderr)
+	}
 	if keyspaceExists(t, base, ks) {
-		t.Fatalf("keyspace %s exists after the refused runs: a refusal must create nothing", ks)
+		t.Fatalf("keyspace %s exists after the refused runs and a cleanup: they must create nothing", ks)
 	}
 
 	const records = 1000
 	props := []string{"-p", "recordcount=" + strconv.Itoa(records)}
 	u := cqlParams(url, "write_consistency=QUORUM")
-	code, _, stderr := runCLI(t, dir, nil, append([]string{"load", "ycsb", "--target", u, "--threads", "4", "-o", "load.json", "-q"}, props...)...)
+	code, _, stderr = runCLI(t, dir, nil, append([]string{"load", "ycsb", "--target", u, "--threads", "4", "-o", "load.json", "-q"}, props...)...)
 	if code != 0 {
 		t.Fatalf("load: exit %d\n%s", code, stderr)
 	}

@@ -33,9 +33,10 @@
 // default; the fingerprint records the levels in effect.
 //
 // The keyspace: when it does not exist, candor creates it with the URL's
-// replication the first time a session or the fingerprint needs it (after
-// the workload has accepted the target, so a workload the target cannot run
-// creates nothing), and records it as candor's in its marker table
+// replication at the first write or fingerprint (after the workload has
+// accepted the target, so a workload the target cannot run creates
+// nothing, and a cleanup of a keyspace that is not there makes none), and
+// records it as candor's in its marker table
 // (dialect.MarkerTable). A keyspace that exists without that record is
 // refused unless allow_foreign_keyspace=true; a keyspace whose replication
 // differs from a replication the URL asks for explicitly is refused too.
@@ -219,12 +220,57 @@ func (t *Target) Capabilities() target.Capabilities {
 // Connect implements target.Target. The Conn is a handle on the target's
 // shared driver session; the first Connect creates the keyspace when it does
 // not exist (see the package comment).
+//
+// When the keyspace does not exist yet, Connect creates nothing: the Conn
+// answers queries of the system tables (which is all that asking whether a
+// table exists takes), and creates the keyspace at its first Exec or
+// CopyFrom. So `candor cleanup` on a keyspace that is not there leaves none
+// behind.
 func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
-	s, err := t.ready(ctx)
-	if err != nil {
-		return nil, err
+	c := &Conn{t: t, read: consistency(t.cfg.ReadConsistency), write: consistency(t.cfg.WriteConsistency), window: t.cfg.LoadWindow}
+	t.mu.Lock()
+	c.s = t.sess
+	closed := t.closed
+	t.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
 	}
-	return &Conn{s: s, read: consistency(t.cfg.ReadConsistency), write: consistency(t.cfg.WriteConsistency), window: t.cfg.LoadWindow}, nil
+	if c.s != nil {
+		return c, nil
+	}
+	_, exists, err := keyspaceReplication(ctx, t.boot, t.cfg.Keyspace)
+	if err != nil {
+		return nil, fmt.Errorf("%w: reading keyspace %s from system_schema.keyspaces at %s: %w", target.ErrUnreachable, t.cfg.Keyspace, t.redacted, err)
+	}
+	if exists {
+		if c.s, err = t.ready(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// session returns the Conn's session: the keyspace's, made (and the
+// keyspace created) on first need when write; for reads before the keyspace
+// exists, the session without keyspace.
+func (c *Conn) session(ctx context.Context, write bool) (*gocql.Session, error) {
+	if c.s != nil {
+		return c.s, nil
+	}
+	c.t.mu.Lock()
+	s := c.t.sess
+	c.t.mu.Unlock()
+	if s == nil && write {
+		var err error
+		if s, err = c.t.ready(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if s == nil {
+		return c.t.boot, nil
+	}
+	c.s = s
+	return s, nil
 }
 
 // Close implements target.Target: it ends the driver sessions, and with

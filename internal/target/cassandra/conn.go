@@ -26,7 +26,8 @@ var ErrConnClosed = errors.New("cassandra connection is closed")
 // Exec runs at the write consistency, Query at the read consistency. A
 // Conn is used by one goroutine at a time.
 type Conn struct {
-	s           *gocql.Session
+	t           *Target
+	s           *gocql.Session // the keyspace's; nil until it exists (Target.Connect)
 	read, write gocql.Consistency
 	closed      bool
 	window      int // rows in flight in CopyFrom
@@ -49,7 +50,11 @@ func (c *Conn) Exec(ctx context.Context, sql string, args ...any) (int64, error)
 	if c.closed {
 		return 0, ErrConnClosed
 	}
-	iter := c.s.Query(sql, args...).Consistency(c.write).IterContext(ctx)
+	s, err := c.session(ctx, true)
+	if err != nil {
+		return 0, err
+	}
+	iter := s.Query(sql, args...).Consistency(c.write).IterContext(ctx)
 	var n int64
 	if isWrite(sql) {
 		n = 1
@@ -91,7 +96,11 @@ func (c *Conn) Query(ctx context.Context, sql string, args []any, fn func(cols [
 	if c.closed {
 		return 0, ErrConnClosed
 	}
-	iter := c.s.Query(sql, args...).Consistency(c.read).IterContext(ctx)
+	s, err := c.session(ctx, false)
+	if err != nil {
+		return 0, err
+	}
+	iter := s.Query(sql, args...).Consistency(c.read).IterContext(ctx)
 	ncol := len(iter.Columns())
 	c.grow(ncol)
 	n := 0

@@ -95,11 +95,21 @@ func TestKeyspaceRoundTripFingerprint(t *testing.T) {
 		t.Fatalf("keyspace %s exists after Open (%v, %v): Open must create nothing", ks, exists, err)
 	}
 	c := targettest.Connect(t, tg)
-	if owned, err := keyspaceOwned(ctx, tg.boot, ks); err != nil || !owned {
-		t.Fatalf("keyspace %s after Connect: owned %v, %v; want created and marked", ks, owned, err)
+	// Asking about a table creates nothing either (cleanup does no more).
+	if ex, _, err := target.TableState(ctx, c, tg.Dialect(), "kv"); err != nil || ex {
+		t.Fatalf("TableState before the keyspace exists = %v, %v", ex, err)
+	}
+	if err := target.DropOwned(ctx, c, tg.Dialect(), "kv", false); err != nil {
+		t.Fatalf("DropOwned before the keyspace exists = %v", err)
+	}
+	if _, exists, err := keyspaceReplication(ctx, tg.boot, ks); err != nil || exists {
+		t.Fatalf("keyspace %s exists after Connect and reads (%v, %v): only a write creates it", ks, exists, err)
 	}
 	if _, err := c.Exec(ctx, "CREATE TABLE kv (k text PRIMARY KEY, i int, b bigint, d double, ok boolean, u uuid, s text)"); err != nil {
 		t.Fatal(err)
+	}
+	if owned, err := keyspaceOwned(ctx, tg.boot, ks); err != nil || !owned {
+		t.Fatalf("keyspace %s after the first write: owned %v, %v; want created and marked", ks, owned, err)
 	}
 	n, err := c.Exec(ctx, "INSERT INTO kv (k, i, b, d, ok, u, s) VALUES (?, ?, ?, ?, ?, ?, ?)",
 		"k1", 42, int64(-7), 1.5, true, "6ba7b810-9dad-11d1-80b4-00c04fd430c8", "")

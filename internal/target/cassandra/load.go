@@ -32,6 +32,10 @@ func (c *Conn) CopyFrom(ctx context.Context, table string, columns []string, row
 		c.copyKey, c.copySQL = key, dialect.CQL.InsertRows(table, columns, 1)
 	}
 	stmt := c.copySQL
+	s, err := c.session(ctx, true)
+	if err != nil {
+		return 0, err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -59,7 +63,7 @@ func (c *Conn) CopyFrom(ctx context.Context, table string, columns []string, row
 					})
 					return
 				}
-				if err := c.s.Query(stmt, row...).Consistency(c.write).Idempotent(true).ExecContext(ctx); err != nil {
+				if err := s.Query(stmt, row...).Consistency(c.write).Idempotent(true).ExecContext(ctx); err != nil {
 					once.Do(func() { first = err; cancel() })
 					return
 				}
