@@ -638,7 +638,7 @@ func newResult(env *Env, wl workload.Workload, cfg runner.Config, fp target.Fing
 		Target: result.Fingerprint{Driver: fp.Driver, Product: fp.Product, Version: fp.Version, VersionString: fp.VersionString,
 			URL: fp.URL, Settings: fp.Settings, Capabilities: &result.Capabilities{Transactions: caps.Transactions,
 				CopyFrom: caps.CopyFrom, MultiRowInsert: caps.MultiRowInsert, MaxBindParams: caps.MaxBindParams, Embedded: caps.Embedded,
-				TableLoad: caps.TableLoad}},
+				TableLoad: caps.TableLoad, QueryLanguage: caps.QueryLanguage}},
 		Workload: result.Workload{Name: wl.Name(), Reference: wl.Reference(), Seed: cfg.Seed, Options: wl.Options(),
 			Ignored: wl.Ignored(), Ops: wl.Ops()},
 		Run: result.RunConfig{Threads: cfg.Threads, DurationSec: cfg.Duration.Seconds(), Operations: cfg.Operations,
