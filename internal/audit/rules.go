@@ -459,6 +459,9 @@ func fmtBytes(b int64) string {
 	if i == 0 {
 		return fmt.Sprintf("%d B", b)
 	}
+	if f >= 100 {
+		return fmt.Sprintf("%.0f %s", f, units[i])
+	}
 	return fmt.Sprintf("%.3g %s", f, units[i])
 }
 
