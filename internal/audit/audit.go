@@ -169,7 +169,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		for _, in := range s.Inputs {
 			files = append(files, in.Name)
 		}
-		if len(r.Sides) > 1 || len(s.Inputs) > 1 {
+		if len(s.Inputs) > 1 {
 			fmt.Fprintf(&b, "  side %s: %s\n", s.Label, strings.Join(files, ", "))
 		}
 	}
