@@ -124,6 +124,10 @@ func TestEachRuleFires(t *testing.T) {
 		{"options-differ", Error, "requestdistribution zipfian vs uniform", func(b *result.Result) {
 			b.Workload.Options.(map[string]any)["requestdistribution"] = "uniform"
 		}},
+		// a size sweep (E1) is a note: memory-fit judges the sizes
+		{"options-differ", Note, "data size only", func(b *result.Result) {
+			b.Workload.Options.(map[string]any)["recordcount"] = 5000.0
+		}},
 		{"run-settings-differ", Warning, "retries 3 vs 0", func(b *result.Result) { b.Run.Retries = 0 }},
 		{"reused-tables", Error, "rows=1000000", func(b *result.Result) { b.Workload.ReusedTables = []string{"sbtest1: rows=1000000"} }},
 		{"schema-version", Note, "candor.result/v1.1", func(b *result.Result) { b.Schema = "candor.result/v1.1" }},

@@ -753,11 +753,27 @@ func optionsDiffer(sides []Side) []Finding {
 				for _, k := range keys {
 					parts = append(parts, fmt.Sprintf("%s %s vs %s", k, show(ref[k]), show(o[k])))
 				}
-				out = append(out, ruleOf("options-differ", Error, "%s: %s and %s differ in %s", first(s).Workload.Name, g[0].Label, s.Label, strings.Join(parts, ", ")))
+				sev, what := Error, "differ in"
+				if sizeOnly(keys) {
+					sev, what = Note, "differ in data size only (a size comparison):"
+				}
+				out = append(out, ruleOf("options-differ", sev, "%s: %s and %s %s %s", first(s).Workload.Name, g[0].Label, s.Label, what, strings.Join(parts, ", ")))
 			}
 		}
 	}
 	return out
+}
+
+// sizeOptions are the options that set how much data a workload loads.
+var sizeOptions = map[string]bool{"recordcount": true, "insertcount": true, "table-size": true, "tables": true, "pairs": true, "rows": true}
+
+func sizeOnly(keys []string) bool {
+	for _, k := range keys {
+		if !sizeOptions[k] {
+			return false
+		}
+	}
+	return true
 }
 
 func diffKeys(a, b map[string]any) []string {

@@ -27,6 +27,8 @@ func TestAuditExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	v2 := filepath.Join(dir, "v2.json")
 	os.WriteFile(v2, []byte(`{"schema": "candor.result/v2", "id": "x"}`), 0o644)
+	v10 := filepath.Join(dir, "v10.json")
+	os.WriteFile(v10, []byte(`{"schema": "candor.result/v10", "id": "x"}`), 0o644)
 	pg, sqlite := fixturePath(t, "ycsb-a-pg-t1.json"), fixturePath(t, "ycsb-a-sqlite-t4.json")
 	cases := []struct {
 		name   string
@@ -42,6 +44,7 @@ func TestAuditExitCodes(t *testing.T) {
 			[]string{"ERROR   durability-differs", "flushed locally per commit", "periodic (synchronous=normal, journal_mode=wal)"}, []string{"error-level finding"}},
 		{"missing file", []string{"audit", filepath.Join(dir, "nope.json")}, ExitUsage, nil, []string{"nope.json"}},
 		{"other schema version", []string{"audit", v2}, ExitUsage, nil, []string{`schema "candor.result/v2"`, "this candor reads candor.result/v1"}},
+		{"schema v10 is not v1", []string{"audit", v10}, ExitUsage, nil, []string{`schema "candor.result/v10"`}},
 		{"no argument", []string{"audit"}, ExitUsage, nil, []string{"at least one result"}},
 	}
 	for _, c := range cases {
