@@ -126,6 +126,11 @@ func TestRerunOnNull(t *testing.T) {
 	if !strings.Contains(errOut, "--seed") || !strings.Contains(errOut, "--repeat 3") {
 		t.Errorf("rerun's command line (stderr) lacks the recorded seed or the original's 3 repetitions:\n%s", errOut)
 	}
+	// Another product is allowed, and the audit says what differs.
+	code, out, errOut = runCLI(t, dir, nil, "rerun", "orig.json", "--target", "sqlite://other.db", "-o", "sqlite.json")
+	if code != 0 || !strings.Contains(out, "verdict: ") || !strings.Contains(out, "target-differs") || !strings.Contains(out, "SQLite") {
+		t.Errorf("rerun on SQLite: exit %d\n%s\n%s", code, out, errOut)
+	}
 	again, err := result.Read(filepath.Join(dir, "slow.json"))
 	if err != nil {
 		t.Fatal(err)
