@@ -201,6 +201,8 @@ func TestClassifyDurability(t *testing.T) {
 		{map[string]string{"synchronous_commit": "remote_apply", "synchronous_standby_names": "FIRST 2 (a, b, c)"}, Replicated},
 		{map[string]string{"innodb_flush_log_at_trx_commit": "1", "sync_binlog": "1"}, Flushed},
 		{map[string]string{"innodb_flush_log_at_trx_commit": "0"}, Periodic},
+		{map[string]string{"innodb_flush_log_at_trx_commit": "1", "rpl_semi_sync_master_enabled": "1"}, Replicated},
+		{map[string]string{"innodb_flush_log_at_trx_commit": "1", "rpl_semi_sync_source_enabled": "unavailable"}, Flushed},
 		{map[string]string{"innodb_flush_log_at_trx_commit": "unavailable"}, notRecorded}, // TiDB
 		{map[string]string{"synchronous": "FULL", "journal_mode": "wal"}, Flushed},
 		{map[string]string{"synchronous": "NORMAL", "journal_mode": "wal"}, Periodic},

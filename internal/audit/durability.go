@@ -41,8 +41,9 @@ func (d Durability) String() string {
 //	  synchronous_commit on/remote_write/remote_apply with
 //	  synchronous_standby_names set → replicated; otherwise (on, local) →
 //	  flushed locally.
-//	MySQL wire (InnoDB): innodb_flush_log_at_trx_commit=1 → flushed locally
-//	  (sync_binlog≠1 with log_bin on noted), 0 or 2 → periodic.
+//	MySQL wire (InnoDB): semi-synchronous replication on → replicated;
+//	  innodb_flush_log_at_trx_commit=1 → flushed locally (sync_binlog≠1
+//	  with log_bin on noted), 0 or 2 → periodic.
 //	SQLite: synchronous=OFF or journal_mode OFF/MEMORY → off;
 //	  synchronous=NORMAL in WAL mode → periodic; otherwise flushed locally.
 //	Cassandra (CQL): commitlog_sync periodic → periodic, batch/group →
@@ -100,6 +101,18 @@ func ClassifyDurability(r *result.Result) Durability {
 			if lb, ok := lower("log_bin"); ok && (lb == "on" || lb == "1") && sb != "1" {
 				binlog = "; binary log not flushed per commit"
 			}
+		}
+		semi := ""
+		for _, k := range []string{"rpl_semi_sync_master_enabled", "rpl_semi_sync_source_enabled"} {
+			if v, ok := lower(k); ok {
+				semi = k + "=" + v
+				if v == "1" || v == "on" {
+					return Durability{Class: Replicated, From: from + ", " + semi, Copies: "1 semi-synchronous replica"}
+				}
+			}
+		}
+		if semi != "" {
+			from += ", " + semi
 		}
 		switch fl {
 		case "1":

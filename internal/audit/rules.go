@@ -140,8 +140,8 @@ func replicationDiffers(sides []Side) []Finding {
 		return nil
 	}
 	classes, _ := sideValues(sides, func(s Side) string { return ClassifyDurability(first(s)).Class })
-	if len(classes) != 1 || classes[0] == notRecorded {
-		return nil // durability-differs says it
+	if len(classes) != 1 || classes[0] != Replicated {
+		return nil // durability-differs says it; without replication no copy is waited for
 	}
 	copies, text := sideValues(sides, func(s Side) string {
 		if c := ClassifyDurability(first(s)).Copies; c != "" {
