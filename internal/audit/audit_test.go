@@ -283,3 +283,14 @@ func TestReadsJSON(t *testing.T) {
 		t.Errorf("struct vs JSON options differ: %+v", f)
 	}
 }
+
+// TestEmptyResults: results without any of the fields the rules read give
+// "not recorded" notes at most, and no panic.
+func TestEmptyResults(t *testing.T) {
+	rep := Results([]Input{{"a", &result.Result{}}, {"b", &result.Result{Phases: []result.Phase{{Name: "run"}}}}})
+	var buf bytes.Buffer
+	rep.WriteText(&buf)
+	if rep.HasErrors() {
+		t.Errorf("empty results gave errors:\n%s", buf.String())
+	}
+}
