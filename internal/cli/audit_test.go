@@ -126,6 +126,19 @@ func TestRerunOnNull(t *testing.T) {
 	if !strings.Contains(errOut, "--seed") || !strings.Contains(errOut, "--repeat 3") {
 		t.Errorf("rerun's command line (stderr) lacks the recorded seed or the original's 3 repetitions:\n%s", errOut)
 	}
+	// A failed original is refused before anything runs.
+	failed := filepath.Join(dir, "failed.json")
+	copyFailed, _ := result.Read(filepath.Join(dir, "orig.json"))
+	for i := range copyFailed.Phases {
+		copyFailed.Phases[i].Status = result.StatusFailed
+	}
+	result.Write(failed, copyFailed)
+	if code, _, errOut := runCLI(t, dir, nil, "rerun", "failed.json", "-o", "never.json"); code != ExitUsage || !strings.Contains(errOut, "no complete run phase") {
+		t.Errorf("rerun of a failed result: exit %d\n%s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "never.json")); err == nil {
+		t.Errorf("a failed original was rerun")
+	}
 	// Another product is allowed, and the audit says what differs.
 	code, out, errOut = runCLI(t, dir, nil, "rerun", "orig.json", "--target", "sqlite://other.db", "-o", "sqlite.json")
 	if code != 0 || !strings.Contains(out, "verdict: ") || !strings.Contains(out, "target-differs") || !strings.Contains(out, "SQLite") {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/candor-bench/candor/internal/report"
 	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/target"
 )
 
 // PasswordEnvHelp names where rerun's targets take their password from: the
@@ -68,6 +69,11 @@ func rerun(env *Env, path string, targets []string, repeat int, repeatSet bool, 
 		return usagef("rerun takes one result file; %s holds %d (name one of them)", path, len(inputs))
 	}
 	orig := inputs[0].Result
+	// The original must have something to compare with, before anything
+	// runs.
+	if _, err := report.NewSide("A", inputs); err != nil {
+		return withCode(ExitUsage, fmt.Errorf("%w; nothing to compare a rerun with", err))
+	}
 	args, err := RerunArgs(orig, targets)
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("%s: %w", path, err))
@@ -83,7 +89,7 @@ func rerun(env *Env, path string, targets []string, repeat int, repeatSet bool, 
 		out = filepath.Join("reruns", fmt.Sprintf("%s-%s.json", base, time.Now().UTC().Format("20060102T150405Z")))
 	}
 	args = append(args, "--repeat", fmt.Sprint(repeat), "--out", out, "-q")
-	fmt.Fprintf(env.Stderr, "candor rerun: candor %s\n", strings.Join(redactArgs(args, redactURL), " "))
+	fmt.Fprintf(env.Stderr, "candor rerun: candor %s\n", strings.Join(redactArgs(args, target.Redact), " "))
 
 	// The run's own summary goes to standard error: standard output
 	// carries the comparison.
@@ -101,8 +107,6 @@ func rerun(env *Env, path string, targets []string, repeat int, repeatSet bool, 
 	}
 	return printRerun(env.Stdout, inputs, rerunInputs)
 }
-
-func redactURL(s string) string { return stripPassword(s) }
 
 // printRerun compares the rerun (B) with the original (A): the verdict
 // line first, then compare's full output with the audit.
