@@ -234,6 +234,13 @@ func TestTrendSteadyAndFalling(t *testing.T) {
 	if tr, ok := Trend(&r.Phases[0]); !ok || !tr.Trending() || tr.ChangePct > 0 {
 		t.Errorf("falling series: %+v ok=%v, want a falling trend", tr, ok)
 	}
+	// a ramp in the first half that settled is not a trend at the end
+	for i := range r.Phases[0].Intervals {
+		r.Phases[0].Intervals[i].Ops[0].Count = int64(min(400+7*i, 1000+i%3))
+	}
+	if tr, ok := Trend(&r.Phases[0]); !ok || tr.Trending() {
+		t.Errorf("ramp then steady: %+v ok=%v, want no trend at the end", tr, ok)
+	}
 	r.Phases[0].Intervals = r.Phases[0].Intervals[:33] // 3 measured intervals
 	if _, ok := Trend(&r.Phases[0]); ok {
 		t.Errorf("3 intervals tested; want too few")

@@ -35,8 +35,9 @@ func (t TrendResult) Trending() bool {
 	return t.P < TrendAlpha && math.Abs(t.ChangePct) > TrendChangePct
 }
 
-// Trend fits a line to a phase's throughput per interval (warm-up and a
-// short last interval left out). ok is false with fewer than 5 intervals
+// Trend fits a line to a phase's throughput per interval over the second
+// half of its measured intervals (all of them when fewer than 10; warm-up
+// and a short last interval left out). ok is false with fewer than 5 intervals
 // or no throughput.
 func Trend(p *result.Phase) (TrendResult, bool) {
 	var xs, ys []float64
@@ -59,6 +60,11 @@ func Trend(p *result.Phase) (TrendResult, bool) {
 	}
 	if len(xs) < trendMinIntervals {
 		return TrendResult{N: len(xs)}, false
+	}
+	// "At the end": the second half of the measured intervals, so that a
+	// ramp at the start that settled does not count (no-warmup says it).
+	if h := len(xs) / 2; h >= trendMinIntervals {
+		xs, ys = xs[h:], ys[h:]
 	}
 	alpha, beta := stat.LinearRegression(xs, ys, nil, false)
 	mean := stat.Mean(ys, nil)
