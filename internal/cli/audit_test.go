@@ -96,6 +96,9 @@ func TestRerunArgs(t *testing.T) {
 		{"candor", "sysbench", "oltp_read_write", "run"},
 		{"candor", "run", "ycsb", "-p", "db.passwd=xxxxx"},
 		{"candor", "run", "ycsb", "-P", "/nonexistent/workloada"},
+		// a result file must never make rerun execute a command
+		{"candor", "run", "ycsb", "--fault", "at=1s run=touch /tmp/x"},
+		{"candor", "run", "ycsb", "--fault=at=1s run=touch /tmp/x"},
 		nil,
 	} {
 		r.Command = cmd

@@ -203,6 +203,15 @@ func RerunArgs(r *result.Result, targets []string) ([]string, error) {
 			continue
 		}
 		kept = append(kept, a)
+		if name == "fault" {
+			v := value
+			if !hasValue && i+1 < len(cmd) {
+				v = cmd[i+1]
+			}
+			if strings.Contains(v, "run=") {
+				return nil, fmt.Errorf("its run executed a shell command (--fault %q): rerun never executes commands read from a result file; read it and run the command line by hand", v)
+			}
+		}
 		if name == "P" || name == "property-file" {
 			if err := checkPropertyFile(cmd, i, value, hasValue); err != nil {
 				return nil, err
