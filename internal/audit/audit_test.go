@@ -22,7 +22,7 @@ func fixture() *result.Result {
 		Provenance: result.Provenance{CandorVersion: "0.1.0", Commit: "abc", CPUModel: "EPYC", Cores: 16, MemoryBytes: 64 << 30, Kernel: "6.1"},
 		Target: result.Fingerprint{Driver: "postgres", Product: "PostgreSQL", Version: "16.4", URL: "postgres://u@db1:5432/b",
 			Settings: map[string]string{"synchronous_commit": "on", "fsync": "on", "synchronous_standby_names": "",
-				"transaction_isolation": "read committed", "shared_buffers": "128MB", "max_connections": "100"}},
+				"transaction_isolation": "read committed", "shared_buffers": "128MB", "max_connections": "100", "streaming_replicas": "0"}},
 		Workload: result.Workload{Name: "ycsb/a", Seed: 1, Options: map[string]any{"recordcount": 1000.0, "fieldcount": 10.0, "fieldlength": 100.0, "requestdistribution": "zipfian"}},
 		Run:      result.RunConfig{Threads: 4, DurationSec: 120, WarmupSec: 30, Retries: 3, ReportInterval: 1, LatencyMeasure: "service time (closed loop)"},
 	}
@@ -89,6 +89,10 @@ func TestEachRuleFires(t *testing.T) {
 		{"replication-differs", Error, "2 synchronous standby", func(b *result.Result) {
 			b.Target.Settings["synchronous_standby_names"] = "FIRST 2 (s1, s2)"
 		}},
+		// E4: PostgreSQL alone against PostgreSQL with two async standbys
+		{"replication-differs", Warning, "2 streaming standby(s)", func(b *result.Result) {
+			b.Target.Settings["streaming_replicas"] = "2"
+		}},
 		{"isolation-differs", Error, "serializable", func(b *result.Result) { b.Run.Isolation = "serializable" }},
 		{"consistency-differs", Error, "QUORUM", func(b *result.Result) {}},
 		{"memory-fit", Error, "not on", func(b *result.Result) {}},
@@ -144,13 +148,13 @@ func TestEachRuleFires(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.rule, func(t *testing.T) {
 			sides := pair(c.mutate)
-			switch c.rule {
-			case "consistency-differs":
+			switch c.rule + " " + string(c.sev) {
+			case "consistency-differs error":
 				cql(sides[0].Inputs[0].Result, "ONE")
 				cql(sides[1].Inputs[0].Result, "QUORUM")
-			case "replication-differs":
+			case "replication-differs error":
 				sides[0].Inputs[0].Result.Target.Settings["synchronous_standby_names"] = "s1"
-			case "memory-fit":
+			case "memory-fit error":
 				// A on a local server with 64 GB; B remote, with 128 MB
 				// shared_buffers, and a million records (≈1 GB).
 				for _, s := range sides {

@@ -140,8 +140,27 @@ func replicationDiffers(sides []Side) []Finding {
 		return nil
 	}
 	classes, _ := sideValues(sides, func(s Side) string { return ClassifyDurability(first(s)).Class })
-	if len(classes) != 1 || classes[0] != Replicated {
-		return nil // durability-differs says it; without replication no copy is waited for
+	if len(classes) != 1 || classes[0] == notRecorded {
+		return nil // durability-differs says it
+	}
+	if classes[0] != Replicated {
+		// No copy is waited for; standbys streaming asynchronously still
+		// cost commit rate and may lose commits at a fail-over (E4).
+		reps, text := sideValues(sides, func(s Side) string {
+			if v := first(s).Target.Settings["streaming_replicas"]; v != "" && v != "unavailable" {
+				return v + " streaming standby(s)"
+			}
+			return notRecorded
+		})
+		if len(reps) < 2 {
+			return nil
+		}
+		for _, v := range reps {
+			if v == notRecorded {
+				return nil // other products: the rule has nothing to compare
+			}
+		}
+		return []Finding{ruleOf("replication-differs", Warning, "asynchronous standbys differ: %s", text)}
 	}
 	copies, text := sideValues(sides, func(s Side) string {
 		if c := ClassifyDurability(first(s)).Copies; c != "" {
@@ -875,7 +894,8 @@ var ownSettings = map[string]bool{
 	"synchronous_commit": true, "fsync": true, "synchronous_standby_names": true, "innodb_flush_log_at_trx_commit": true,
 	"sync_binlog": true, "synchronous": true, "journal_mode": true, "commitlog_sync": true, "read_consistency": true,
 	"write_consistency": true, "replication": true, "transaction_isolation": true, "shared_buffers": true,
-	"innodb_buffer_pool_size": true, "cache_size": true, "page_size": true,
+	"innodb_buffer_pool_size": true, "cache_size": true, "page_size": true, "streaming_replicas": true,
+	"rpl_semi_sync_master_enabled": true, "rpl_semi_sync_source_enabled": true,
 }
 
 func settingsDiffer(sides []Side) []Finding {
