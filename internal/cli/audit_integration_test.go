@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,13 +57,31 @@ func TestAuditSynchronousCommitOnPostgres(t *testing.T) {
 // TestRerunOnPostgres: a 5 s PostgreSQL run with 3 repetitions reruns
 // "same" against itself, and "slower" through a proxy adding 2 ms per round
 // trip.
+//
+// The run is an open loop of 1,000 Poisson arrivals per second on one
+// session, a rate PostgreSQL serves at a few percent of one core: its
+// throughput is the schedule's, not the shared machine's speed of the
+// moment (a closed loop's drifted by 30% between consecutive runs here).
+// Through the proxy one session serves at most ~450 operations per second:
+// slower. A test at the 5% level says "faster" or "slower" of two
+// identical configurations once in 20 by design: a verdict other than
+// "same" gets one more rerun.
 func TestRerunOnPostgres(t *testing.T) {
 	pg := postgresURL(t)
 	dir := t.TempDir()
-	if code, _, errOut := runCLI(t, dir, nil, "run", "ycsb/c", "--target", pg, "--time", "5s", "--warmup", "1s", "--repeat", "3", "-q", "-o", "orig.json", "-p", "recordcount=1000"); code != 0 {
+	if code, _, errOut := runCLI(t, dir, nil, "run", "ycsb/c", "--target", pg, "--time", "5s", "--rate", "1000", "--arrival", "poisson",
+		"--repeat", "3", "-q", "-o", "orig.json", "-p", "recordcount=1000"); code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, errOut)
 	}
-	code, out, errOut := runCLI(t, dir, nil, "rerun", "orig.json", "-o", "same.json")
+	var code int
+	var out, errOut string
+	for try := 1; try <= 2; try++ {
+		code, out, errOut = runCLI(t, dir, nil, "rerun", "orig.json", "-o", fmt.Sprintf("same%d.json", try))
+		if code != 0 || strings.Contains(out, "verdict: same (") {
+			break
+		}
+		t.Logf("rerun %d against itself: %s", try, strings.SplitN(out, "\n", 3)[1])
+	}
 	if code != 0 || !strings.Contains(out, "verdict: same (") {
 		t.Errorf("rerun against itself: exit %d\n%s\n%s", code, out, errOut)
 	}
