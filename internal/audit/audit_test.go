@@ -138,6 +138,7 @@ func TestEachRuleFires(t *testing.T) {
 		{"settings-differ", Warning, "max_connections 100 vs 500", func(b *result.Result) { b.Target.Settings["max_connections"] = "500" }},
 		{"target-differs", Note, "PostgreSQL 17.0", func(b *result.Result) { b.Target.Version = "17.0" }},
 		{"machine-differs", Warning, "8 cores", func(b *result.Result) { b.Provenance.Cores = 8 }},
+		{"machine-differs", Note, "bench-2", func(b *result.Result) { b.Provenance.Hostname = "bench-2" }},
 	}
 	// consistency-differs: two CQL sides at different consistency levels.
 	cql := func(r *result.Result, write string) {

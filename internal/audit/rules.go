@@ -947,8 +947,12 @@ func machineDiffers(sides []Side) []Finding {
 		p := first(s).Provenance
 		return fmt.Sprintf("%s, %d cores, %s memory, kernel %s", orNR(p.CPUModel), p.Cores, fmtBytes(p.MemoryBytes), orNR(p.Kernel))
 	})
-	if len(vals) < 2 {
-		return nil
+	if len(vals) >= 2 {
+		return []Finding{ruleOf("machine-differs", Warning, "client machines differ: %s", text)}
 	}
-	return []Finding{ruleOf("machine-differs", Warning, "client machines differ: %s", text)}
+	hosts, text := sideValues(sides, func(s Side) string { return orNR(first(s).Provenance.Hostname) })
+	if len(hosts) >= 2 {
+		return []Finding{ruleOf("machine-differs", Note, "other client hosts of the same kind (%s): %s", vals[0], text)}
+	}
+	return nil
 }
