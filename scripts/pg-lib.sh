@@ -35,15 +35,9 @@ find_bin() {
 # never starts a service here).
 install_pg() {
 	is_root || die "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb) and we are not root: install the postgresql package"
-	command -v apt-get >/dev/null 2>&1 || die "PostgreSQL is not installed and apt-get is missing: install PostgreSQL by hand"
-	log "installing postgresql with apt-get"
 	local pkg=postgresql
 	[ -n "${PG_SANDBOX_VERSION:-}" ] && pkg=postgresql-$PG_SANDBOX_VERSION
-	export DEBIAN_FRONTEND=noninteractive
-	if ! apt-get install -y -q "$pkg" >&2; then
-		apt-get update -q >&2
-		apt-get install -y -q "$pkg" >&2
-	fi
+	apt_install "$pkg" || die "could not install $pkg: see $APT_LOG"
 }
 
 # need_bin prints the binary directory, installing PostgreSQL first when it

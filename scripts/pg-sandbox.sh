@@ -36,44 +36,13 @@ SANDBOX=pg-sandbox
 # shellcheck source=sandbox-lib.sh
 . "$(dirname "$0")/sandbox-lib.sh"
 
-# as_pg runs a command as the cluster owner: postgres when we are root, else
-# ourselves.
-as_pg() {
-	if is_root; then
-		if command -v runuser >/dev/null 2>&1; then
-			runuser -u postgres -- "$@"
-		else
-			su postgres -s /bin/sh -c "$(printf '%q ' "$@")"
-		fi
-	else
-		"$@"
-	fi
-}
-
-find_bin() {
-	local want=${PG_SANDBOX_VERSION:-}
-	if [ -n "$want" ]; then
-		[ -x "/usr/lib/postgresql/$want/bin/initdb" ] && { echo "/usr/lib/postgresql/$want/bin"; return; }
-		return 1
-	fi
-	[ -x /usr/lib/postgresql/15/bin/initdb ] && { echo /usr/lib/postgresql/15/bin; return; }
-	local d
-	d=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k4 -n | tail -n 1 || true)
-	[ -n "$d" ] && [ -x "$d/initdb" ] && { echo "$d"; return; }
-	return 1
-}
-
-install_pg() {
-	is_root || die "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb) and we are not root: install the postgresql package"
-	local pkg=postgresql
-	[ -n "${PG_SANDBOX_VERSION:-}" ] && pkg=postgresql-$PG_SANDBOX_VERSION
-	apt_install "$pkg" || die "could not install $pkg: see $APT_LOG"
-}
+# shellcheck source=pg-lib.sh
+. "$(dirname "$0")/pg-lib.sh"
 
 start() {
 	local dir=$1; shift
 	local bin
-	bin=$(find_bin) || { install_pg; bin=$(find_bin) || die "PostgreSQL installed but initdb not found under /usr/lib/postgresql"; }
+	bin=$(need_bin)
 
 	mkdir -p "$dir"
 	dir=$(cd "$dir" && pwd -P)

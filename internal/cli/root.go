@@ -22,6 +22,7 @@ import (
 	"github.com/candor-bench/candor/internal/target"
 
 	// Drivers and workloads register themselves.
+	_ "github.com/candor-bench/candor/internal/target/cassandra"
 	_ "github.com/candor-bench/candor/internal/target/fake"
 	_ "github.com/candor-bench/candor/internal/target/mysql"
 	_ "github.com/candor-bench/candor/internal/target/postgres"

@@ -143,7 +143,7 @@ func newRunCmd(env *Env, phase string) *cobra.Command {
 		fl.Float64Var(&f.rate, "rate", 0, "open loop: total operations per second on an absolute schedule; latency counts from the intended start (default: target property, else closed loop)")
 		fl.StringVar(&f.arrival, "arrival", runner.ArrivalConstant, "open-loop arrivals: constant or poisson")
 		fl.IntVar(&f.repeat, "repeat", 1, "run the measured phase N times (loading once) and report mean, standard deviation and 95% confidence intervals")
-		fl.StringVar(&f.load, "load", "auto", "load phase before the run: auto (when the table is absent), always (drop candor's table and reload), never")
+		fl.StringVar(&f.load, "load", "auto", "load phase before the run: auto (load when the table is absent, unfinished or holds other data), always (drop candor's table and reload), never (refuse instead of loading)")
 		fl.StringVar(&f.sessionIO, "session-io", string(target.IOAuto), "how PostgreSQL- and MySQL-wire sessions wait for replies: blocking (a thread each, as libpq), poller (Go's network poller) or auto (by sessions per core; recorded as client.session_io)")
 		fl.Var(&f.maxErrorRate, "max-error-rate", maxErrorRateUsage)
 	}
@@ -586,7 +586,7 @@ func finish(ctx context.Context, env *Env, format string, res *result.Result, sb
 		return err
 	}
 	if werr != nil {
-		return &ExitError{Code: ExitResultNotWritten, Err: fmt.Errorf("the result could not be written to %s: %w; the interval records are in %s (candor report reads them)", outPath, werr, result.IntervalsPath(outPath))}
+		return &ExitError{Code: ExitResultNotWritten, Err: fmt.Errorf("the result could not be written to %s: %w; the interval records written so far are in %s (JSON lines, one per interval)", outPath, werr, result.IntervalsPath(outPath))}
 	}
 	fmt.Fprintf(env.Stderr, "result: %s\n", outPath)
 	overBudget := failedRunPhase(res.Phases)
@@ -638,7 +638,7 @@ func newResult(env *Env, wl workload.Workload, cfg runner.Config, fp target.Fing
 		Target: result.Fingerprint{Driver: fp.Driver, Product: fp.Product, Version: fp.Version, VersionString: fp.VersionString,
 			URL: fp.URL, Settings: fp.Settings, Capabilities: &result.Capabilities{Transactions: caps.Transactions,
 				CopyFrom: caps.CopyFrom, MultiRowInsert: caps.MultiRowInsert, MaxBindParams: caps.MaxBindParams, Embedded: caps.Embedded,
-				TableLoad: caps.TableLoad}},
+				TableLoad: caps.TableLoad, QueryLanguage: caps.QueryLanguage}},
 		Workload: result.Workload{Name: wl.Name(), Reference: wl.Reference(), Seed: cfg.Seed, Options: wl.Options(),
 			Ignored: wl.Ignored(), Ops: wl.Ops()},
 		Run: result.RunConfig{Threads: cfg.Threads, DurationSec: cfg.Duration.Seconds(), Operations: cfg.Operations,

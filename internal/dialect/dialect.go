@@ -23,6 +23,10 @@ type Dialect struct {
 	// MaxBindParams bounds the parameters of one statement (multi-row INSERT
 	// batches are sized to fit). 0 means no limit.
 	MaxBindParams int
+	// Keyspace is the keyspace unqualified table names resolve to, for
+	// dialects whose catalog must be asked by name (CQL has no
+	// current_keyspace()); "" elsewhere. The CQL driver sets it.
+	Keyspace string
 }
 
 // Param returns the n-th (1-based) bind parameter in this dialect.

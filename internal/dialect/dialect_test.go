@@ -52,13 +52,15 @@ func render(d Dialect) string {
 		line("locks.unlock_shared", l.UnlockShared)
 		line("locks.key(usertable)", fmt.Sprint(LockKey(d, "usertable")))
 	} else {
-		line("locks", "none (candor locks a file beside an embedded database)")
+		line("locks", "none in SQL (SQLite: candor locks a file beside the database; CQL: no lock)")
 	}
 	return b.String()
 }
 
 func TestGolden(t *testing.T) {
-	for _, d := range []Dialect{Postgres, SQLite, MySQL} {
+	cql := CQL
+	cql.Keyspace = "ycsb"
+	for _, d := range []Dialect{Postgres, SQLite, MySQL, cql} {
 		t.Run(d.Name, func(t *testing.T) {
 			path := filepath.Join("testdata", d.Name+".golden")
 			got := render(d)

@@ -38,6 +38,16 @@ type KVBasicStatements struct {
 // characters.
 func KVBasic(d Dialect, table string, keySize int) KVBasicStatements {
 	cols := []string{KVKeyColumn, KVPayloadColumn}
+	if d.Name == CQL.Name {
+		return KVBasicStatements{
+			CreateTable:   "CREATE TABLE " + table + " (" + KVKeyColumn + " varchar PRIMARY KEY, " + KVPayloadColumn + " blob)",
+			Read:          "SELECT " + KVPayloadColumn + " FROM " + table + " WHERE " + KVKeyColumn + " = ?",
+			Write:         "UPDATE " + table + " SET " + KVPayloadColumn + " = ? WHERE " + KVKeyColumn + " = ?",
+			InsertRows:    func(n int) string { return cqlBatch(d, table, cols, n) },
+			Columns:       cols,
+			MaxInsertRows: kvMaxRows(d, len(cols)),
+		}
+	}
 	return KVBasicStatements{
 		CreateTable: "CREATE TABLE " + table + " (" + KVKeyColumn + " VARCHAR(" + itoa(keySize) + ") PRIMARY KEY, " +
 			KVPayloadColumn + " " + kvBinaryType(d) + ")",
@@ -76,6 +86,10 @@ type KVIntsStatements struct {
 	Begin    string
 	Commit   string // COMMIT
 	Rollback string // ROLLBACK
+	// Batch returns the writes, each a Write statement, as one BATCH
+	// statement (logged: atomic across partitions; unlogged: not), their
+	// values bound in order; nil for dialects without batches (SQL).
+	Batch func(logged bool, writes []string) string
 }
 
 // KVInts builds the kv-ints statements for a table of columns integer
@@ -102,6 +116,9 @@ func KVInts(d Dialect, table string, keySize, columns int) KVIntsStatements {
 	begin := "BEGIN"
 	if d.Name == SQLite.Name {
 		begin = "BEGIN IMMEDIATE"
+	}
+	if d.Name == CQL.Name {
+		return cqlKVInts(d, table, cols)
 	}
 	return KVIntsStatements{
 		CreateTable:   create.String(),

@@ -34,6 +34,10 @@ func renderKV(d Dialect) string {
 	line("kv_ints.begin", i.Begin)
 	line("kv_ints.commit", i.Commit)
 	line("kv_ints.rollback", i.Rollback)
+	if i.Batch != nil {
+		line("kv_ints.batch(logged)", i.Batch(true, []string{i.Write[3], i.Write[7]}))
+		line("kv_ints.batch(unlogged)", i.Batch(false, []string{i.Write[3]}))
+	}
 
 	s := KVInts(d, "t1", 8, 2)
 	line("kv_ints(t1,8,2).create", s.CreateTable)
@@ -66,11 +70,12 @@ func renderCommitLoop(d Dialect) string {
 
 // TestKVGolden and TestCommitLoopGolden compare the SQL with
 // testdata/<kind>_<dialect>.golden; run with -update to rewrite them.
-func TestKVGolden(t *testing.T)         { checkGolden(t, "kv", renderKV) }
+func TestKVGolden(t *testing.T)         { checkGolden(t, "kv", renderKV, CQL) }
 func TestCommitLoopGolden(t *testing.T) { checkGolden(t, "commitloop", renderCommitLoop) }
 
-func checkGolden(t *testing.T, kind string, render func(Dialect) string) {
-	for _, d := range []Dialect{Postgres, SQLite, MySQL} {
+// checkGolden checks the SQL dialects and the extra dialects given.
+func checkGolden(t *testing.T, kind string, render func(Dialect) string, extra ...Dialect) {
+	for _, d := range append([]Dialect{Postgres, SQLite, MySQL}, extra...) {
 		t.Run(d.Name, func(t *testing.T) {
 			path := filepath.Join("testdata", kind+"_"+d.Name+".golden")
 			got := render(d)

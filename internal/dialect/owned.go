@@ -36,6 +36,9 @@ type OwnershipStatements struct {
 
 // Ownership returns the ownership SQL for d.
 func Ownership(d Dialect) OwnershipStatements {
+	if d.Name == CQL.Name {
+		return cqlOwnership(d)
+	}
 	p1, p2, p3 := d.Param(1), d.Param(2), d.Param(3)
 	var exists string
 	switch {

@@ -77,6 +77,18 @@ var TiDB = Dialect{
 	MaxBindParams: 65535,
 }
 
+// CQL is the Cassandra Query Language (Apache Cassandra, ScyllaDB,
+// YugabyteDB YCQL): ? placeholders, LIMIT ?, at most 65535 bind values per
+// statement (the native protocol's 16-bit count). It is not SQL: no joins,
+// no ORDER BY across partitions, no multi-statement transactions. Its
+// Keyspace field names the keyspace of the session (the driver sets it).
+var CQL = Dialect{
+	Name:          "cql",
+	Placeholder:   Question,
+	ScanLimit:     "limit",
+	MaxBindParams: 65535,
+}
+
 // byName maps every accepted name to its dialect; aliases map to the same value.
 var byName = map[string]Dialect{
 	"postgres":    Postgres,
@@ -87,6 +99,7 @@ var byName = map[string]Dialect{
 	"mysql":       MySQL,
 	"mariadb":     MySQL,
 	"tidb":        TiDB,
+	"cql":         CQL,
 }
 
 // Lookup returns the dialect registered under name (case-insensitive;

@@ -52,20 +52,28 @@ func YCSB(d Dialect, table string, fieldcount int) YCSBStatements {
 	if fieldcount < 0 {
 		fieldcount = 0
 	}
+	cql := d.Name == CQL.Name
+	keyCol, keyDDL, prefix, fieldDDL := YCSBKeyColumn, ycsbKeyColumnDDL, YCSBFieldPrefix, ycsbFieldDDL
+	if cql {
+		keyCol, keyDDL, prefix, fieldDDL = YCSBCQLKeyColumn, "varchar", ycsbCQLFieldPrefix, "varchar"
+	}
 	cols := make([]string, 0, fieldcount+1)
-	cols = append(cols, YCSBKeyColumn)
+	cols = append(cols, keyCol)
 	for i := 0; i < fieldcount; i++ {
-		cols = append(cols, YCSBFieldPrefix+itoa(i))
+		cols = append(cols, prefix+itoa(i))
 	}
 
 	var create strings.Builder
-	create.WriteString("CREATE TABLE " + table + " (" + YCSBKeyColumn + " " + ycsbKeyColumnDDL + " PRIMARY KEY")
+	create.WriteString("CREATE TABLE " + table + " (" + keyCol + " " + keyDDL + " PRIMARY KEY")
 	for _, c := range cols[1:] {
-		create.WriteString(", " + c + " " + ycsbFieldDDL)
+		create.WriteString(", " + c + " " + fieldDDL)
 	}
 	create.WriteString(")")
 
 	insertRows := func(n int) string { return d.InsertRows(table, cols, n) }
+	if cql {
+		insertRows = func(n int) string { return cqlBatch(d, table, cols, n) }
+	}
 
 	buildUpdate := func(fields []int) string {
 		if len(fields) == 0 {
@@ -82,7 +90,7 @@ func YCSB(d Dialect, table string, fieldcount int) YCSBStatements {
 			}
 			b.WriteString(cols[f+1] + " = " + d.Param(i+1))
 		}
-		b.WriteString(" WHERE " + YCSBKeyColumn + " = " + d.Param(len(fields)+1))
+		b.WriteString(" WHERE " + keyCol + " = " + d.Param(len(fields)+1))
 		return b.String()
 	}
 	// Precompute what YCSB sends nearly always: one field (writeallfields=false)
@@ -107,11 +115,22 @@ func YCSB(d Dialect, table string, fieldcount int) YCSBStatements {
 		return buildUpdate(fields)
 	}
 
-	scan := "SELECT * FROM " + table + " WHERE " + YCSBKeyColumn + " >= " + d.Param(1) + " ORDER BY " + YCSBKeyColumn + " "
+	read := "SELECT * FROM " + table + " WHERE " + keyCol + " = " + d.Param(1)
+	scan := "SELECT * FROM " + table + " WHERE " + keyCol + " >= " + d.Param(1) + " ORDER BY " + keyCol + " "
 	if d.ScanLimit == "fetch" {
 		scan += "FETCH FIRST " + d.Param(2) + " ROWS ONLY"
 	} else {
 		scan += "LIMIT " + d.Param(2)
+	}
+	if cql {
+		// YCSB's CQL binding: a read by key with LIMIT 1, and a scan in
+		// token order from the start key's token (not key order: the
+		// partitioner hashes keys). The columns are named so that they come
+		// in table order (SELECT * returns regular columns sorted by name:
+		// field10 before field2).
+		list := strings.Join(cols, ", ")
+		read = "SELECT " + list + " FROM " + table + " WHERE " + keyCol + " = ? LIMIT 1"
+		scan = "SELECT " + list + " FROM " + table + " WHERE token(" + keyCol + ") >= token(?) LIMIT ?"
 	}
 
 	maxRows := 0
@@ -122,12 +141,12 @@ func YCSB(d Dialect, table string, fieldcount int) YCSBStatements {
 	return YCSBStatements{
 		CreateTable:   create.String(),
 		DropTable:     "DROP TABLE " + table,
-		Read:          "SELECT * FROM " + table + " WHERE " + YCSBKeyColumn + " = " + d.Param(1),
+		Read:          read,
 		Scan:          scan,
 		Update:        update,
 		Insert:        insertRows(1),
 		InsertRows:    insertRows,
-		Delete:        "DELETE FROM " + table + " WHERE " + YCSBKeyColumn + " = " + d.Param(1),
+		Delete:        "DELETE FROM " + table + " WHERE " + keyCol + " = " + d.Param(1),
 		Columns:       cols,
 		MaxInsertRows: maxRows,
 	}

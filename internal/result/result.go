@@ -126,6 +126,9 @@ type Capabilities struct {
 	MaxBindParams  int  `json:"max_bind_params"`
 	Embedded       bool `json:"embedded"`
 	TableLoad      bool `json:"table_load,omitempty"` // whole empty tables loaded in one transaction
+	// QueryLanguage is the language of the target's statements: "sql" or
+	// "cql"; empty in results written before CQL targets existed (SQL).
+	QueryLanguage string `json:"query_language,omitempty"`
 }
 
 // Workload records what ran, with every option resolved.

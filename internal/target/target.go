@@ -46,6 +46,37 @@ type Capabilities struct {
 	// transactions waits for four times as many, and sessions to a server
 	// on this machine under per-thread scheduling never do (ChooseSessionIO).
 	PollerFrom int `json:"poller_from,omitempty"`
+	// QueryLanguage is the language the target's statements are written
+	// in: "" (LanguageSQL) for SQL, LanguageCQL for the Cassandra Query
+	// Language, which has no joins, no ORDER BY across partitions and no
+	// multi-statement transactions. A workload whose statements exist only
+	// in SQL refuses a target without SQL in Bind, before anything is
+	// created.
+	QueryLanguage string `json:"query_language,omitempty"`
+}
+
+// Query languages of Capabilities.QueryLanguage.
+const (
+	LanguageSQL = ""
+	LanguageCQL = "cql"
+)
+
+// SQL reports whether the target runs SQL statements.
+func (c Capabilities) SQL() bool { return c.QueryLanguage == LanguageSQL }
+
+// ErrNeedsSQL is returned (wrapped) by Bind of workloads whose statements
+// exist only in SQL, on a target that speaks another language.
+var ErrNeedsSQL = errors.New("the workload needs a SQL target")
+
+// NeedsSQL returns nil when caps runs SQL, else an error wrapping
+// ErrNeedsSQL and ErrUnsupported that names the workload, the target's
+// language and what to run instead.
+func NeedsSQL(workload string, caps Capabilities) error {
+	if caps.SQL() {
+		return nil
+	}
+	return fmt.Errorf("%w: %s: %w: its statements are SQL, and this target speaks %s; run it on a SQL target (PostgreSQL, MySQL, SQLite), or run a workload with %s statements (ycsb)",
+		ErrUnsupported, workload, ErrNeedsSQL, strings.ToUpper(caps.QueryLanguage), strings.ToUpper(caps.QueryLanguage))
 }
 
 // SessionIO is how a session waits for its server's reply.

@@ -231,6 +231,9 @@ func (w *Workload) FreshSchema() bool { return true }
 // Bind builds the statements for env's dialect; in-server fails on a dialect
 // without a server-side loop that can commit.
 func (w *Workload) Bind(env workload.Env) error {
+	if err := target.NeedsSQL(Name, env.Capabilities); err != nil {
+		return err
+	}
 	if env.Dialect.Placeholder == "" {
 		return fmt.Errorf("%s: the target's dialect is not set (no placeholder style)", Name)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -26,6 +27,9 @@ var (
 		Capabilities: target.Capabilities{Transactions: true, MultiRowInsert: true, MaxBindParams: dialect.SQLite.MaxBindParams, Embedded: true}}
 	copyEnv = workload.Env{Dialect: dialect.Postgres,
 		Capabilities: target.Capabilities{Transactions: true, CopyFrom: true, MultiRowInsert: true, MaxBindParams: dialect.Postgres.MaxBindParams}}
+	// cqlEnv is a CQL target: no transactions, no multi-row INSERT, BATCH.
+	cqlEnv = workload.Env{Dialect: dialect.CQL,
+		Capabilities: target.Capabilities{MaxBindParams: dialect.CQL.MaxBindParams, QueryLanguage: target.LanguageCQL}}
 )
 
 // call is one statement the fake was given.
@@ -97,6 +101,23 @@ func (c *fakeConn) Exec(ctx context.Context, sql string, args ...any) (int64, er
 		return 0, errFake
 	}
 	switch {
+	case db.rows != nil && (strings.HasPrefix(sql, "BEGIN BATCH ") || strings.HasPrefix(sql, "BEGIN UNLOGGED BATCH ")):
+		// A CQL BATCH of Write statements, values bound two by two.
+		body := strings.TrimSuffix(sql[strings.Index(sql, "BATCH ")+len("BATCH "):], "APPLY BATCH")
+		writes := strings.Split(strings.TrimSuffix(body, "; "), "; ")
+		if len(args) != 2*len(writes) {
+			return 0, fmt.Errorf("fake: batch of %d writes with %d values", len(writes), len(args))
+		}
+		for i, w := range writes {
+			b, ok := db.write[w]
+			if !ok {
+				return 0, fmt.Errorf("fake: unexpected statement %q in a batch", w)
+			}
+			if row, found := db.rows[args[2*i+1].(string)]; found {
+				row[b] = args[2*i].(int64)
+			}
+		}
+		return 1, nil
 	case sql == "BEGIN" || sql == "BEGIN IMMEDIATE":
 		if db.inTx {
 			return 0, errors.New("fake: BEGIN inside a transaction")

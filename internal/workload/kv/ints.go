@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/candor-bench/candor/internal/cacheline"
@@ -32,11 +34,21 @@ const (
 
 var intsCounters = []string{"reads", "odd_writes"}
 
-// Atomicity values recorded in IntsOptions.
+// Atomicity values recorded in IntsOptions (kv-ints-batch's option
+// atomicity; kv-ints is always none).
 const (
-	AtomicityNone        = "none"        // kv-ints: each statement autocommits
-	AtomicityTransaction = "transaction" // kv-ints-batch: BEGIN ... COMMIT
+	AtomicityNone        = "none"        // each statement on its own (autocommit)
+	AtomicityTransaction = "transaction" // BEGIN; pairs; COMMIT
+	// The reads one by one, then the operation's writes as one BATCH
+	// statement (CQL): logged, all or none of them are applied even across
+	// partitions; unlogged, atomic only within one partition (here every
+	// write is to one row). The reads are not isolated from other
+	// operations' writes, as they are in a transaction.
+	AtomicityLogged   = "logged"
+	AtomicityUnlogged = "unlogged"
 )
+
+var atomicities = []string{AtomicityTransaction, AtomicityLogged, AtomicityUnlogged, AtomicityNone}
 
 // rollbackTimeout bounds the ROLLBACK after a failed batch, which runs even
 // when the operation's context has ended.
@@ -94,7 +106,7 @@ func newInts(name string, atomic bool, files, in []string) (*Ints, error) {
 	known := []string{"rows", "key-size", "columns", "table"}
 	table := DefaultIntsTable
 	if atomic {
-		known = append(known, "batch")
+		known = append(known, "batch", "atomicity")
 		table = DefaultBatchTable
 	}
 	p := parseProps(name, files, in, known)
@@ -109,6 +121,13 @@ func newInts(name string, atomic bool, files, in []string) (*Ints, error) {
 	o.Columns = int(p.int("columns", DefaultColumns, 1, MaxColumns))
 	if atomic {
 		o.Batch = int(p.int("batch", DefaultBatch, 1, MaxBatch))
+		if v, ok := p.vals["atomicity"]; ok {
+			if slices.Contains(atomicities, v) {
+				o.Atomicity = v
+			} else {
+				p.fail("atomicity", "valid values: %s", strings.Join(atomicities, ", "))
+			}
+		}
 	}
 	o.OperationCount = p.int(operationCount, 0, 0, 1<<62)
 	if err := p.err(); err != nil {
@@ -145,18 +164,29 @@ func (w *Ints) Ignored() []string { return nil }
 
 // Limits carries --operations (operationcount) when given.
 func (w *Ints) Limits() workload.Limits {
-	return workload.Limits{Operations: w.opts.OperationCount, Transactions: w.atomic}
+	return workload.Limits{Operations: w.opts.OperationCount, Transactions: w.opts.Atomicity == AtomicityTransaction}
 }
 
-// Bind builds the statements for env's dialect. kv-ints-batch needs
-// transactions and fails without them.
+// Bind builds the statements for env's dialect. kv-ints-batch with
+// atomicity=transaction needs transactions, logged and unlogged a dialect
+// with BATCH statements (CQL); none runs anywhere.
 func (w *Ints) Bind(env workload.Env) error {
 	if err := checkDialect(w.name, env); err != nil {
 		return err
 	}
-	if w.atomic && !env.Capabilities.Transactions {
-		return fmt.Errorf("%s runs each batch of %d pairs atomically in one transaction (BEGIN ... COMMIT), and the target declares no transactions; use kv-ints for the same statements without atomicity",
-			w.name, w.opts.Batch)
+	hasBatch := dialect.KVInts(env.Dialect, w.opts.Table, w.opts.KeySize, 1).Batch != nil
+	switch a := w.opts.Atomicity; {
+	case !w.atomic:
+	case a == AtomicityTransaction && !env.Capabilities.Transactions:
+		alt := "use kv-ints for the same statements without atomicity"
+		if hasBatch {
+			alt = "choose how its writes are made atomic with --atomicity logged (one logged BATCH), unlogged (one unlogged BATCH) or none (separate writes); the result records the choice"
+		}
+		return fmt.Errorf("%s runs each batch of %d pairs atomically in one transaction (BEGIN ... COMMIT), and the target declares no transactions; %s",
+			w.name, w.opts.Batch, alt)
+	case (a == AtomicityLogged || a == AtomicityUnlogged) && !hasBatch:
+		return fmt.Errorf("%w: %s: atomicity=%s sends the writes as one CQL BATCH, which the %s dialect does not have; use atomicity=transaction (or none)",
+			target.ErrUnsupported, w.name, a, env.Dialect.Name)
 	}
 	rows, batch, err := loadRows(env, w.opts.Columns+1, w.opts.KeySize+4*w.opts.Columns)
 	if err != nil {
@@ -213,6 +243,10 @@ type intsWorker struct {
 	onRow     func([][]byte) error
 	odd       bool // parity of the value the last read returned
 	readCol   int  // column of the read in progress, for messages
+	// atomicity logged/unlogged: the columns the operation writes and
+	// their values, in the order first written
+	batchCols []int
+	batchVals []int64
 	_         cacheline.Pad
 }
 
@@ -234,7 +268,9 @@ func (wk *intsWorker) Next() workload.OpID {
 // Exec performs the chosen operation. kv-ints: read A, and write B when A is
 // odd, each statement autocommitted. kv-ints-batch: the same for every pair
 // between BEGIN and COMMIT; on any error the transaction is rolled back
-// before Exec returns, so a retry starts clean. A read that finds no row
+// before Exec returns, so a retry starts clean. With atomicity none, the
+// pairs' statements each on their own; with logged or unlogged, the reads,
+// then the writes in one BATCH (Ints.batch). A read that finds no row
 // returns target.ErrNotFound, a write that changes other than one row
 // target.ErrUnexpectedRows.
 func (wk *intsWorker) Exec(ctx context.Context, c target.Conn, s workload.Span) error {
@@ -242,9 +278,16 @@ func (wk *intsWorker) Exec(ctx context.Context, c target.Conn, s workload.Span) 
 	if !w.bound {
 		return fmt.Errorf("%s: Exec before Bind", w.name)
 	}
-	if !w.atomic {
-		_, err := wk.pair(ctx, c, s, 0, true)
-		return err
+	switch w.opts.Atomicity {
+	case AtomicityNone:
+		for i := range wk.a {
+			if _, err := wk.pair(ctx, c, s, i, true); err != nil {
+				return err
+			}
+		}
+		return nil
+	case AtomicityLogged, AtomicityUnlogged:
+		return wk.batch(ctx, c, s)
 	}
 	if _, err := c.Exec(ctx, w.stmts.Begin); err != nil {
 		return err
@@ -266,6 +309,59 @@ func (wk *intsWorker) Exec(ctx context.Context, c target.Conn, s workload.Span) 
 	}
 	add(s, CounterReads, int64(len(wk.a)))
 	add(s, CounterOddWrites, writes)
+	return nil
+}
+
+// batch reads column a[i] of every pair, then sends the writes of the pairs
+// whose read was odd as one BATCH statement (reported as one WRITE span).
+// As in a transaction, a read of a column written earlier in the operation
+// takes the parity of the value written, and a column written twice gets
+// the later value (in one BATCH both writes would have the same timestamp,
+// and Cassandra would keep the larger value).
+func (wk *intsWorker) batch(ctx context.Context, c target.Conn, s workload.Span) error {
+	w := wk.w
+	wk.batchCols = wk.batchCols[:0]
+	wk.batchVals = wk.batchVals[:0]
+	for i := range wk.a {
+		wk.readCol = wk.a[i]
+		t0 := time.Now()
+		n, err := c.Query(ctx, w.stmts.Read[wk.a[i]], wk.keyArgs, wk.onRow)
+		if err == nil && n == 0 {
+			err = fmt.Errorf("%s: key %s: %w", w.name, wk.keyArgs[0], target.ErrNotFound)
+		}
+		span(s, OpIntsRead, t0, time.Now(), err)
+		if err != nil {
+			return err
+		}
+		if j := slices.Index(wk.batchCols, wk.a[i]); j >= 0 {
+			wk.odd = wk.batchVals[j]%2 != 0
+		}
+		if !wk.odd {
+			continue
+		}
+		if j := slices.Index(wk.batchCols, wk.b[i]); j >= 0 {
+			wk.batchVals[j] = wk.vals[i]
+		} else {
+			wk.batchCols = append(wk.batchCols, wk.b[i])
+			wk.batchVals = append(wk.batchVals, wk.vals[i])
+		}
+	}
+	if len(wk.batchCols) > 0 {
+		writes := make([]string, len(wk.batchCols))
+		args := make([]any, 0, 2*len(wk.batchCols))
+		for j, col := range wk.batchCols {
+			writes[j] = w.stmts.Write[col]
+			args = append(args, wk.batchVals[j], wk.keyArgs[0])
+		}
+		t0 := time.Now()
+		_, err := c.Exec(ctx, w.stmts.Batch(w.opts.Atomicity == AtomicityLogged, writes), args...)
+		span(s, OpIntsWrite, t0, time.Now(), err)
+		if err != nil {
+			return err
+		}
+	}
+	add(s, CounterReads, int64(len(wk.a)))
+	add(s, CounterOddWrites, int64(len(wk.batchCols)))
 	return nil
 }
 

@@ -125,7 +125,9 @@ func intsOptions(batch bool) []workload.Option {
 		{Name: "table", Default: table, Usage: "table name"},
 	}
 	if batch {
-		o = append(o, workload.Option{Name: "batch", Default: fmt.Sprint(DefaultBatch), Usage: "read/odd/write pairs per transaction"})
+		o = append(o, workload.Option{Name: "batch", Default: fmt.Sprint(DefaultBatch), Usage: "read/odd/write pairs per transaction"},
+			workload.Option{Name: "atomicity", Default: AtomicityTransaction,
+				Usage: "how a batch's writes are made atomic: transaction (BEGIN ... COMMIT), logged (one logged CQL BATCH of the writes), unlogged (one unlogged BATCH), none (each write on its own)"})
 	}
 	return o
 }

@@ -3,6 +3,7 @@ package kv
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -509,4 +510,99 @@ func equalInts(a, b []int64) bool {
 		}
 	}
 	return true
+}
+
+// KV-3 on a target without transactions: atomicity logged or unlogged reads
+// every pair, then sends the writes of the odd pairs as one BATCH of that
+// kind (a column written twice with the later value; a read of a column
+// written earlier in the operation decides by the value written, as in a
+// transaction); none sends each write after its read. The fake's row
+// follows a model of the transaction's semantics.
+func TestBatchAtomicityWithoutTransactions(t *testing.T) {
+	for _, atomicity := range []string{AtomicityLogged, AtomicityUnlogged, AtomicityNone} {
+		t.Run(atomicity, func(t *testing.T) {
+			w := boundInts(t, true, cqlEnv, "rows=50", "columns=4", "atomicity="+atomicity)
+			if w.Config().Atomicity != atomicity || w.Limits().Transactions {
+				t.Fatalf("options %+v, limits %+v", w.Config(), w.Limits())
+			}
+			db := newIntsDB(w.Statements())
+			c := &fakeConn{db}
+			loadAll(t, w, c)
+			wk := w.NewWorker(0, newRand(7)).(*intsWorker)
+			st := w.Statements()
+			log := &spanLog{}
+			var reads, writes int64
+			for i := 0; i < 300; i++ {
+				db.calls = nil
+				wk.Next()
+				key := wk.keyArgs[0].(string)
+				row := append([]int64(nil), db.rows[key]...)
+				var want []string
+				var batchCols []int
+				for p := 0; p < 10; p++ {
+					want = append(want, st.Read[wk.a[p]])
+					reads++
+					if row[wk.a[p]]&1 == 0 {
+						continue
+					}
+					row[wk.b[p]] = wk.vals[p]
+					if atomicity == AtomicityNone {
+						want = append(want, st.Write[wk.b[p]])
+						writes++
+					} else if !slices.Contains(batchCols, wk.b[p]) {
+						batchCols = append(batchCols, wk.b[p])
+					}
+				}
+				if len(batchCols) > 0 {
+					var ws []string
+					for _, col := range batchCols {
+						ws = append(ws, st.Write[col])
+					}
+					want = append(want, st.Batch(atomicity == AtomicityLogged, ws))
+					writes += int64(len(batchCols))
+				}
+				if err := wk.Exec(ctx, c, log); err != nil {
+					t.Fatal(err)
+				}
+				if len(db.calls) != len(want) {
+					t.Fatalf("op %d: %d statements, want %d", i, len(db.calls), len(want))
+				}
+				for j, cl := range db.calls {
+					if cl.sql != want[j] {
+						t.Fatalf("op %d statement %d: %q, want %q", i, j, cl.sql, want[j])
+					}
+				}
+				if got := db.rows[key]; !equalInts(got, row) {
+					t.Fatalf("op %d: row %v, model %v", i, got, row)
+				}
+			}
+			if log.counters[CounterReads] != reads || log.counters[CounterOddWrites] != writes {
+				t.Errorf("counters %v, want reads=%d odd_writes=%d", log.counters, reads, writes)
+			}
+		})
+	}
+}
+
+// atomicity: transaction needs transactions (on CQL the message names the
+// other choices), logged/unlogged need BATCH (not on SQL dialects), and an
+// unknown value is refused with the valid ones.
+func TestBatchAtomicityRefusals(t *testing.T) {
+	w, _ := NewBatch(nil, nil)
+	if err := w.Bind(cqlEnv); err == nil || !strings.Contains(err.Error(), "--atomicity logged") {
+		t.Errorf("kv-ints-batch (transaction) on CQL: %v", err)
+	}
+	w, _ = NewBatch(nil, []string{"atomicity=logged"})
+	if err := w.Bind(sqliteEnv); !errors.Is(err, target.ErrUnsupported) || !strings.Contains(err.Error(), "BATCH") {
+		t.Errorf("atomicity=logged on SQLite: %v", err)
+	}
+	w, _ = NewBatch(nil, []string{"atomicity=none"})
+	if err := w.Bind(sqliteEnv); err != nil {
+		t.Errorf("atomicity=none on SQLite: %v", err)
+	}
+	if _, err := NewBatch(nil, []string{"atomicity=maybe"}); err == nil || !strings.Contains(err.Error(), "transaction, logged, unlogged, none") {
+		t.Errorf("atomicity=maybe: %v", err)
+	}
+	if _, err := NewInts(nil, []string{"atomicity=none"}); err == nil {
+		t.Error("atomicity is an option of kv-ints-batch only")
+	}
 }

@@ -426,6 +426,9 @@ func (w *Workload) usesTransactions() bool {
 // on PostgreSQL, a sequence cache on MySQL) fails here, before any table is
 // created.
 func (w *Workload) Bind(env workload.Env) error {
+	if err := target.NeedsSQL(w.Name(), env.Capabilities); err != nil {
+		return err
+	}
 	if env.Dialect.Placeholder == "" {
 		return errors.New("sysbench: the target's dialect is not set (no placeholder style)")
 	}

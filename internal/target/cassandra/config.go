@@ -1,0 +1,300 @@
+package cassandra
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/candor-bench/candor/internal/target"
+)
+
+// Defaults applied when the URL does not set the parameter.
+const (
+	DefaultPort              = 9042
+	DefaultKeyspace          = "ycsb" // YCSB's CQL binding's cassandra.keyspace
+	DefaultConsistency       = "ONE"  // the binding's read and write default
+	DefaultSerialConsistency = "SERIAL"
+	DefaultConnections       = 2  // per node, the driver's default
+	DefaultLoadWindow        = 32 // INSERTs in flight per Conn in CopyFrom
+	maxLoadWindow            = 1024
+	DefaultPageSize          = 5000
+	DefaultTimeout           = 11 * time.Second // the driver's default, above the server's 10 s
+	DefaultStrategy          = "SimpleStrategy"
+	DefaultReplication       = 1
+	maxConnections           = 64
+)
+
+// Consistency levels a read or a write accepts, and those of the serial
+// (Paxos) phase of a lightweight transaction.
+var (
+	consistencies       = []string{"ANY", "ONE", "TWO", "THREE", "QUORUM", "ALL", "LOCAL_QUORUM", "EACH_QUORUM", "LOCAL_ONE"}
+	serialConsistencies = []string{"SERIAL", "LOCAL_SERIAL"}
+	strategies          = []string{"SimpleStrategy", "NetworkTopologyStrategy"}
+)
+
+// params lists every URL parameter, for the message about an unknown one.
+var params = []string{
+	"allow_foreign_keyspace", "connections", "consistency", "load_window", "local_dc", "page_size",
+	"read_consistency", "replication_factor", "replication_strategy", "serial_consistency",
+	"timeout", "tls", "tls_ca", "tls_cert", "tls_key", "tls_verify", "write_consistency",
+}
+
+// Config is a parsed cql:// URL.
+type Config struct {
+	Hosts    []string // host or host:port, as given
+	Port     int      // the port of hosts given without one
+	Keyspace string
+	Username string
+	Password string
+
+	ReadConsistency   string // upper case, e.g. "ONE"
+	WriteConsistency  string
+	SerialConsistency string // SERIAL or LOCAL_SERIAL
+
+	// Replication of a keyspace candor creates. ReplicationSet says the URL
+	// gave replication_factor or replication_strategy: an existing keyspace
+	// must then have it.
+	Strategy       string
+	Replication    int
+	ReplicationSet bool
+
+	Connections int // per node
+	LoadWindow  int // INSERTs in flight per Conn when loading
+	PageSize    int
+	Timeout     time.Duration
+	LocalDC     string // DC-aware routing when set
+
+	TLS                  bool
+	TLSCA                string
+	TLSCert              string
+	TLSKey               string
+	TLSVerify            bool // verify the server's host name (default true with TLS)
+	AllowForeignKeyspace bool
+}
+
+// identifier is the shape of a keyspace name candor puts into CQL text
+// unquoted: Cassandra allows letters, digits and underscores, at most 48.
+var identifier = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,47}$`)
+
+// ParseURL parses cql://[USER[:PASSWORD]@]HOST[:PORT][,HOST[:PORT]...][/KEYSPACE][?PARAMS]
+// into a Config with defaults applied. A port after the last host applies
+// to every host given without one. Errors wrap target.ErrBadURL, never show
+// the password and say what is accepted.
+func ParseURL(raw string) (Config, error) {
+	redacted := target.Redact(raw)
+	bad := func(format string, a ...any) error {
+		msg := fmt.Sprintf(format, a...)
+		if pw := target.PasswordOf(raw); pw != "" {
+			msg = strings.ReplaceAll(msg, pw, "xxxxx")
+		}
+		return fmt.Errorf("%w %q: %s", target.ErrBadURL, redacted, msg)
+	}
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok || !(strings.EqualFold(scheme, "cql") || strings.EqualFold(scheme, "cassandra")) {
+		return Config{}, bad("expected cql://HOST[:PORT][,HOST...]/KEYSPACE, e.g. cql://127.0.0.1:9042/ycsb")
+	}
+	rest, query, _ := strings.Cut(rest, "?")
+	authority, path, _ := strings.Cut(rest, "/")
+	cfg := Config{
+		Port: DefaultPort, Keyspace: DefaultKeyspace,
+		ReadConsistency: DefaultConsistency, WriteConsistency: DefaultConsistency, SerialConsistency: DefaultSerialConsistency,
+		Strategy: DefaultStrategy, Replication: DefaultReplication,
+		Connections: DefaultConnections, LoadWindow: DefaultLoadWindow, PageSize: DefaultPageSize, Timeout: DefaultTimeout, TLSVerify: true,
+	}
+	if at := strings.LastIndex(authority, "@"); at >= 0 {
+		user, pw, hasPW := strings.Cut(authority[:at], ":")
+		authority = authority[at+1:]
+		var err error
+		if cfg.Username, err = url.PathUnescape(user); err != nil {
+			return Config{}, bad("bad escape in the user name: %v", err)
+		}
+		if hasPW {
+			if cfg.Password, err = url.PathUnescape(pw); err != nil {
+				return Config{}, bad("bad escape in the password")
+			}
+		}
+		if cfg.Username == "" {
+			return Config{}, bad("empty user name before '@'; give USER:PASSWORD@ or nothing")
+		}
+	}
+	if authority == "" {
+		return Config{}, bad("no host; give at least one, e.g. cql://127.0.0.1:9042/ycsb")
+	}
+	hosts := strings.Split(authority, ",")
+	last := hosts[len(hosts)-1]
+	if h, p, err := net.SplitHostPort(last); err == nil {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > 65535 {
+			return Config{}, bad("port %q is not a number in 1..65535", p)
+		}
+		cfg.Port = n
+		hosts[len(hosts)-1] = h
+		if strings.Contains(h, ":") {
+			hosts[len(hosts)-1] = "[" + h + "]"
+		}
+	}
+	for i, h := range hosts {
+		if h == "" {
+			return Config{}, bad("empty host in the host list %q", authority)
+		}
+		if strings.ContainsAny(h, " /?#@") {
+			return Config{}, bad("bad host %q", h)
+		}
+		if i < len(hosts)-1 && strings.Contains(h, ":") && !strings.HasPrefix(h, "[") {
+			if _, p, err := net.SplitHostPort(h); err != nil {
+				return Config{}, bad("bad host %q: %v", h, err)
+			} else if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+				return Config{}, bad("port %q of host %q is not a number in 1..65535", p, h)
+			}
+		}
+	}
+	cfg.Hosts = hosts
+	if path != "" {
+		ks, err := url.PathUnescape(strings.TrimSuffix(path, "/"))
+		if err != nil {
+			return Config{}, bad("bad escape in the keyspace: %v", err)
+		}
+		if !identifier.MatchString(ks) {
+			return Config{}, bad("keyspace %q: use letters, digits and underscores, starting with a letter, at most 48 characters", ks)
+		}
+		cfg.Keyspace = strings.ToLower(ks)
+	}
+
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return Config{}, bad("bad query string: %v", err)
+	}
+	keys := make([]string, 0, len(q))
+	for k := range q {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var consistency string
+	for _, k := range keys {
+		v := q[k][len(q[k])-1]
+		switch strings.ToLower(k) {
+		case "consistency", "read_consistency", "write_consistency":
+			c := strings.ToUpper(v)
+			if !contains(consistencies, c) {
+				return Config{}, bad("%s=%s is not a consistency level; valid levels: %s", k, v, strings.Join(consistencies, ", "))
+			}
+			switch strings.ToLower(k) {
+			case "consistency":
+				consistency = c
+			case "read_consistency":
+				cfg.ReadConsistency = c
+			default:
+				cfg.WriteConsistency = c
+			}
+		case "serial_consistency":
+			c := strings.ToUpper(v)
+			if !contains(serialConsistencies, c) {
+				return Config{}, bad("serial_consistency=%s: valid levels: %s", v, strings.Join(serialConsistencies, ", "))
+			}
+			cfg.SerialConsistency = c
+		case "replication_factor":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 100 {
+				return Config{}, bad("replication_factor=%s: expected a whole number of copies, 1..100", v)
+			}
+			cfg.Replication, cfg.ReplicationSet = n, true
+		case "replication_strategy":
+			s := ""
+			for _, x := range strategies {
+				if strings.EqualFold(x, v) || strings.EqualFold(x, v+"Strategy") {
+					s = x
+				}
+			}
+			if s == "" {
+				return Config{}, bad("replication_strategy=%s: valid strategies: %s", v, strings.Join(strategies, ", "))
+			}
+			cfg.Strategy, cfg.ReplicationSet = s, true
+		case "connections":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > maxConnections {
+				return Config{}, bad("connections=%s: expected connections per node, 1..%d", v, maxConnections)
+			}
+			cfg.Connections = n
+		case "load_window":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > maxLoadWindow {
+				return Config{}, bad("load_window=%s: expected INSERTs in flight per load thread, 1..%d", v, maxLoadWindow)
+			}
+			cfg.LoadWindow = n
+		case "page_size":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return Config{}, bad("page_size=%s: expected rows per page, a whole number ≥ 1", v)
+			}
+			cfg.PageSize = n
+		case "timeout":
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return Config{}, bad("timeout=%s: expected a duration such as 11s or 500ms", v)
+			}
+			cfg.Timeout = d
+		case "local_dc":
+			if v == "" {
+				return Config{}, bad("local_dc is empty: give the name of the data centre to route to")
+			}
+			cfg.LocalDC = v
+		case "tls", "tls_verify", "allow_foreign_keyspace":
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return Config{}, bad("%s=%s: expected true or false", k, v)
+			}
+			switch strings.ToLower(k) {
+			case "tls":
+				cfg.TLS = b
+			case "tls_verify":
+				cfg.TLSVerify = b
+			default:
+				cfg.AllowForeignKeyspace = b
+			}
+		case "tls_ca":
+			cfg.TLSCA, cfg.TLS = v, true
+		case "tls_cert":
+			cfg.TLSCert, cfg.TLS = v, true
+		case "tls_key":
+			cfg.TLSKey, cfg.TLS = v, true
+		default:
+			return Config{}, bad("unknown parameter %q; valid parameters: %s", k, strings.Join(params, ", "))
+		}
+	}
+	if consistency != "" {
+		if q.Has("read_consistency") || q.Has("write_consistency") {
+			return Config{}, bad("give either consistency or read_consistency/write_consistency, not both")
+		}
+		cfg.ReadConsistency, cfg.WriteConsistency = consistency, consistency
+	}
+	if (cfg.TLSCert == "") != (cfg.TLSKey == "") {
+		return Config{}, bad("tls_cert and tls_key go together: give both (a client certificate) or neither")
+	}
+	return cfg, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ReplicationMap is the keyspace's replication option as CQL writes it.
+func (c Config) ReplicationMap() string {
+	return fmt.Sprintf("{'class': '%s', 'replication_factor': %d}", c.Strategy, c.Replication)
+}
+
+// consistency converts a name checked by ParseURL.
+func consistency(name string) gocql.Consistency {
+	return gocql.ParseConsistency(name)
+}
