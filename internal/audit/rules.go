@@ -896,6 +896,8 @@ var ownSettings = map[string]bool{
 	"write_consistency": true, "replication": true, "transaction_isolation": true, "shared_buffers": true,
 	"innodb_buffer_pool_size": true, "cache_size": true, "page_size": true, "streaming_replicas": true,
 	"rpl_semi_sync_master_enabled": true, "rpl_semi_sync_source_enabled": true,
+	// a CQL cluster's node addresses name the endpoint (nodes, their number, is compared)
+	"topology": true, "keyspace": true,
 }
 
 func settingsDiffer(sides []Side) []Finding {
