@@ -147,7 +147,8 @@ func TestRerunOnNull(t *testing.T) {
 	}
 	// Another product is allowed, and the audit says what differs.
 	code, out, errOut = runCLI(t, dir, nil, "rerun", "orig.json", "--target", "sqlite://other.db", "-o", "sqlite.json")
-	if code != 0 || !strings.Contains(out, "verdict: ") || !strings.Contains(out, "target-differs") || !strings.Contains(out, "SQLite") {
+	if code != 0 || !strings.Contains(out, "verdict: ") || !strings.Contains(out, "target-differs") ||
+		!strings.Contains(out, "DIFFERS product") || !strings.Contains(out, "B: SQLite") || !strings.Contains(out, "same    candor") {
 		t.Errorf("rerun on SQLite: exit %d\n%s\n%s", code, out, errOut)
 	}
 	again, err := result.Read(filepath.Join(dir, "slow.json"))
