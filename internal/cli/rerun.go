@@ -135,7 +135,9 @@ func writeEnvironments(w io.Writer, a, b *result.Result) {
 	machine := func(p result.Provenance) string {
 		return fmt.Sprintf("%s, %d cores, %.1f GiB, %s %s", orNone(p.CPUModel), p.Cores, float64(p.MemoryBytes)/(1<<30), p.OS, p.Kernel)
 	}
-	build := func(p result.Provenance) string { return strings.TrimSpace(p.CandorVersion + " " + p.Commit + " " + p.GoVersion) }
+	build := func(p result.Provenance) string {
+		return strings.TrimSpace(p.CandorVersion + " " + p.Commit + " " + p.GoVersion)
+	}
 	rows := []row{
 		{"product", a.Target.Product, b.Target.Product},
 		{"version", a.Target.Version, b.Target.Version},
