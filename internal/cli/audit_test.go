@@ -92,8 +92,14 @@ func TestRerunArgs(t *testing.T) {
 		t.Errorf("default target: %q", got)
 	}
 	// refused: another command, a masked secret, a property file not here
+	// a sysbench command line: the candor run it ran, loading when needed
+	r.Command = []string{"candor", "sysbench", "--db-driver=pgsql", "--pgsql-host=h", "--pgsql-user=u", "--pgsql-password=xxxxx", "--threads=8", "--time=5", "oltp_read_write", "run"}
+	got, err = RerunArgs(r, nil)
+	if err != nil || strings.Join(got, " ") != "run sysbench/oltp_read_write --time=10 --threads=8 --time=5 --target postgres://u@h:5432/sbtest --seed 42" {
+		t.Errorf("sysbench line: %q %v", got, err)
+	}
 	for _, cmd := range [][]string{
-		{"candor", "sysbench", "oltp_read_write", "run"},
+		{"candor", "sysbench", "oltp_read_write", "prepare"},
 		{"candor", "run", "ycsb", "-p", "db.passwd=xxxxx"},
 		{"candor", "run", "ycsb", "-P", "/nonexistent/workloada"},
 		// a result file must never make rerun execute a command
@@ -209,5 +215,25 @@ func TestBundleRerunFromCleanDirectory(t *testing.T) {
 	code, out, errOut := runCLI(t, pub, nil, args...)
 	if code != 0 || !strings.Contains(out, "verdict: ") {
 		t.Errorf("%s in a clean directory: exit %d\n%s\n%s", command, code, out, errOut)
+	}
+}
+
+// TestRerunSysbenchLine: a result of a sysbench command line reruns as the
+// candor run it was, loading the tables where they are absent.
+func TestRerunSysbenchLine(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"sysbench", "--target=sqlite://sb.db", "--tables=1", "--table-size=100"}
+	if code, _, errOut := runCLI(t, dir, nil, append(base, "oltp_point_select", "prepare")...); code != 0 {
+		t.Fatalf("prepare: exit %d\n%s", code, errOut)
+	}
+	if code, _, errOut := runCLI(t, dir, nil, append(base, "--time=1", "--out=sb.json", "oltp_point_select", "run")...); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, errOut)
+	}
+	code, out, errOut := runCLI(t, dir, nil, "rerun", "sb.json", "--target", "sqlite://fresh.db", "-o", "again.json")
+	if code != 0 || !strings.Contains(out, "verdict: ") {
+		t.Fatalf("rerun: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "candor run sysbench/oltp_point_select") {
+		t.Errorf("rerun's command line:\n%s", errOut)
 	}
 }

@@ -232,12 +232,18 @@ var rerunDrops = map[string]bool{
 // cells, which are run commands) can be replayed.
 func RerunArgs(r *result.Result, targets []string) ([]string, error) {
 	cmd := r.Command
+	if len(cmd) > 2 && cmd[1] == "sysbench" {
+		var err error
+		if cmd, err = sysbenchRunCommand(cmd); err != nil {
+			return nil, err
+		}
+	}
 	if len(cmd) < 3 || cmd[1] != "run" {
 		verb := "(no command recorded)"
 		if len(cmd) > 1 {
 			verb = "candor " + cmd[1]
 		}
-		return nil, fmt.Errorf("it records %s; rerun replays results of candor run (and plan cells): run the same command again instead", verb)
+		return nil, fmt.Errorf("it records %s; rerun replays results of candor run, plan cells and candor sysbench ... run: run the same command again instead", verb)
 	}
 	var kept, recorded []string
 	for i := 2; i < len(cmd); i++ {
@@ -296,6 +302,31 @@ func RerunArgs(r *result.Result, targets []string) ([]string, error) {
 		out = append(out, "--target", t)
 	}
 	return append(out, "--seed", fmt.Sprint(r.Workload.Seed)), nil
+}
+
+// sysbenchRunCommand turns a recorded `candor sysbench ... TEST run` line
+// into the candor run command line it ran, without --load=never: a rerun
+// loads the tables where they are absent (sysbench would need a prepare
+// first).
+func sysbenchRunCommand(cmd []string) ([]string, error) {
+	line, err := parseSysbenchLine(cmd[2:], os.ReadFile)
+	if err != nil {
+		return nil, err
+	}
+	if line.command != "run" {
+		return nil, fmt.Errorf("it records candor sysbench ... %s; rerun replays runs", line.command)
+	}
+	out, err := line.candorArgs(flagOf(NewRoot(&Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }})))
+	if err != nil {
+		return nil, err
+	}
+	kept := []string{cmd[0]}
+	for _, a := range out {
+		if a != "--load=never" {
+			kept = append(kept, a)
+		}
+	}
+	return kept, nil
 }
 
 // checkPropertyFile refuses a recorded -P file that is not here, before
