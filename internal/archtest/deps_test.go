@@ -67,3 +67,13 @@ func TestDependencyDirection(t *testing.T) {
 		}
 	}
 }
+
+// The audit reads results and nothing else (DESIGN.md §4: "report, audit,
+// stats → result only").
+func TestAuditDependsOnResultOnly(t *testing.T) {
+	for _, d := range deps(t, "internal/audit") {
+		if d != "internal/result" {
+			t.Errorf("internal/audit imports %s; it may import internal/result only", d)
+		}
+	}
+}

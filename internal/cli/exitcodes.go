@@ -25,6 +25,11 @@ const (
 // being writable); the interval side file keeps what it could.
 const ExitResultNotWritten = 6
 
+// ExitAuditFindings: candor audit found an error-level finding. It shares
+// 1 with ExitInternal on purpose: audit's exit code is a verdict, as a
+// linter's is (0 clean, 1 findings, 2 bad input), so a CI job can gate on it.
+const ExitAuditFindings = 1
+
 // ExitError carries an exit code with its message.
 type ExitError struct {
 	Code int

@@ -10,7 +10,7 @@ import (
 
 // newReportCmd is `candor report PATH...`.
 func newReportCmd(env *Env) *cobra.Command {
-	var out, format string
+	var out, format, bundle string
 	cmd := &cobra.Command{
 		Use:   "report PATH...",
 		Short: "Render result files (or directories of them) as a text, Markdown or HTML report",
@@ -26,7 +26,12 @@ skipped with a warning.
 The format follows -o's extension (.md, .html; anything else is text) unless --format
 is given; without -o the text report goes to standard output. A Markdown report links
 its charts as SVG files written beside it (NAME-figN.svg); an HTML report is one
-self-contained file with inline SVG charts that opens offline.`,
+self-contained file with inline SVG charts that opens offline.
+
+Every report starts with the fairness audit of its results (docs/AUDIT.md).
+--bundle DIR writes a directory to publish: report.html, the result files under results/,
+the plan file when the results came from a plan, audit.txt and a README.md with the one
+command that reruns them (candor rerun). DIR must be new or empty.`,
 		Example: `  candor report results/
   candor report results/ -o report.html
   candor report a.json b.json -o report.md`,
@@ -47,6 +52,9 @@ self-contained file with inline SVG charts that opens offline.`,
 			inputs, err := report.LoadWarn(func(w string) { fmt.Fprintf(env.Stderr, "candor report: %s\n", w) }, args...)
 			if err != nil {
 				return withCode(ExitUsage, err)
+			}
+			if bundle != "" {
+				return writeBundle(env, bundle, inputs)
 			}
 			m := report.Build(inputs)
 			if out == "" || out == "-" {
@@ -69,6 +77,7 @@ self-contained file with inline SVG charts that opens offline.`,
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write the report to this file (.md, .html or text); default: text on standard output")
 	cmd.Flags().StringVar(&format, "format", "", "report format: text, md or html (default: from -o's extension, else text)")
+	cmd.Flags().StringVar(&bundle, "bundle", "", "write a directory to publish instead: report.html, the results, the plan, the audit and a README with the command that reruns them")
 	return cmd
 }
 

@@ -124,6 +124,7 @@ options.`,
 	for _, c := range []*cobra.Command{run, load, cleanup, prewarm} {
 		workloadHelp(c) // each workload's options under its name
 	}
+	root.AddCommand(newAuditCmd(env), newRerunCmd(env))
 	root.AddCommand(run, load, cleanup, newListCmd(env), newVersionCmd(env), newPlanCmd(env))
 	root.AddCommand(newReportCmd(env), newCompareCmd(env), newSysbenchCmd(env), prewarm)
 	root.InitDefaultHelpCmd()

@@ -388,6 +388,7 @@ const compareTitle = "candor compare: B against A"
 func (c *Comparison) document(title string) *document {
 	d := &document{Title: title}
 	d.list([]string{c.A.summary(), c.B.summary()})
+	buildAuditSection(d, c.Audit())
 	for _, s := range []*Side{c.A, c.B} {
 		if t := s.ExclusionText(); t != "" {
 			d.para("WARNING: %s: %s; its figures are over the complete runs only, failed and interrupted runs are never pooled with them.", s.Name, t)

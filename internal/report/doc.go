@@ -49,6 +49,9 @@ type table struct {
 	Note    string
 	// Keep marks columns the text renderer narrows only after all others.
 	Keep []bool
+	// Fold, when set, is the summary line under which HTML shows the
+	// table folded (<details>); other renderers show it as it is.
+	Fold string
 }
 
 type figure struct {
@@ -108,6 +111,7 @@ func buildDocument(m *Model) *document {
 	}
 	d.para("%d result file(s), %d measured run phase(s), %d target(s); workloads: %s.",
 		len(m.Inputs), runs, len(m.Series), strings.Join(names, ", "))
+	buildAuditSection(d, Audit(m.Inputs))
 	if len(m.Warnings) > 0 {
 		d.heading(2, "Warnings")
 		d.list(m.Warnings)

@@ -45,7 +45,13 @@ func writeHTML(w io.Writer, d *document) error {
 			}
 			bw.WriteString("</ul>\n")
 		case bTable:
+			if b.Table.Fold != "" {
+				fmt.Fprintf(bw, "<details><summary>%s</summary>\n", esc(b.Table.Fold))
+			}
 			htmlTable(bw, b.Table)
+			if b.Table.Fold != "" {
+				bw.WriteString("</details>\n")
+			}
 		case bFigure:
 			f := b.Figure
 			title := fmt.Sprintf("Figure %d. %s", f.N, f.Title)

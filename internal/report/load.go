@@ -162,7 +162,7 @@ func readResult(path string, required bool) (*result.Result, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", result.ErrSchema, path, err)
 	}
-	if !strings.HasPrefix(r.Schema, "candor.result/v1") {
+	if !result.Readable(r.Schema) {
 		if r.Schema == "" {
 			return nil, fmt.Errorf("%w: %s has no \"schema\" field", result.ErrSchema, path)
 		}

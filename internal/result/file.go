@@ -69,10 +69,17 @@ func Read(path string) (*Result, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrSchema, path, err)
 	}
-	if !strings.HasPrefix(r.Schema, "candor.result/v1") {
+	if !Readable(r.Schema) {
 		return nil, fmt.Errorf("%w: %s has schema %q, this candor reads %s", ErrSchema, path, r.Schema, SchemaVersion)
 	}
 	return &r, nil
+}
+
+// Readable reports whether this candor reads results of a schema:
+// candor.result/v1 and its minor versions (candor.result/v1.2), never
+// another major version (candor.result/v2, candor.result/v10).
+func Readable(schema string) bool {
+	return schema == SchemaVersion || strings.HasPrefix(schema, SchemaVersion+".")
 }
 
 // IntervalsPath is the side file that receives intervals while a run goes.

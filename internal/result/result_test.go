@@ -115,3 +115,16 @@ func TestSideFileRecoverIgnoresTornLine(t *testing.T) {
 		t.Errorf("recovered run duration %v, want 2", r.Phases[1].DurationSec)
 	}
 }
+
+// TestReadable: minor versions of v1 are read; other major versions,
+// v10 included, are refused.
+func TestReadable(t *testing.T) {
+	for s, want := range map[string]bool{
+		"candor.result/v1": true, "candor.result/v1.1": true, "candor.result/v10": false,
+		"candor.result/v2": false, "": false, "candor.result/v1x": false,
+	} {
+		if got := Readable(s); got != want {
+			t.Errorf("Readable(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

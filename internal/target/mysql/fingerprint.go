@@ -43,8 +43,14 @@ var FingerprintSettings = []string{
 // snapshot isolation for REPEATABLE READ (default on since 11.6, where
 // conflicting writes fail with error 1020 instead of waiting) and TiDB's
 // optimistic or pessimistic transactions.
+//
+// Semi-synchronous replication (MariaDB's built-in
+// rpl_semi_sync_master_enabled, MySQL's plugin rpl_semi_sync_source_enabled,
+// unavailable without the plugin) tells the audit whether a commit waits
+// for a replica.
 var productSettings = map[string][]string{
-	ProductMariaDB: {"innodb_snapshot_isolation"},
+	ProductMariaDB: {"innodb_snapshot_isolation", "rpl_semi_sync_master_enabled"},
+	ProductMySQL:   {"rpl_semi_sync_source_enabled"},
 	ProductTiDB:    {"tidb_txn_mode"},
 }
 

@@ -38,6 +38,10 @@ var FingerprintSettings = []string{
 	"max_connections",
 }
 
+// StreamingReplicas is the fingerprint key of the number of standbys
+// streaming from the server (a row count of pg_stat_replication).
+const StreamingReplicas = "streaming_replicas"
+
 var (
 	// "CockroachDB CCL v23.1.11 (x86_64-pc-linux-gnu, ...)"
 	cockroachVersion = regexp.MustCompile(`CockroachDB\s+(?:\S+\s+)?v(\d+(?:\.\d+)*[0-9A-Za-z.\-+]*)`)
@@ -105,6 +109,20 @@ func (t *Target) Fingerprint(ctx context.Context) (target.Fingerprint, error) {
 		default:
 			return target.Fingerprint{}, fmt.Errorf("reading setting %s of %s: %w", name, t.redacted, target.RedactError(err, t.password))
 		}
+	}
+	// The standbys streaming from this server, synchronous or not
+	// (asynchronous ones cost commit rate too, and may lose commits at a
+	// fail-over): the audit's replication rule reads it.
+	var replicas string
+	err = pc.QueryRow(ctx, "SELECT count(*) FROM pg_stat_replication", pgx.QueryExecModeSimpleProtocol).Scan(&replicas)
+	var pgErr *pgconn.PgError
+	switch {
+	case err == nil:
+		fp.Settings[StreamingReplicas] = replicas
+	case errors.As(err, &pgErr):
+		fp.Settings[StreamingReplicas] = Unavailable
+	default:
+		return target.Fingerprint{}, fmt.Errorf("reading pg_stat_replication of %s: %w", t.redacted, target.RedactError(err, t.password))
 	}
 	return fp, nil
 }

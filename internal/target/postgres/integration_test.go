@@ -198,6 +198,9 @@ func TestFingerprint(t *testing.T) {
 			t.Errorf("setting %s = %q (present %v); PostgreSQL has it", s, v, ok)
 		}
 	}
+	if fp.Settings[StreamingReplicas] != "0" { // the sandbox has no standby
+		t.Errorf("%s = %q, want 0", StreamingReplicas, fp.Settings[StreamingReplicas])
+	}
 	if fp.Settings["fsync"] != "on" && fp.Settings["fsync"] != "off" {
 		t.Errorf("fsync = %q", fp.Settings["fsync"])
 	}

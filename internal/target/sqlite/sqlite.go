@@ -433,6 +433,13 @@ func (t *Target) Fingerprint(ctx context.Context) (target.Fingerprint, error) {
 	if fp.Settings["busy_timeout"], err = one("PRAGMA busy_timeout"); err != nil {
 		return target.Fingerprint{}, err
 	}
+	// The page cache's size, for the audit's data-against-memory rule
+	// (cache_size: pages, or KiB when negative).
+	for _, p := range []string{"cache_size", "page_size"} {
+		if fp.Settings[p], err = one("PRAGMA " + p); err != nil {
+			return target.Fingerprint{}, err
+		}
+	}
 	return fp, nil
 }
 

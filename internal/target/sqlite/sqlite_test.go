@@ -92,7 +92,9 @@ func TestDefaultsInEffect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"journal_mode": "wal", "synchronous": "NORMAL", "busy_timeout": "5000"}
+	// cache_size and page_size: SQLite's defaults (2000 KiB of 4096-byte
+	// pages), which the audit reads as the page cache's size.
+	want := map[string]string{"journal_mode": "wal", "synchronous": "NORMAL", "busy_timeout": "5000", "cache_size": "-2000", "page_size": "4096"}
 	for k, v := range want {
 		if fp.Settings[k] != v {
 			t.Errorf("setting %s = %q, want %q", k, fp.Settings[k], v)

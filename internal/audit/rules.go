@@ -1,0 +1,960 @@
+package audit
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/candor-bench/candor/internal/result"
+)
+
+// Rule is one written fairness rule (docs/AUDIT.md describes each).
+type Rule struct {
+	ID       string
+	Severity Severity // the severity of its main finding
+	Title    string
+	Fix      string
+	check    func(sides []Side) []Finding
+}
+
+// Rules lists every rule in the order they run.
+func Rules() []Rule { return append([]Rule(nil), rules...) }
+
+var rules []Rule
+
+func init() {
+	rules = []Rule{
+		{ID: "durability-differs", Severity: Error, Title: "durability differs between the sides",
+			Fix: "run every side with the same durability class (docs/AUDIT.md: synchronous_commit, innodb_flush_log_at_trx_commit, synchronous, commitlog_sync and write consistency)", check: durabilityDiffers},
+		{ID: "durability-off", Severity: Warning, Title: "durability is off or periodic",
+			Fix: "turn on per-commit durability (synchronous_commit=on, innodb_flush_log_at_trx_commit=1, synchronous=FULL, commitlog_sync=batch), or state that the figures are for commits that a crash may lose", check: durabilityOff},
+		{ID: "replication-differs", Severity: Error, Title: "synchronous copies differ",
+			Fix: "give every side the same number of synchronous standbys or the same replication factor and write consistency", check: replicationDiffers},
+		{ID: "isolation-differs", Severity: Error, Title: "isolation differs",
+			Fix: "set the same level on every side with --isolation", check: isolationDiffers},
+		{ID: "consistency-differs", Severity: Error, Title: "consistency levels differ",
+			Fix: "use the same read and write consistency on every side (CQL targets: ?read_consistency=...&write_consistency=...)", check: consistencyDiffers},
+		{ID: "memory-fit", Severity: Error, Title: "the data fits in memory on one side only",
+			Fix: "size the data so that it fits in every side's cache or in none (or give the servers the same buffer pool and memory)", check: memoryFit},
+		{ID: "short-run", Severity: Warning, Title: "run shorter than 60 s or than 10 report intervals",
+			Fix: "run at least 60 s and 10 report intervals (--time 60s or more)", check: shortRun},
+		{ID: "no-warmup", Severity: Warning, Title: "no warm-up",
+			Fix: "add a warm-up (--warmup 30s) so caches and connections settle before measuring", check: noWarmup},
+		{ID: "still-trending", Severity: Warning, Title: "throughput still trending at the end",
+			Fix: "run longer (or warm up longer) until throughput is steady; report the time series", check: stillTrending},
+		{ID: "error-rate", Severity: Warning, Title: "error or retry rate above 1%",
+			Fix: "find the cause of the errors (the result's first_errors), or lower the concurrency; compare only runs below 1%", check: errorRate},
+		{ID: "client-saturated", Severity: Warning, Title: "client saturated",
+			Fix: "give the client more cores or spread it over several client machines (--shard), then rerun", check: clientSaturated},
+		{ID: "behind-schedule", Severity: Error, Title: "open loop behind schedule",
+			Fix: "lower --rate to what the target sustains, or add workers; figures of a run behind schedule describe a backlog", check: behindSchedule},
+		{ID: "clock-skew", Severity: Note, Title: "shards with skewed clocks",
+			Fix: "synchronise the client machines' clocks (NTP/PTP) and record their offsets", check: clockSkew},
+		{ID: "single-run", Severity: Warning, Title: "single run without repetitions",
+			Fix: "repeat the run (--repeat 3 or more) to get confidence intervals", check: singleRun},
+		{ID: "incomplete", Severity: Warning, Title: "runs that did not complete",
+			Fix: "rerun the failed or interrupted runs; they are left out of the figures", check: incomplete},
+		{ID: "candor-version", Severity: Warning, Title: "different candor versions",
+			Fix: "run every side with the same candor build", check: candorVersion},
+		{ID: "options-differ", Severity: Error, Title: "workload options differ",
+			Fix: "run the same workload with the same options on every side", check: optionsDiffer},
+		{ID: "run-settings-differ", Severity: Warning, Title: "run settings differ",
+			Fix: "use the same duration, warm-up, rate, arrival, retries and operations on every side", check: runSettingsDiffer},
+		{ID: "reused-tables", Severity: Error, Title: "tables loaded with other options than the run says",
+			Fix: "reload the tables with the run's options (--load=always)", check: reusedTables},
+		{ID: "schema-version", Severity: Note, Title: "results of different schema versions",
+			Fix: "none needed when they were read; rerun with one candor version to compare like with like", check: schemaVersion},
+		{ID: "settings-differ", Severity: Warning, Title: "other server settings differ",
+			Fix: "align the settings, or say why they differ", check: settingsDiffer},
+		{ID: "target-differs", Severity: Note, Title: "product or version differs (what is compared)",
+			Fix: "none: this is what is compared", check: targetDiffers},
+		{ID: "machine-differs", Severity: Warning, Title: "client machines differ",
+			Fix: "run every side from the same client machine (or the same machine type)", check: machineDiffers},
+	}
+}
+
+// ruleOf returns a finding of a rule at the given severity.
+func ruleOf(id string, sev Severity, format string, a ...any) Finding {
+	for _, r := range rules {
+		if r.ID == id {
+			return Finding{Rule: id, Severity: sev, Text: fmt.Sprintf(format, a...), Fix: r.Fix}
+		}
+	}
+	panic("audit: unknown rule " + id)
+}
+
+func first(s Side) *result.Result { return s.Inputs[0].Result }
+
+// eachResult runs f on every result, labelled by side (and file when a side
+// has several).
+func eachResult(sides []Side, f func(label string, r *result.Result)) {
+	for _, s := range sides {
+		for _, in := range s.Inputs {
+			l := s.Label
+			if len(s.Inputs) > 1 {
+				l = s.Label + " [" + in.Name + "]"
+			}
+			f(l, in.Result)
+		}
+	}
+}
+
+// --- durability -------------------------------------------------------------
+
+func durabilityDiffers(sides []Side) []Finding {
+	if len(sides) < 2 {
+		return nil
+	}
+	classes, _ := sideValues(sides, func(s Side) string { return ClassifyDurability(first(s)).Class })
+	if len(classes) < 2 {
+		return nil
+	}
+	_, detail := sideValues(sides, func(s Side) string { return ClassifyDurability(first(s)).String() })
+	for _, c := range classes {
+		if c == notRecorded {
+			return []Finding{ruleOf("durability-differs", Note, "durability not recorded on some side: %s", detail)}
+		}
+	}
+	return []Finding{ruleOf("durability-differs", Error, "durability differs: %s", detail)}
+}
+
+func durabilityOff(sides []Side) []Finding {
+	var off []string
+	for _, s := range sides {
+		d := ClassifyDurability(first(s))
+		if d.Class == Off || d.Class == Periodic {
+			off = append(off, s.Label+": "+d.String())
+		}
+	}
+	if len(off) == 0 {
+		return nil
+	}
+	return []Finding{ruleOf("durability-off", Warning, "acknowledged commits are not flushed per commit on %s", strings.Join(off, "; "))}
+}
+
+func replicationDiffers(sides []Side) []Finding {
+	if len(sides) < 2 {
+		return nil
+	}
+	classes, _ := sideValues(sides, func(s Side) string { return ClassifyDurability(first(s)).Class })
+	if len(classes) != 1 || classes[0] == notRecorded {
+		return nil // durability-differs says it
+	}
+	if classes[0] != Replicated {
+		// No copy is waited for; standbys streaming asynchronously still
+		// cost commit rate and may lose commits at a fail-over (E4).
+		reps, text := sideValues(sides, func(s Side) string {
+			if v := first(s).Target.Settings["streaming_replicas"]; v != "" && v != "unavailable" {
+				return v + " streaming standby(s)"
+			}
+			return notRecorded
+		})
+		if len(reps) < 2 {
+			return nil
+		}
+		for _, v := range reps {
+			if v == notRecorded {
+				return nil // other products: the rule has nothing to compare
+			}
+		}
+		return []Finding{ruleOf("replication-differs", Warning, "asynchronous standbys differ: %s", text)}
+	}
+	copies, text := sideValues(sides, func(s Side) string {
+		if c := ClassifyDurability(first(s)).Copies; c != "" {
+			return c
+		}
+		return notRecorded
+	})
+	if len(copies) < 2 {
+		return nil
+	}
+	for _, c := range copies {
+		if c == notRecorded {
+			return []Finding{ruleOf("replication-differs", Note, "synchronous copies not recorded on some side: %s", text)}
+		}
+	}
+	return []Finding{ruleOf("replication-differs", Error, "synchronous copies differ: %s", text)}
+}
+
+// --- isolation and consistency ----------------------------------------------
+
+// Isolation returns the isolation level a result ran at: --isolation when
+// set, else the server's recorded transaction_isolation, normalised
+// ("REPEATABLE-READ" → "repeatable read"); notRecorded otherwise.
+func Isolation(r *result.Result) string {
+	v := r.Run.Isolation
+	if v == "" {
+		v = r.Target.Settings["transaction_isolation"]
+	}
+	if v == "" || strings.EqualFold(v, "unavailable") {
+		return notRecorded
+	}
+	return strings.NewReplacer("-", " ", "_", " ").Replace(strings.ToLower(strings.TrimSpace(v)))
+}
+
+func isolationDiffers(sides []Side) []Finding {
+	if len(sides) < 2 {
+		return nil
+	}
+	vals, text := sideValues(sides, func(s Side) string { return Isolation(first(s)) })
+	if len(vals) < 2 {
+		return nil
+	}
+	for _, v := range vals {
+		if v == notRecorded {
+			return []Finding{ruleOf("isolation-differs", Note, "isolation not recorded on some side: %s", text)}
+		}
+	}
+	return []Finding{ruleOf("isolation-differs", Error, "isolation differs: %s", text)}
+}
+
+func consistency(r *result.Result) string {
+	s := r.Target.Settings
+	rc, wc := s["read_consistency"], s["write_consistency"]
+	if rc == "" && wc == "" {
+		return notRecorded
+	}
+	return fmt.Sprintf("read %s, write %s", orNR(rc), orNR(wc))
+}
+
+func orNR(s string) string {
+	if s == "" {
+		return notRecorded
+	}
+	return s
+}
+
+func consistencyDiffers(sides []Side) []Finding {
+	if len(sides) < 2 {
+		return nil
+	}
+	vals, text := sideValues(sides, func(s Side) string { return consistency(first(s)) })
+	if len(vals) < 2 {
+		return nil
+	}
+	for _, v := range vals {
+		if v == notRecorded {
+			return []Finding{ruleOf("consistency-differs", Note, "consistency levels recorded on some sides only (a single-copy SQL server has none): %s", text)}
+		}
+	}
+	return []Finding{ruleOf("consistency-differs", Error, "consistency levels differ: %s", text)}
+}
+
+// --- memory -----------------------------------------------------------------
+
+func memoryFit(sides []Side) []Finding {
+	type fit struct {
+		label string
+		m     Memory
+	}
+	groups := map[string][]fit{}
+	var order []string
+	for _, s := range sides {
+		m := MemoryOf(first(s))
+		k := first(s).Workload.Name + "\x00" + fmt.Sprint(m.DataBytes)
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], fit{s.Label, m})
+	}
+	var out []Finding
+	for _, k := range order {
+		g := groups[k]
+		if len(g) < 2 {
+			continue
+		}
+		var fits, not, unknown []string
+		for _, f := range g {
+			switch {
+			case f.m.DataBytes == 0 || f.m.CacheBytes == 0:
+				unknown = append(unknown, f.label+": "+f.m.String())
+			case f.m.DataBytes <= f.m.CacheBytes:
+				fits = append(fits, f.label+": "+f.m.String())
+			default:
+				not = append(not, f.label+": "+f.m.String())
+			}
+		}
+		switch {
+		case len(fits) > 0 && len(not) > 0:
+			out = append(out, ruleOf("memory-fit", Error, "the data fits in memory on %s but not on %s", strings.Join(fits, "; "), strings.Join(not, "; ")))
+		case len(unknown) > 0 && len(unknown) < len(g):
+			out = append(out, ruleOf("memory-fit", Note, "data size or cache not recorded on %s", strings.Join(unknown, "; ")))
+		}
+	}
+	return out
+}
+
+// Memory is a result's data size against the server's cache.
+type Memory struct {
+	DataBytes  int64  // 0 when not recorded
+	DataFrom   string // "load phase" or "options (payload)"
+	CacheBytes int64  // buffer pool plus the OS page cache where known; 0 when not recorded
+	CacheFrom  string // "shared_buffers 128 MB + host memory 8 GB (same machine)"
+}
+
+func (m Memory) String() string {
+	d := "data " + notRecorded
+	if m.DataBytes > 0 {
+		d = "data ≈" + fmtBytes(m.DataBytes) + " (" + m.DataFrom + ")"
+	}
+	c := "cache " + notRecorded
+	if m.CacheBytes > 0 {
+		c = "cache " + m.CacheFrom
+	}
+	return d + ", " + c
+}
+
+// MemoryOf reads a result's data size (the largest load phase's bytes, else
+// the payload its options describe) and the server's cache (shared_buffers,
+// innodb_buffer_pool_size, SQLite's cache_size) plus the OS page cache when
+// the server shares the client's machine (an embedded target, or a URL on
+// the loopback or a Unix socket): the client's recorded memory.
+func MemoryOf(r *result.Result) Memory {
+	var m Memory
+	for _, p := range r.Phases {
+		if p.Name == "load" && p.LoadBytes > m.DataBytes {
+			m.DataBytes, m.DataFrom = p.LoadBytes, "load phase"
+		}
+	}
+	if m.DataBytes == 0 {
+		if b := payloadOf(r.Workload.Name, r.Workload.Options); b > 0 {
+			m.DataBytes, m.DataFrom = b, "options, payload only"
+		}
+	}
+	s := r.Target.Settings
+	var parts []string
+	if v, ok := parseSize(s["shared_buffers"], 8192); ok {
+		m.CacheBytes += v
+		parts = append(parts, "shared_buffers "+fmtBytes(v))
+	} else if v, ok := parseSize(s["innodb_buffer_pool_size"], 1); ok {
+		m.CacheBytes += v
+		parts = append(parts, "innodb_buffer_pool_size "+fmtBytes(v))
+	} else if v, ok := sqliteCache(s); ok {
+		m.CacheBytes += v
+		parts = append(parts, "cache_size "+fmtBytes(v))
+	}
+	if m.CacheBytes > 0 && local(r) {
+		if r.Provenance.MemoryBytes > 0 {
+			m.CacheBytes += r.Provenance.MemoryBytes
+			parts = append(parts, "OS page cache up to "+fmtBytes(r.Provenance.MemoryBytes)+" (same machine as the client)")
+		}
+	} else if m.CacheBytes > 0 {
+		parts = append(parts, "OS page cache "+notRecorded)
+	}
+	m.CacheFrom = strings.Join(parts, " + ")
+	return m
+}
+
+// local reports whether the server runs on the client's machine.
+func local(r *result.Result) bool {
+	if r.Target.Driver == "sqlite" || (r.Target.Capabilities != nil && r.Target.Capabilities.Embedded) {
+		return true
+	}
+	u := r.Target.URL
+	_, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		return false
+	}
+	if at := strings.LastIndex(strings.SplitN(rest, "/", 2)[0], "@"); at >= 0 {
+		rest = rest[at+1:]
+	}
+	host := strings.SplitN(rest, "/", 2)[0]
+	if i := strings.LastIndex(host, ":"); i >= 0 && !strings.HasSuffix(host, "]") {
+		host = host[:i]
+	}
+	host = strings.Trim(host, "[]")
+	switch {
+	case host == "localhost", host == "::1", strings.HasPrefix(host, "127."):
+		return true
+	case host == "" && strings.Contains(u, "host=/"): // a Unix socket
+		return true
+	}
+	return false
+}
+
+func sqliteCache(s map[string]string) (int64, bool) {
+	v := strings.TrimSpace(s["cache_size"])
+	if v == "" {
+		return 0, false
+	}
+	var n int64
+	if _, err := fmt.Sscan(v, &n); err != nil || n == 0 {
+		return 0, false
+	}
+	if n < 0 {
+		return -n * 1024, true
+	}
+	var page int64
+	if _, err := fmt.Sscan(s["page_size"], &page); err != nil || page <= 0 {
+		return 0, false
+	}
+	return n * page, true
+}
+
+// parseSize reads "128MB", "1GB", "8kB", "134217728" (bytes, or units of
+// bare when the setting counts pages).
+func parseSize(v string, bare int64) (int64, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	i := 0
+	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, false
+	}
+	var n int64
+	fmt.Sscan(v[:i], &n)
+	unit := strings.ToLower(strings.TrimSpace(v[i:]))
+	mult := map[string]int64{"": bare, "b": 1, "kb": 1 << 10, "k": 1 << 10, "mb": 1 << 20, "m": 1 << 20, "gb": 1 << 30, "g": 1 << 30, "tb": 1 << 40}
+	m, ok := mult[unit]
+	if !ok {
+		return 0, false
+	}
+	return n * m, n > 0
+}
+
+// payloadOf is the data a workload's options describe, payload only (keys
+// and values; no indexes or row overhead): a lower bound.
+func payloadOf(name string, options any) int64 {
+	o, ok := asMap(options)
+	if !ok {
+		return 0
+	}
+	num := func(k string) int64 {
+		f, ok := o[k].(float64)
+		if !ok {
+			return 0
+		}
+		return int64(f)
+	}
+	switch {
+	case strings.HasPrefix(name, "ycsb"):
+		return num("recordcount") * (24 + num("fieldcount")*num("fieldlength"))
+	case strings.HasPrefix(name, "sysbench"):
+		tables := num("tables")
+		if tables == 0 {
+			tables = 1
+		}
+		return tables * num("table-size") * 200
+	case name == "kv-basic":
+		return num("pairs") * (num("key-size") + num("value-size"))
+	case strings.HasPrefix(name, "kv-ints"):
+		return num("rows") * (num("key-size") + 4*num("columns"))
+	}
+	return 0
+}
+
+// asMap turns recorded options (a map read from JSON, or a struct in
+// memory) into a JSON object.
+func asMap(v any) (map[string]any, bool) {
+	if m, ok := v.(map[string]any); ok {
+		return m, true
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, false
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil || m == nil {
+		return nil, false
+	}
+	return m, true
+}
+
+func fmtBytes(b int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	f := float64(b)
+	i := 0
+	for f >= 1024 && i < len(units)-1 {
+		f /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%d B", b)
+	}
+	if f >= 100 {
+		return fmt.Sprintf("%.0f %s", f, units[i])
+	}
+	return fmt.Sprintf("%.3g %s", f, units[i])
+}
+
+// --- run quality --------------------------------------------------------------
+
+func shortRun(sides []Side) []Finding {
+	var bad, unknown []string
+	eachResult(sides, func(l string, r *result.Result) {
+		for _, p := range runPhases(r) {
+			if p.Status != result.StatusComplete {
+				continue
+			}
+			n := 0
+			for _, iv := range p.Intervals {
+				if !iv.Warmup {
+					n++
+				}
+			}
+			switch {
+			case p.DurationSec <= 0:
+				unknown = append(unknown, l)
+			case p.DurationSec < 60 || n < 10:
+				bad = append(bad, fmt.Sprintf("%s: %.0f s in %d interval(s)", l, p.DurationSec, n))
+			default:
+				continue
+			}
+			return // one line per result
+		}
+	})
+	var out []Finding
+	if len(bad) > 0 {
+		out = append(out, ruleOf("short-run", Warning, "measured runs shorter than 60 s or 10 intervals: %s", strings.Join(bad, "; ")))
+	}
+	if len(unknown) > 0 {
+		out = append(out, ruleOf("short-run", Note, "measured duration %s on %s", notRecorded, strings.Join(unknown, "; ")))
+	}
+	return out
+}
+
+func noWarmup(sides []Side) []Finding {
+	var bad []string
+	for _, s := range sides {
+		r := first(s)
+		if len(runPhases(r)) == 0 {
+			continue
+		}
+		warm := r.Run.WarmupSec > 0
+		for _, p := range runPhases(r) {
+			warm = warm || p.WarmupSec > 0
+		}
+		if !warm {
+			bad = append(bad, s.Label)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return []Finding{ruleOf("no-warmup", Warning, "measured from the first second, without warm-up: %s", strings.Join(bad, ", "))}
+}
+
+func stillTrending(sides []Side) []Finding {
+	var bad []string
+	eachResult(sides, func(l string, r *result.Result) {
+		for _, p := range runPhases(r) {
+			if p.Status != result.StatusComplete {
+				continue
+			}
+			tr, ok := Trend(p)
+			if ok && tr.Trending() {
+				rep := ""
+				if p.Repetition > 0 {
+					rep = fmt.Sprintf(" run %d", p.Repetition)
+				}
+				bad = append(bad, fmt.Sprintf("%s%s: throughput %s %.0f%% over the run (slope p=%.3g)", l, rep, map[bool]string{true: "rose", false: "fell"}[tr.ChangePct > 0], math.Abs(tr.ChangePct), tr.P))
+				return
+			}
+		}
+	})
+	if len(bad) == 0 {
+		return nil
+	}
+	return []Finding{ruleOf("still-trending", Warning, "not at a steady state: %s", strings.Join(bad, "; "))}
+}
+
+func errorRate(sides []Side) []Finding {
+	var bad []string
+	eachResult(sides, func(l string, r *result.Result) {
+		for _, p := range runPhases(r) {
+			var errs, attempts, retries int64
+			for _, o := range p.Ops {
+				for _, n := range o.Errors {
+					errs += n
+				}
+				attempts += o.Attempts
+				retries += o.Retries
+			}
+			er := p.ErrorRate
+			if er == 0 && p.Operations > 0 {
+				er = float64(errs) / float64(p.Operations)
+			}
+			rr := 0.0
+			if attempts > 0 {
+				rr = float64(retries) / float64(attempts)
+			}
+			if er > 0.01 || rr > 0.01 {
+				bad = append(bad, fmt.Sprintf("%s: errors %.1f%%, retries %.1f%% of attempts", l, 100*er, 100*rr))
+				return
+			}
+		}
+	})
+	if len(bad) == 0 {
+		return nil
+	}
+	return []Finding{ruleOf("error-rate", Warning, "error or retry rate above 1%%: %s", strings.Join(bad, "; "))}
+}
+
+func clientSaturated(sides []Side) []Finding {
+	var bad []string
+	eachResult(sides, func(l string, r *result.Result) {
+		for _, p := range runPhases(r) {
+			if p.Client.Saturated {
+				bad = append(bad, l+": "+orNR(p.Client.SaturatedCause))
+				return
+			}
+		}
+	})
+	if len(bad) == 0 {
+		return nil
+	}
+	return []Finding{ruleOf("client-saturated", Warning, "the client was the bottleneck: %s", strings.Join(bad, "; "))}
+}
+
+func behindSchedule(sides []Side) []Finding {
+	var bad []string
+	eachResult(sides, func(l string, r *result.Result) {
+		for _, p := range runPhases(r) {
+			if p.Rate == nil && p.Dropped == 0 {
+				continue
+			}
+			behind := p.Rate != nil && p.Rate.BehindSchedule
+			if !behind && p.Dropped == 0 {
+				continue
+			}
+			t := l + ":"
+			if p.Rate != nil {
+				t += fmt.Sprintf(" achieved %.0f of %.0f ops/s, max lag %s", p.Rate.Achieved, p.Rate.Target, fmtNs(p.Rate.MaxLagNs))
+			}
+			if p.Dropped > 0 {
+				t += fmt.Sprintf(", %d operation(s) dropped", p.Dropped)
+			}
+			bad = append(bad, t)
+			return
+		}
+	})
+	if len(bad) == 0 {
+		return nil
+	}
+	return []Finding{ruleOf("behind-schedule", Error, "open loop behind its schedule: %s", strings.Join(bad, "; "))}
+}
+
+func fmtNs(ns int64) string {
+	switch {
+	case ns >= 1e9:
+		return fmt.Sprintf("%.3g s", float64(ns)/1e9)
+	case ns >= 1e6:
+		return fmt.Sprintf("%.3g ms", float64(ns)/1e6)
+	}
+	return fmt.Sprintf("%.3g µs", float64(ns)/1e3)
+}
+
+// clockSkew: a result merged from several client shards (--shard) would
+// need each shard's clock offset; results record none, so the rule says
+// "not recorded" for sharded runs and is silent otherwise.
+func clockSkew(sides []Side) []Finding {
+	var sharded []string
+	eachResult(sides, func(l string, r *result.Result) {
+		for _, a := range r.Command {
+			if a == "--shard" || strings.HasPrefix(a, "--shard=") {
+				sharded = append(sharded, l)
+				return
+			}
+		}
+	})
+	if len(sharded) == 0 {
+		return nil
+	}
+	return []Finding{ruleOf("clock-skew", Note, "clock offsets between shards %s: %s", notRecorded, strings.Join(sharded, ", "))}
+}
+
+func singleRun(sides []Side) []Finding {
+	var bad []string
+	for _, s := range sides {
+		n, any := 0, false
+		for _, in := range s.Inputs {
+			for _, p := range runPhases(in.Result) {
+				any = true
+				if p.Status == result.StatusComplete {
+					n++
+				}
+			}
+		}
+		if any && n < 2 {
+			bad = append(bad, fmt.Sprintf("%s (%s)", s.Label, plural(n, "complete run")))
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return []Finding{ruleOf("single-run", Warning, "no confidence interval, a single run: %s", strings.Join(bad, ", "))}
+}
+
+func incomplete(sides []Side) []Finding {
+	var bad []string
+	eachResult(sides, func(l string, r *result.Result) {
+		n := 0
+		for _, p := range r.Phases {
+			if p.Status != result.StatusComplete {
+				n++
+			}
+		}
+		if n > 0 {
+			bad = append(bad, fmt.Sprintf("%s: %s not complete", l, plural(n, "phase")))
+		}
+	})
+	if len(bad) == 0 {
+		return nil
+	}
+	return []Finding{ruleOf("incomplete", Warning, "%s", strings.Join(bad, "; "))}
+}
+
+// --- provenance and configuration ---------------------------------------------
+
+func candorVersion(sides []Side) []Finding {
+	var all []Input
+	for _, s := range sides {
+		all = append(all, s.Inputs...)
+	}
+	by := map[string][]string{}
+	var order []string
+	for _, in := range all {
+		p := in.Result.Provenance
+		v := orNR(p.CandorVersion)
+		if p.Commit != "" {
+			v += " (" + p.Commit + ")"
+		}
+		if _, ok := by[v]; !ok {
+			order = append(order, v)
+		}
+		by[v] = append(by[v], in.Name)
+	}
+	if len(order) < 2 {
+		return nil
+	}
+	var parts []string
+	for _, v := range order {
+		parts = append(parts, v+": "+strings.Join(by[v], ", "))
+	}
+	return []Finding{ruleOf("candor-version", Warning, "results from different candor builds: %s", strings.Join(parts, "; "))}
+}
+
+// byWorkload groups sides by workload name, in first-seen order.
+func byWorkload(sides []Side) [][]Side {
+	idx := map[string]int{}
+	var out [][]Side
+	for _, s := range sides {
+		n := first(s).Workload.Name
+		i, ok := idx[n]
+		if !ok {
+			i = len(out)
+			idx[n] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], s)
+	}
+	return out
+}
+
+func optionsDiffer(sides []Side) []Finding {
+	var out []Finding
+	for _, g := range byWorkload(sides) {
+		if len(g) < 2 {
+			continue
+		}
+		ref, _ := asMap(first(g[0]).Workload.Options)
+		for _, s := range g[1:] {
+			o, _ := asMap(first(s).Workload.Options)
+			if keys := diffKeys(ref, o); len(keys) > 0 {
+				var parts []string
+				for _, k := range keys {
+					parts = append(parts, fmt.Sprintf("%s %s vs %s", k, show(ref[k]), show(o[k])))
+				}
+				sev, what := Error, "differ in"
+				if sizeOnly(keys) {
+					sev, what = Note, "differ in data size only (a size comparison):"
+				}
+				out = append(out, ruleOf("options-differ", sev, "%s: %s and %s %s %s", first(s).Workload.Name, g[0].Label, s.Label, what, strings.Join(parts, ", ")))
+			}
+		}
+	}
+	return out
+}
+
+// sizeOptions are the options that set how much data a workload loads.
+var sizeOptions = map[string]bool{"recordcount": true, "insertcount": true, "table-size": true, "tables": true, "pairs": true, "rows": true}
+
+func sizeOnly(keys []string) bool {
+	for _, k := range keys {
+		if !sizeOptions[k] {
+			return false
+		}
+	}
+	return true
+}
+
+func diffKeys(a, b map[string]any) []string {
+	seen := map[string]bool{}
+	var keys []string
+	for _, m := range []map[string]any{a, b} {
+		for k := range m {
+			if !seen[k] && !reflect.DeepEqual(a[k], b[k]) {
+				keys = append(keys, k)
+			}
+			seen[k] = true
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func show(v any) string {
+	if v == nil {
+		return "(none)"
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	s := string(b)
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return s
+}
+
+func runSettings(r *result.Result) map[string]any {
+	m := map[string]any{
+		"duration": r.Run.DurationSec, "warm-up": r.Run.WarmupSec, "rate": r.Run.Rate, "arrival": r.Run.Arrival,
+		"retries": r.Run.Retries, "operations": r.Run.Operations, "latency measure": r.Run.LatencyMeasure,
+	}
+	if r.Run.MaxErrorRate != nil {
+		m["max error rate"] = *r.Run.MaxErrorRate
+	}
+	return m
+}
+
+func runSettingsDiffer(sides []Side) []Finding {
+	var out []Finding
+	for _, g := range byWorkload(sides) {
+		if len(g) < 2 {
+			continue
+		}
+		ref := runSettings(first(g[0]))
+		for _, s := range g[1:] {
+			o := runSettings(first(s))
+			if keys := diffKeys(ref, o); len(keys) > 0 {
+				var parts []string
+				for _, k := range keys {
+					parts = append(parts, fmt.Sprintf("%s %s vs %s", k, show(ref[k]), show(o[k])))
+				}
+				out = append(out, ruleOf("run-settings-differ", Warning, "%s and %s differ in %s", g[0].Label, s.Label, strings.Join(parts, ", ")))
+			}
+		}
+	}
+	return out
+}
+
+func reusedTables(sides []Side) []Finding {
+	var bad []string
+	eachResult(sides, func(l string, r *result.Result) {
+		if len(r.Workload.ReusedTables) > 0 {
+			bad = append(bad, l+": "+strings.Join(r.Workload.ReusedTables, "; "))
+		}
+	})
+	if len(bad) == 0 {
+		return nil
+	}
+	return []Finding{ruleOf("reused-tables", Error, "ran on tables loaded with other options: %s", strings.Join(bad, " | "))}
+}
+
+func schemaVersion(sides []Side) []Finding {
+	by := map[string][]string{}
+	var order []string
+	eachResult(sides, func(l string, r *result.Result) {
+		if _, ok := by[r.Schema]; !ok {
+			order = append(order, r.Schema)
+		}
+		by[r.Schema] = append(by[r.Schema], l)
+	})
+	if len(order) < 2 {
+		return nil
+	}
+	var parts []string
+	for _, v := range order {
+		parts = append(parts, orNR(v)+": "+strings.Join(by[v], ", "))
+	}
+	return []Finding{ruleOf("schema-version", Note, "read results of schema versions %s", strings.Join(parts, "; "))}
+}
+
+// ownSettings are the settings other rules judge.
+var ownSettings = map[string]bool{
+	"synchronous_commit": true, "fsync": true, "synchronous_standby_names": true, "innodb_flush_log_at_trx_commit": true,
+	"sync_binlog": true, "synchronous": true, "journal_mode": true, "commitlog_sync": true, "read_consistency": true,
+	"write_consistency": true, "replication": true, "transaction_isolation": true, "shared_buffers": true,
+	"innodb_buffer_pool_size": true, "cache_size": true, "page_size": true, "streaming_replicas": true,
+	"rpl_semi_sync_master_enabled": true, "rpl_semi_sync_source_enabled": true,
+	// a CQL cluster's node addresses name the endpoint (nodes, their number, is compared)
+	"topology": true, "keyspace": true,
+}
+
+func settingsDiffer(sides []Side) []Finding {
+	if len(sides) < 2 {
+		return nil
+	}
+	ref := first(sides[0]).Target.Settings
+	var out []Finding
+	for _, s := range sides[1:] {
+		o := first(s).Target.Settings
+		var parts []string
+		var keys []string
+		for k := range ref {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			v, ok := o[k]
+			if ok && v != ref[k] && !ownSettings[k] {
+				parts = append(parts, fmt.Sprintf("%s %s vs %s", k, ref[k], v))
+			}
+		}
+		if len(parts) > 0 {
+			out = append(out, ruleOf("settings-differ", Warning, "%s and %s differ in %s", sides[0].Label, s.Label, strings.Join(parts, ", ")))
+		}
+	}
+	return out
+}
+
+func targetDiffers(sides []Side) []Finding {
+	if len(sides) < 2 {
+		return nil
+	}
+	vals, text := sideValues(sides, func(s Side) string {
+		t := first(s).Target
+		return strings.TrimSpace(orNR(t.Product) + " " + t.Version)
+	})
+	if len(vals) < 2 {
+		return nil
+	}
+	return []Finding{ruleOf("target-differs", Note, "%s", text)}
+}
+
+func machineDiffers(sides []Side) []Finding {
+	if len(sides) < 2 {
+		return nil
+	}
+	vals, text := sideValues(sides, func(s Side) string {
+		p := first(s).Provenance
+		return fmt.Sprintf("%s, %d cores, %s memory, kernel %s", orNR(p.CPUModel), p.Cores, fmtBytes(p.MemoryBytes), orNR(p.Kernel))
+	})
+	if len(vals) >= 2 {
+		return []Finding{ruleOf("machine-differs", Warning, "client machines differ: %s", text)}
+	}
+	hosts, text := sideValues(sides, func(s Side) string { return orNR(first(s).Provenance.Hostname) })
+	if len(hosts) >= 2 {
+		return []Finding{ruleOf("machine-differs", Note, "other client hosts of the same kind (%s): %s", vals[0], text)}
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/candor-bench/candor/internal/fault"
+)
+
+func postgresURL(t *testing.T) string {
+	t.Helper()
+	u := os.Getenv("CANDOR_TEST_POSTGRES_URL")
+	if u == "" {
+		t.Skip("CANDOR_TEST_POSTGRES_URL unset: no PostgreSQL on this machine (scripts/test.sh sets it)")
+	}
+	return u
+}
+
+// withParam adds a query parameter to a URL (pgx sends unknown ones as
+// session settings at connect time).
+func withParam(u, kv string) string {
+	if strings.Contains(u, "?") {
+		return u + "&" + kv
+	}
+	return u + "?" + kv
+}
+
+// TestAuditSynchronousCommitOnPostgres: the same run with
+// synchronous_commit on and off is an unfair pair: durability-differs is
+// an error and candor audit exits 1; the two runs at on are silent on it.
+func TestAuditSynchronousCommitOnPostgres(t *testing.T) {
+	pg := postgresURL(t)
+	dir := t.TempDir()
+	for _, c := range []struct{ out, url string }{
+		{"on.json", withParam(pg, "synchronous_commit=on")},
+		{"on2.json", withParam(pg, "synchronous_commit=on")},
+		{"off.json", withParam(pg, "synchronous_commit=off")},
+	} {
+		if code, _, errOut := runCLI(t, dir, nil, "run", "ycsb/a", "--target", c.url, "--time", "1s", "-q", "-o", c.out, "-p", "recordcount=200", "--seed", "1"); code != 0 {
+			t.Fatalf("run %s: exit %d\n%s", c.out, code, errOut)
+		}
+	}
+	code, out, _ := runCLI(t, dir, nil, "audit", "on.json", "off.json")
+	if code != ExitAuditFindings || !strings.Contains(out, "ERROR   durability-differs") ||
+		!strings.Contains(out, "flushed locally per commit (synchronous_commit=on") || !strings.Contains(out, "periodic (synchronous_commit=off") {
+		t.Errorf("on vs off: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, dir, nil, "audit", "on.json", "on2.json")
+	if code != 0 || strings.Contains(out, "durability") {
+		t.Errorf("on vs on: exit %d\n%s", code, out)
+	}
+}
+
+// TestRerunOnPostgres: a 5 s PostgreSQL run with 3 repetitions reruns
+// "same" against itself, and "slower" through a proxy adding 2 ms per round
+// trip.
+//
+// The run is an open loop of 1,000 Poisson arrivals per second on one
+// session, a rate PostgreSQL serves at a few percent of one core: its
+// throughput is the schedule's, not the shared machine's speed of the
+// moment (a closed loop's drifted by 30% between consecutive runs here).
+// Through the proxy one session serves at most ~450 operations per second:
+// slower. A test at the 5% level says "faster" or "slower" of two
+// identical configurations once in 20 by design: a verdict other than
+// "same" gets one more rerun.
+func TestRerunOnPostgres(t *testing.T) {
+	pg := postgresURL(t)
+	dir := t.TempDir()
+	if code, _, errOut := runCLI(t, dir, nil, "run", "ycsb/c", "--target", pg, "--time", "5s", "--rate", "1000", "--arrival", "poisson",
+		"--repeat", "3", "-q", "-o", "orig.json", "-p", "recordcount=1000"); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, errOut)
+	}
+	var code int
+	var out, errOut string
+	for try := 1; try <= 2; try++ {
+		code, out, errOut = runCLI(t, dir, nil, "rerun", "orig.json", "-o", fmt.Sprintf("same%d.json", try))
+		if code != 0 || strings.Contains(out, "verdict: same (") {
+			break
+		}
+		t.Logf("rerun %d against itself: %s", try, strings.SplitN(out, "\n", 3)[1])
+	}
+	if code != 0 || !strings.Contains(out, "verdict: same (") {
+		t.Errorf("rerun against itself: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "--repeat 3") {
+		t.Errorf("rerun did not repeat 3 times:\n%s", errOut)
+	}
+
+	up, err := fault.UpstreamOf(pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := fault.StartProxies([]string{up})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ps.Close()
+	f, err := fault.Parse("at=0s net=latency delay=2ms node=all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lift, err := ps.Apply(0, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lift()
+	slow, err := fault.RewriteURL(pg, ps.Addr(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCLI(t, dir, nil, "rerun", "orig.json", "--target", slow, "-o", "slow.json")
+	if code != 0 || !strings.Contains(out, "verdict: slower (") {
+		t.Errorf("rerun through a 2 ms proxy: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "slow.json")); err != nil {
+		t.Error(err)
+	}
+}

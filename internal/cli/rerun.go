@@ -1,0 +1,358 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/candor-bench/candor/internal/report"
+	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/target"
+)
+
+// PasswordEnvHelp names where rerun's targets take their password from: the
+// recorded URL has it removed.
+const PasswordEnvHelp = "PGPASSWORD for postgres:// targets, MYSQL_PWD for mysql:// targets"
+
+// newRerunCmd is `candor rerun RESULT.json`.
+func newRerunCmd(env *Env) *cobra.Command {
+	var targets []string
+	var repeat int
+	var out string
+	cmd := &cobra.Command{
+		Use:   "rerun RESULT.json",
+		Short: "Re-execute a result's recorded run here and compare: same, faster or slower, with the audit of what differs",
+		Long: `Re-execute the configuration a result records — its candor run command line: workload and
+options, threads, duration, rate, warm-up, load, with --seed set to the recorded seed —
+against the recorded target or --target, then print compare's verdict of the rerun (B)
+against the original (A): same, faster or slower, with the 95% confidence interval of the
+difference, and the fairness audit of the two, which lists what differs between the two
+environments (product and version, settings, client machine, candor version). A target
+of another product is allowed; the audit says so.
+
+The recorded URL carries no password: give it in the environment (` + PasswordEnvHelp + `)
+or in a --target URL.
+
+--repeat defaults to the original's number of runs. The rerun's result is written to --out
+(default reruns/NAME-TIME.json).`,
+		Example: `  candor rerun results/ycsb-a-run.json
+  PGPASSWORD=secret candor rerun pg.json --target postgres://bench@10.0.0.5:5432/bench --repeat 5`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("rerun needs exactly one result file; got %d", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return rerun(env, args[0], targets, repeat, cmd.Flags().Changed("repeat"), out)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&targets, "target", nil, "database URL to run against (repeatable for a cluster's nodes; default: the recorded target, password from the environment)")
+	fl.IntVar(&repeat, "repeat", 1, "measured runs of the rerun (default: as many as the original)")
+	fl.StringVarP(&out, "out", "o", "", "the rerun's result file (default reruns/NAME-TIME.json)")
+	return cmd
+}
+
+func rerun(env *Env, path string, targets []string, repeat int, repeatSet bool, out string) error {
+	inputs, err := report.Load(path)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	if len(inputs) != 1 {
+		return usagef("rerun takes one result file; %s holds %d (name one of them)", path, len(inputs))
+	}
+	orig := inputs[0].Result
+	// The original must have something to compare with, before anything
+	// runs.
+	if _, err := report.NewSide("A", inputs); err != nil {
+		return withCode(ExitUsage, fmt.Errorf("%w; nothing to compare a rerun with", err))
+	}
+	args, err := RerunArgs(orig, targets)
+	if err != nil {
+		return withCode(ExitUsage, fmt.Errorf("%s: %w", path, err))
+	}
+	if !repeatSet {
+		repeat = max(1, len(runPhasesOf(orig)))
+	}
+	if repeat < 1 {
+		return usagef("--repeat must be at least 1 (got %d)", repeat)
+	}
+	if out == "" {
+		base := strings.TrimSuffix(filepath.Base(path), ".json")
+		out = filepath.Join("reruns", fmt.Sprintf("%s-%s.json", base, time.Now().UTC().Format("20060102T150405Z")))
+	}
+	args = append(args, "--repeat", fmt.Sprint(repeat), "--out", out, "-q")
+	fmt.Fprintf(env.Stderr, "candor rerun: candor %s\n", strings.Join(redactArgs(args, target.Redact), " "))
+
+	// The run's own summary goes to standard error: standard output
+	// carries the comparison.
+	sub := *env
+	sub.Stdout = env.Stderr
+	sub.Args = append([]string{"candor"}, args...)
+	root := NewRoot(&sub)
+	root.SetArgs(args)
+	if err := root.Execute(); err != nil {
+		return withCode(ExitCode(err), fmt.Errorf("the rerun of %s failed: %w", path, err))
+	}
+	rerunInputs, err := report.Load(out)
+	if err != nil {
+		return withCode(ExitResultNotWritten, fmt.Errorf("reading the rerun's result: %w", err))
+	}
+	return printRerun(env.Stdout, inputs, rerunInputs)
+}
+
+// printRerun compares the rerun (B) with the original (A): the verdict
+// line first, then compare's full output with the audit.
+func printRerun(w io.Writer, orig, again []report.Input) error {
+	a, err := report.NewSide("A", orig)
+	if err != nil {
+		return withCode(ExitUsage, fmt.Errorf("original: %w", err))
+	}
+	b, err := report.NewSide("B", again)
+	if err != nil {
+		return withCode(ExitRunFailed, fmt.Errorf("rerun: %w", err))
+	}
+	c := report.Compare(a, b)
+	fmt.Fprintf(w, "A = original %s, B = rerun %s\n", orig[0].Path, again[0].Path)
+	fmt.Fprintf(w, "verdict: %s\n\n", RerunVerdict(c))
+	writeEnvironments(w, orig[0].Result, again[0].Result)
+	return c.Write(w, "text")
+}
+
+// writeEnvironments lists, side by side, what the original and the rerun
+// ran on: the target's product, version and settings that differ, the
+// client machine and the candor build.
+func writeEnvironments(w io.Writer, a, b *result.Result) {
+	type row struct{ what, a, b string }
+	machine := func(p result.Provenance) string {
+		return fmt.Sprintf("%s, %d cores, %.1f GiB, %s %s", orNone(p.CPUModel), p.Cores, float64(p.MemoryBytes)/(1<<30), p.OS, p.Kernel)
+	}
+	build := func(p result.Provenance) string {
+		return strings.TrimSpace(p.CandorVersion + " " + p.Commit + " " + p.GoVersion)
+	}
+	rows := []row{
+		{"product", a.Target.Product, b.Target.Product},
+		{"version", a.Target.Version, b.Target.Version},
+		{"target", a.Target.URL, b.Target.URL},
+		{"client host", a.Provenance.Hostname, b.Provenance.Hostname},
+		{"client machine", machine(a.Provenance), machine(b.Provenance)},
+		{"candor", build(a.Provenance), build(b.Provenance)},
+	}
+	var keys []string
+	seen := map[string]bool{}
+	for _, m := range []map[string]string{a.Target.Settings, b.Target.Settings} {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	sort.Strings(keys)
+	same := 0
+	for _, k := range keys {
+		va, oka := a.Target.Settings[k]
+		vb, okb := b.Target.Settings[k]
+		if oka && okb && va == vb {
+			same++
+			continue
+		}
+		rows = append(rows, row{"setting " + k, orNone(va), orNone(vb)})
+	}
+	fmt.Fprintf(w, "Environments (A original, B rerun; %d setting(s) the same on both):\n", same)
+	for _, r := range rows {
+		mark := "same"
+		if r.a != r.b {
+			mark = "DIFFERS"
+		}
+		fmt.Fprintf(w, "  %-7s %-30s A: %s\n  %-7s %-30s B: %s\n", mark, r.what, orNone(r.a), "", "", orNone(r.b))
+	}
+	fmt.Fprintln(w)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// RerunVerdict is the rerun's verdict on total throughput: "same",
+// "faster" or "slower" with the difference and its 95% confidence
+// interval, or why there is none.
+func RerunVerdict(c *report.Comparison) string {
+	if len(c.Rows) == 0 {
+		return "none: no throughput to compare"
+	}
+	r := c.Rows[0]
+	diff := fmt.Sprintf("throughput %+.1f%%", r.DiffPct)
+	if !r.Tested {
+		return "unknown (" + r.Verdict + "), " + diff
+	}
+	ci := fmt.Sprintf("%s, 95%% CI [%+.1f%%, %+.1f%%], %s p=%.3g", diff, r.CILowPct, r.CIHighPct, report.TestName, r.Welch.P)
+	switch {
+	case r.Welch.P >= report.Alpha:
+		return "same (" + ci + ")"
+	case r.Welch.Diff > 0:
+		return "faster (" + ci + ")"
+	}
+	return "slower (" + ci + ")"
+}
+
+func runPhasesOf(r *result.Result) []result.Phase {
+	var out []result.Phase
+	for _, p := range r.Phases {
+		if p.Name != "load" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// rerunDrops are the flags of the recorded command line that rerun sets
+// itself (value-taking ones map to true).
+var rerunDrops = map[string]bool{
+	"target": true, "out": true, "o": true, "repeat": true, "seed": true, "format": true,
+	"plan-name": true, "plan-file": true, "plan-cell": true, "plan-param": true,
+	"quiet": false, "q": false,
+}
+
+// RerunArgs rebuilds the candor run command line of a result: the recorded
+// one without its target, output, repetitions, seed, format and plan
+// flags, then the targets (given, else the recorded ones without their
+// password) and the recorded seed. Only results of `candor run` (and plan
+// cells, which are run commands) can be replayed.
+func RerunArgs(r *result.Result, targets []string) ([]string, error) {
+	cmd := r.Command
+	if len(cmd) > 2 && cmd[1] == "sysbench" {
+		var err error
+		if cmd, err = sysbenchRunCommand(cmd); err != nil {
+			return nil, err
+		}
+	}
+	if len(cmd) < 3 || cmd[1] != "run" {
+		verb := "(no command recorded)"
+		if len(cmd) > 1 {
+			verb = "candor " + cmd[1]
+		}
+		return nil, fmt.Errorf("it records %s; rerun replays results of candor run, plan cells and candor sysbench ... run: run the same command again instead", verb)
+	}
+	var kept, recorded []string
+	for i := 2; i < len(cmd); i++ {
+		a := cmd[i]
+		name, value, hasValue := "", "", false
+		switch {
+		case strings.HasPrefix(a, "--"):
+			name, value, hasValue = strings.Cut(a[2:], "=")
+		case strings.HasPrefix(a, "-") && len(a) >= 2:
+			name = a[1:2]
+			if len(a) > 2 {
+				value, hasValue = strings.TrimPrefix(a[2:], "="), true
+			}
+		}
+		if takesValue, drop := rerunDrops[name]; name != "" && drop {
+			if takesValue && !hasValue && i+1 < len(cmd) {
+				i++
+				value = cmd[i]
+			}
+			if name == "target" {
+				recorded = append(recorded, value)
+			}
+			continue
+		}
+		kept = append(kept, a)
+		if name == "fault" {
+			v := value
+			if !hasValue && i+1 < len(cmd) {
+				v = cmd[i+1]
+			}
+			if strings.Contains(v, "run=") {
+				return nil, fmt.Errorf("its run executed a shell command (--fault %q): rerun never executes commands read from a result file; read it and run the command line by hand", v)
+			}
+		}
+		if name == "P" || name == "property-file" {
+			if err := checkPropertyFile(cmd, i, value, hasValue); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, a := range kept {
+		if strings.Contains(a, maskedValue) {
+			return nil, fmt.Errorf("its command line holds a masked secret (%s): run it again by hand with the secret", a)
+		}
+	}
+	if len(targets) == 0 {
+		for _, t := range recorded {
+			targets = append(targets, stripPassword(t))
+		}
+		if len(targets) == 0 && r.Target.URL != "" {
+			targets = []string{stripPassword(r.Target.URL)}
+		}
+	}
+	out := append([]string{"run"}, kept...)
+	for _, t := range targets {
+		out = append(out, "--target", t)
+	}
+	return append(out, "--seed", fmt.Sprint(r.Workload.Seed)), nil
+}
+
+// sysbenchRunCommand turns a recorded `candor sysbench ... TEST run` line
+// into the candor run command line it ran, without --load=never: a rerun
+// loads the tables where they are absent (sysbench would need a prepare
+// first).
+func sysbenchRunCommand(cmd []string) ([]string, error) {
+	line, err := parseSysbenchLine(cmd[2:], os.ReadFile)
+	if err != nil {
+		return nil, err
+	}
+	if line.command != "run" {
+		return nil, fmt.Errorf("it records candor sysbench ... %s; rerun replays runs", line.command)
+	}
+	out, err := line.candorArgs(flagOf(NewRoot(&Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }})))
+	if err != nil {
+		return nil, err
+	}
+	kept := []string{cmd[0]}
+	for _, a := range out {
+		if a != "--load=never" {
+			kept = append(kept, a)
+		}
+	}
+	return kept, nil
+}
+
+// checkPropertyFile refuses a recorded -P file that is not here, before
+// anything runs.
+func checkPropertyFile(cmd []string, i int, value string, hasValue bool) error {
+	if !hasValue {
+		if i+1 >= len(cmd) {
+			return nil
+		}
+		value = cmd[i+1]
+	}
+	if _, err := os.Stat(value); err != nil {
+		return fmt.Errorf("its command reads property file %s, which is not here (%v): run rerun from the directory the original ran in, or copy the file", value, err)
+	}
+	return nil
+}
+
+// stripPassword removes a redacted (or any) password from a URL's user
+// info, so the driver takes it from the environment.
+func stripPassword(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.User(u.User.Username())
+	}
+	return u.String()
+}
