@@ -321,6 +321,10 @@ func firstFault(evs []result.FaultEvent) (int, bool) {
 	return best, best >= 0
 }
 
+// outageGrace extends the fault's end for the start of the outage
+// (ledger.Input.FaultEnd).
+const outageGrace = 500 * time.Millisecond
+
 // accountLedger reads a phase's ledger, waits for the target to answer
 // (reconnecting, up to timeout), reads back every id and accounts for
 // them. phaseStart and width bucket the acknowledgements for the
@@ -350,7 +354,10 @@ func accountLedger(ctx context.Context, tgt target.Target, wl workload.Workload,
 		lr.FaultIndex = &idx
 		in.FaultAt = evs[i].Start.UnixNano()
 		if !evs[i].End.IsZero() {
-			in.FaultEnd = evs[i].End.UnixNano()
+			// A kill's command may exit a moment before the sessions
+			// it cut notice: writes sent within outageGrace of its
+			// end still mark the outage's start.
+			in.FaultEnd = evs[i].End.Add(outageGrace).UnixNano()
 		}
 		if width > 0 && !phaseStart.IsZero() {
 			in.Intervals = ledger.Buckets(records, phaseStart.UnixNano(), width)
