@@ -154,6 +154,9 @@ func buildWorkloadSection(d *document, m *Model, w *Workload) {
 			if t := rowRateTable(v); t != nil {
 				d.table(t) // commit-loop's headline figure first
 			}
+			if t := durabilityTable(v); t != nil {
+				d.table(t)
+			}
 			d.table(runTable(v))
 			if t := counterTable(v); t != nil {
 				d.table(t)

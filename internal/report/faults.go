@@ -5,7 +5,81 @@ import (
 	"strings"
 
 	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/stats"
 )
+
+// Durability is a cell's ledger figures over its repetitions.
+type Durability struct {
+	Lost, Unknown, RPO, RTO, RTOAll, Recovered90 stats.Summary
+}
+
+// LedgerFigures are the durability figures of phases with a ledger
+// accounting, by name, in the order reports and compare list them; ok is
+// false when no phase has one.
+func LedgerFigures(ps []*result.Phase) (names []string, values map[string][]float64, ok bool) {
+	names = []string{"lost", "unknown", "rpo_s", "rto_s", "rto_all_s", "recovered90_s"}
+	values = map[string][]float64{}
+	for _, p := range ps {
+		if p.Ledger == nil || p.Ledger.Accounting == nil {
+			continue
+		}
+		ok = true
+		a := p.Ledger.Accounting
+		values["lost"] = append(values["lost"], float64(a.Lost))
+		values["unknown"] = append(values["unknown"], float64(a.Unknown))
+		if f := a.Fault; f != nil {
+			values["rpo_s"] = append(values["rpo_s"], f.RPOSeconds)
+			for k, v := range map[string]*float64{"rto_s": f.RTOSeconds, "rto_all_s": f.RTOAllSeconds, "recovered90_s": f.Recovered90Seconds} {
+				if v != nil {
+					values[k] = append(values[k], *v)
+				}
+			}
+		}
+	}
+	return names, values, ok
+}
+
+// DurabilityOf summarises the ledger figures of a cell's phases; nil when
+// none has a ledger.
+func DurabilityOf(ps []*result.Phase) *Durability {
+	_, v, ok := LedgerFigures(ps)
+	if !ok {
+		return nil
+	}
+	return &Durability{Lost: stats.Summarize(v["lost"]), Unknown: stats.Summarize(v["unknown"]), RPO: stats.Summarize(v["rpo_s"]),
+		RTO: stats.Summarize(v["rto_s"]), RTOAll: stats.Summarize(v["rto_all_s"]), Recovered90: stats.Summarize(v["recovered90_s"])}
+}
+
+// durabilityTable shows lost writes, RPO and RTO per cell, side by side;
+// nil when no run of the variant kept a ledger.
+func durabilityTable(v *Variant) *table {
+	t := &table{Caption: "Durability: lost acknowledged writes, RPO and RTO around the fault",
+		Head:  []string{"target", "threads", "lost", "unknown", "RPO s", "RTO s", "RTO all workers s", "90% throughput after s", "n"},
+		Right: []bool{false, true, true, true, true, true, true, true, true},
+		Note: "lost: acknowledged writes absent from the server afterwards; unknown: writes whose answer never came; " +
+			"RPO: the fault's time minus the earliest lost acknowledgement; RTO: from the fault to the first acknowledged write after it " +
+			"(all workers: to the last worker's). Measured from each run's first fault. " + ciNote}
+	sec := func(x float64) string { return fmt.Sprintf("%.3f", x) }
+	cnt := func(x float64) string { return fmt.Sprintf("%.0f", x) }
+	val := func(s stats.Summary, f func(float64) string) string {
+		if s.N == 0 {
+			return "–"
+		}
+		return withCI(s, f)
+	}
+	for _, c := range v.Runs {
+		d := c.Durability
+		if d == nil {
+			continue
+		}
+		t.Rows = append(t.Rows, []string{c.Series.Label, fmt.Sprint(c.Threads), val(d.Lost, cnt), val(d.Unknown, cnt), val(d.RPO, sec),
+			val(d.RTO, sec), val(d.RTOAll, sec), val(d.Recovered90, sec), nText(c)})
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	return t
+}
 
 // FaultLines describes a phase's faults, one line each: when each ran,
 // how it ended, a command's exit status and its output's first line.

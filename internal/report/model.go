@@ -114,6 +114,9 @@ type Cell struct {
 	// client measured them and as the server saw them (commit-loop's
 	// headline figures, RowRatesOf); nil for other workloads.
 	ClientRows, ServerRows *stats.Summary
+	// Durability is the ledger's verdict over the repetitions (the ledger
+	// workload, commit-loop --ledger); nil without a ledger.
+	Durability *Durability
 }
 
 // RowRates are commit-loop's headline figures for one phase.
@@ -782,6 +785,11 @@ func (m *Model) summarize(c *Cell) {
 		cs, ss := stats.Summarize(client), stats.Summarize(server)
 		c.ClientRows, c.ServerRows = &cs, &ss
 	}
+	var led []*result.Phase
+	for _, ref := range c.Phases {
+		led = append(led, m.phase(ref))
+	}
+	c.Durability = DurabilityOf(led)
 	for _, name := range opNames {
 		os := &OpStats{Name: name, Errors: map[string]int64{}}
 		var t, mean, p50, p95, p99 []float64

@@ -1,0 +1,79 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/candor-bench/candor/internal/ledger"
+	"github.com/candor-bench/candor/internal/result"
+)
+
+// withFault gives every run phase of r a kill at 2 s (0.3 s long) and a
+// ledger accounting with lost writes and an RTO.
+func withFault(r *result.Result, lost int, rto float64) {
+	for i := range r.Phases {
+		p := &r.Phases[i]
+		if p.Name != "run" {
+			continue
+		}
+		start := p.Started.Add(2 * time.Second)
+		p.Faults = []result.FaultEvent{{Spec: "at=2s run=kill", Kind: "run", Status: "done", Scheduled: 2,
+			Start: start, End: start.Add(300 * time.Millisecond), StartS: 2, EndS: 2.3}}
+		v := rto
+		p.Ledger = &result.LedgerResult{Dir: "x.ledger", Table: "candor_ledger", Accounting: &ledger.Accounting{
+			Writes: 1000, Acknowledged: 990, Unknown: 4, Lost: lost, Fault: &ledger.FaultAccounting{RPOSeconds: 0.5, RTOSeconds: &v}}}
+	}
+}
+
+// Every fault is a band on the time-series chart.
+func TestTimeSeriesDrawsFaultBands(t *testing.T) {
+	r := fixtures()["ycsb-a-pg-t4.json"].build(t)
+	svg, err := drawTimeSeries(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(svg, []byte(">fault<")) {
+		t.Error("a fault band without faults")
+	}
+	withFault(r, 0, 1)
+	svg, err = drawTimeSeries(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(svg, []byte(">fault<")) || !bytes.Contains(svg, []byte("fill:#DB2727")) {
+		os.WriteFile(os.TempDir()+"/w27band.svg", svg, 0o644)
+		t.Errorf("no fault band (chart in %s)", os.TempDir()+"/w27band.svg")
+	}
+}
+
+// The report's durability table and compare show lost writes and the RTO.
+func TestReportAndCompareShowDurability(t *testing.T) {
+	r := fixtures()["ycsb-a-pg-t4.json"].build(t)
+	withFault(r, 7, 1.25)
+	var b bytes.Buffer
+	if err := Text(&b, Build([]Input{{"led.json", r}})); err != nil {
+		t.Fatal(err)
+	}
+	txt := b.String()
+	if !strings.Contains(txt, "Durability: lost acknowledged writes, RPO and RTO") || !strings.Contains(txt, "1.250") {
+		t.Errorf("no durability table:\n%s", txt)
+	}
+	side := func(name string, lost int) *Side {
+		r := fixtures()["ycsb-a-pg-t4.json"].build(t)
+		withFault(r, lost, 2)
+		s, err := NewSide(name, []Input{{name + ".json", r}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	b.Reset()
+	Compare(side("A", 0), side("B", 9)).WriteText(&b)
+	flat := strings.Join(strings.Fields(b.String()), " ")
+	if !strings.Contains(flat, "ledger lost 0 9") || !strings.Contains(flat, "ledger rto_s 2") {
+		t.Errorf("compare lacks the ledger rows:\n%s", b.String())
+	}
+}
