@@ -44,6 +44,10 @@ func addFaultFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVar(&f.targetRole, "target-role", roleAny, "any: worker w uses --target w mod n; primary: every session goes to whichever --target accepts writes (PostgreSQL target_session_attrs=read-write), reconnecting there after a fail-over")
 	fl.BoolVar(&f.ledger, "ledger", false, "keep every write's outcome in a durability ledger beside the result and account for lost, unknown and duplicated writes after the run (ledger workload: always; commit-loop)")
 	fl.Var(&f.recoveryTimeout, "recovery-timeout", "after a run with a ledger, wait this long for the target to answer before reading the ids back")
+	// For measuring the proxy's own cost (bench/proxy-overhead.sh): the
+	// proxy in front of every target without any fault.
+	fl.BoolVar(&f.viaProxy, "via-proxy", false, "put candor's network-fault proxy in front of every --target, with no fault (to measure its cost)")
+	fl.MarkHidden("via-proxy")
 }
 
 // faultRun is what a run's faults, proxies and ledger need.
@@ -83,7 +87,7 @@ func prepareFaults(fs *pflag.FlagSet, phase string, f *runFlags, wl workload.Wor
 	}
 	var errs []error
 	if phase != phaseRun {
-		if len(f.faults) > 0 || f.ledger || f.targetRole != roleAny {
+		if len(f.faults) > 0 || f.ledger || (f.targetRole != "" && f.targetRole != roleAny) {
 			return nil, nil, usagef("--fault, --ledger and --target-role apply to candor run")
 		}
 		return fr, urls, nil
@@ -119,7 +123,7 @@ func prepareFaults(fs *pflag.FlagSet, phase string, f *runFlags, wl workload.Wor
 	fr.schedule = sched
 	nodes := 0
 	var upstreams []string
-	if sched.HasNet() {
+	if sched.HasNet() || f.viaProxy {
 		for _, u := range urls {
 			up, err := fault.UpstreamOf(u)
 			if err != nil {
@@ -129,6 +133,9 @@ func prepareFaults(fs *pflag.FlagSet, phase string, f *runFlags, wl workload.Wor
 			upstreams = append(upstreams, up)
 		}
 		nodes = len(upstreams)
+		if f.viaProxy && nodes == 0 {
+			errs = append(errs, errors.New("--via-proxy: the targets are not host:port URLs the proxy can stand in front of"))
+		}
 	}
 	runLength := cfg.Warmup + cfg.Duration
 	if cfg.Duration == 0 {

@@ -159,3 +159,12 @@ func TestCommitLoopLedger(t *testing.T) {
 		t.Errorf("summary lacks the ledger line:\n%s", stdout)
 	}
 }
+
+// load takes none of the run's fault flags and is not refused for them.
+func TestLoadUnaffectedByFaultFlags(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := runCLI(t, dir, nil, "load", "ycsb/a", "--target", "sqlite://"+filepath.Join(dir, "l.db"), "-p", "recordcount=50", "-q")
+	if code != 0 {
+		t.Fatalf("load: exit %d: %s", code, stderr)
+	}
+}

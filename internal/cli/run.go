@@ -69,6 +69,7 @@ type runFlags struct {
 	targetRole      string
 	ledger          bool
 	recoveryTimeout flexDuration
+	viaProxy        bool
 }
 
 // flexDuration accepts Go durations ("90s", "1m30s") and bare seconds as
