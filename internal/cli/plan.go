@@ -144,6 +144,9 @@ func runPlan(env *Env, file string, quiet bool) error {
 			args = append(args, "--plan-param", k+"="+c.Params[k])
 		}
 		args = append(args, "--plan-param", identityParam+"="+c.Identity)
+		if teardown != nil {
+			args = append(args, "--plan-target-setup")
+		}
 		if quiet {
 			args = append(args, "-q")
 		}

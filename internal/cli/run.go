@@ -70,6 +70,7 @@ type runFlags struct {
 	ledger          bool
 	recoveryTimeout flexDuration
 	viaProxy        bool
+	planSetup       bool
 }
 
 // flexDuration accepts Go durations ("90s", "1m30s") and bare seconds as
@@ -171,7 +172,8 @@ func newRunCmd(env *Env, phase string) *cobra.Command {
 		fl.StringVar(&f.planFile, "plan-file", "", "plan file")
 		fl.StringVar(&f.planCell, "plan-cell", "", "plan cell")
 		fl.StringArrayVar(&f.planParams, "plan-param", nil, "plan cell parameter key=value")
-		for _, n := range []string{"plan-name", "plan-file", "plan-cell", "plan-param"} {
+		fl.BoolVar(&f.planSetup, "plan-target-setup", false, "the plan's setup commands started the target for this cell")
+		for _, n := range []string{"plan-name", "plan-file", "plan-cell", "plan-param", "plan-target-setup"} {
 			fl.MarkHidden(n)
 		}
 	}
@@ -399,7 +401,7 @@ func newRunResult(env *Env, phase string, wl workload.Workload, cfg runner.Confi
 	res.Workload.ReusedTables = reused
 	res.Run.Isolation = f.isolation
 	if f.planName != "" {
-		res.Plan = &result.PlanRef{Name: f.planName, File: f.planFile, Cell: f.planCell, Params: map[string]string{}}
+		res.Plan = &result.PlanRef{Name: f.planName, File: f.planFile, Cell: f.planCell, Params: map[string]string{}, TargetSetup: f.planSetup}
 		for _, kv := range f.planParams {
 			k, v, _ := strings.Cut(kv, "=")
 			res.Plan.Params[k] = redactParam(k, v)

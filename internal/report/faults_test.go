@@ -77,3 +77,26 @@ func TestReportAndCompareShowDurability(t *testing.T) {
 		t.Errorf("compare lacks the ledger rows:\n%s", b.String())
 	}
 }
+
+// Results of a plan target its setup started anew for each cell (a new
+// port each time) are one series, named after the plan's target.
+func TestSetupTargetsAreOneSeries(t *testing.T) {
+	var ins []Input
+	for i, port := range []string{"5001", "5002", "5003"} {
+		r := fixtures()["ycsb-a-pg-t4.json"].build(t)
+		r.Target.URL = "postgres://postgres@127.0.0.1:" + port + "/candor"
+		r.Plan = &result.PlanRef{Name: "e6", Cell: "c" + port, Params: map[string]string{"target": "pg-sync", "repetition": port}, TargetSetup: true}
+		ins = append(ins, Input{Path: "r" + string(rune('a'+i)) + ".json", Result: r})
+	}
+	m := Build(ins)
+	if len(m.Series) != 1 || m.Series[0].Label != "pg-sync (PostgreSQL 15.18)" {
+		var labels []string
+		for _, s := range m.Series {
+			labels = append(labels, s.Label)
+		}
+		t.Errorf("series %q: want one, pg-sync (PostgreSQL 15.18)", labels)
+	}
+	if len(m.Workloads) != 1 || len(m.Workloads[0].Variants) != 1 || len(m.Workloads[0].Variants[0].Runs) != 1 || m.Workloads[0].Variants[0].Runs[0].N() != 9 {
+		t.Errorf("the three cells' repetitions are not pooled in one cell: %+v", m.Workloads)
+	}
+}

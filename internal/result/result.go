@@ -48,6 +48,10 @@ type PlanRef struct {
 	File   string            `json:"file"`
 	Cell   string            `json:"cell"`
 	Params map[string]string `json:"params"`
+	// TargetSetup says the cell's target was started for it by the plan's
+	// setup commands (its URL changes from cell to cell): reports group
+	// such results by the plan's target name.
+	TargetSetup bool `json:"target_setup,omitempty"`
 }
 
 // Stat is a figure over repeated runs: mean, sample standard deviation and
