@@ -23,6 +23,7 @@ TABLE_SIZE=${TABLE_SIZE:-10000}
 candor_bins
 CANDOR=${BINS[0]}
 OUT=$(mktemp -d /tmp/candor-proxy-overhead.XXXXXX)
+chmod 755 "$OUT" # the sandbox may run as user postgres
 if [ -z "${PG_URL:-}" ]; then
 	PG_URL=$(scripts/pg-sandbox.sh start "$OUT/pg")
 	trap 'scripts/pg-sandbox.sh stop "$OUT/pg" >/dev/null 2>&1 || true' EXIT
