@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -219,9 +220,9 @@ func (fr *faultRun) hook(env *Env, quiet bool, ledgerDir func() string) func(ctx
 		ex.Notify = func(ev fault.Event) {
 			if !quiet {
 				if ev.Status == "" {
-					fmt.Fprintf(env.Stderr, "fault %d at %.1fs: %s\n", ev.Index+1, ev.StartS, ev.Spec)
+					fmt.Fprintf(env.Stderr, "fault %d at %.1fs: %s\n", ev.Index+1, ev.StartS, redactWords(ev.Spec))
 				} else {
-					fmt.Fprintf(env.Stderr, "fault %d %s at %.1fs%s\n", ev.Index+1, ev.Status, ev.EndS, errSuffix(ev.Error))
+					fmt.Fprintf(env.Stderr, "fault %d %s at %.1fs%s\n", ev.Index+1, ev.Status, ev.EndS, errSuffix(redactWords(ev.Error)))
 				}
 			}
 			if dir != "" && ev.Status != "" {
@@ -236,7 +237,7 @@ func (fr *faultRun) hook(env *Env, quiet bool, ledgerDir func() string) func(ctx
 			fr.events = evs
 			fr.mu.Unlock()
 			if err != nil {
-				fail(err)
+				fail(errors.New(redactWords(err.Error()))) // it names the fault's command
 			}
 		}()
 		return func() { <-done }
@@ -297,10 +298,26 @@ func (fr *faultRun) takeEvents() []result.FaultEvent {
 	return out
 }
 
+// toResultEvent is ev as the result keeps it: URLs and password-like
+// parameters in its command and output redacted (secrets never reach
+// files).
 func toResultEvent(ev fault.Event) result.FaultEvent {
-	return result.FaultEvent{Index: ev.Index, Spec: ev.Spec, Kind: ev.Kind, Node: ev.Node, Status: ev.Status,
+	return result.FaultEvent{Index: ev.Index, Spec: redactWords(ev.Spec), Kind: ev.Kind, Node: ev.Node, Status: ev.Status,
 		Scheduled: ev.Scheduled, Start: ev.Start, End: ev.End, StartS: ev.StartS, EndS: ev.EndS,
-		ExitStatus: ev.ExitStatus, Output: ev.Output, OutputLen: ev.OutputLen, Truncated: ev.Truncated, Error: ev.Error}
+		ExitStatus: ev.ExitStatus, Output: redactWords(ev.Output), OutputLen: ev.OutputLen, Truncated: ev.Truncated, Error: redactWords(ev.Error)}
+}
+
+var nonSpace = regexp.MustCompile(`\S+`)
+
+// redactWords redacts every word of s that holds a URL or a password-like
+// NAME=VALUE, keeping the rest of the text as it is.
+func redactWords(s string) string {
+	return nonSpace.ReplaceAllStringFunc(s, func(w string) string {
+		if strings.Contains(w, "://") || strings.Contains(w, "=") {
+			return maskSecretValue(target.Redact(w))
+		}
+		return w
+	})
 }
 
 // ledgerDirOf is the ledger directory of a result file (and repetition,

@@ -168,3 +168,27 @@ func TestLoadUnaffectedByFaultFlags(t *testing.T) {
 		t.Fatalf("load: exit %d: %s", code, stderr)
 	}
 }
+
+// A fault command's URLs and passwords do not reach the result, its
+// ledger's faults.jsonl or the summary.
+func TestFaultSecretsRedacted(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "s.json")
+	code, stdout, stderr := runCLI(t, dir, nil, "run", "ledger", "--target", "sqlite://"+filepath.Join(dir, "s.db"), "--time", "1s",
+		"--fault", "at=200ms run=echo postgres://u:s3cr3t@h/db PGPASSWORD=hunter2; exit 1", "-o", out)
+	if code != ExitRunFailed {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, f := range []string{out, filepath.Join(dir, "s.ledger", "faults.jsonl")} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), "s3cr3t") || strings.Contains(string(data), "hunter2") {
+			t.Errorf("%s holds a secret of the fault's command:\n%s", f, data)
+		}
+	}
+	if strings.Contains(stdout+stderr, "s3cr3t") || strings.Contains(stdout+stderr, "hunter2") {
+		t.Errorf("output holds a secret:\n%s\n%s", stdout, stderr)
+	}
+}
