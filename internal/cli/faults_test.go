@@ -192,3 +192,42 @@ func TestFaultSecretsRedacted(t *testing.T) {
 		t.Errorf("output holds a secret:\n%s\n%s", stdout, stderr)
 	}
 }
+
+// A plan target started by setup commands: the URL the setup prints is the
+// cell's target, the fault commands and the teardown see CANDOR_CELL_DIR,
+// and the teardown runs after the cell.
+func TestPlanSetupTeardownAndFaults(t *testing.T) {
+	dir := t.TempDir()
+	planFile := filepath.Join(dir, "p.yaml")
+	os.WriteFile(planFile, []byte(`name: setup-demo
+output: out
+targets:
+  local:
+    setup: ['echo setting up >&2; echo "sqlite://`+dir+`/db-$CANDOR_CELL.db"']
+    teardown: ['echo "$CANDOR_CELL_DIR" > `+dir+`/torn-down']
+workloads:
+  - name: ledger
+duration: 1s
+faults:
+  - {at: 200ms, run: 'echo "dir=$CANDOR_CELL_DIR target=$CANDOR_TARGET"'}
+`), 0o644)
+	code, _, stderr := runCLI(t, dir, nil, "plan", "run", "-q", planFile)
+	if code != 0 {
+		t.Fatalf("plan run: exit %d: %s", code, stderr)
+	}
+	res, err := result.Read(filepath.Join(dir, "out", "ledger_local.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Phases[len(res.Phases)-1]
+	if !res.Plan.TargetSetup || !strings.Contains(res.Target.URL, "db-ledger_local.db") {
+		t.Errorf("plan %+v, target %s: want the setup's URL, marked", res.Plan, res.Target.URL)
+	}
+	if len(p.Faults) != 1 || !strings.Contains(p.Faults[0].Output, "/c target=local") || p.Ledger == nil || p.Ledger.Accounting == nil {
+		t.Errorf("faults %+v, ledger %+v", p.Faults, p.Ledger)
+	}
+	torn, err := os.ReadFile(filepath.Join(dir, "torn-down"))
+	if err != nil || !strings.HasSuffix(strings.TrimSpace(string(torn)), "/c") {
+		t.Errorf("teardown did not run with CANDOR_CELL_DIR: %q %v", torn, err)
+	}
+}
