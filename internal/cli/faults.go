@@ -364,6 +364,10 @@ func accountLedger(ctx context.Context, tgt target.Target, wl workload.Workload,
 		return lr
 	}
 	lr.TruncatedBytes = info.TruncatedTail
+	if tgt.Driver() == "null" {
+		lr.Error = "the null target keeps no rows: there are no ids to read back"
+		return lr
+	}
 	waited := time.Now()
 	present, err := readBack(ctx, tgt, lw, timeout, status)
 	lr.RecoveredAfterS = time.Since(waited).Seconds()
@@ -398,16 +402,24 @@ func readBack(ctx context.Context, tgt target.Target, lw workload.Ledgered, time
 	said := false
 	for {
 		present := map[int64]int{}
+		retry := true
 		err := func() error {
 			c, err := tgt.Connect(ctx)
 			if err != nil {
-				return err
+				return err // not up yet
 			}
 			defer c.Close()
-			return lw.ReadBack(ctx, c, func(id int64) { present[id]++ })
+			err = lw.ReadBack(ctx, c, func(id int64) { present[id]++ })
+			// Only a lost connection is worth waiting for; a refusal (a
+			// missing table, a read-only node's error) is the answer.
+			retry = err != nil && tgt.Classify(err) == target.ClassConnection
+			return err
 		}()
 		if err == nil {
 			return present, nil
+		}
+		if !retry {
+			return nil, fmt.Errorf("reading back the ledger's ids: %v", target.RedactError(err))
 		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("reading back the ledger's ids: interrupted")

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/target"
@@ -229,5 +230,16 @@ faults:
 	torn, err := os.ReadFile(filepath.Join(dir, "torn-down"))
 	if err != nil || !strings.HasSuffix(strings.TrimSpace(string(torn)), "/c") {
 		t.Errorf("teardown did not run with CANDOR_CELL_DIR: %q %v", torn, err)
+	}
+}
+
+// On the null target, which keeps no rows, a ledger run ends at once and
+// says why it has no accounting (it once waited out --recovery-timeout).
+func TestLedgerOnNullTarget(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Now()
+	code, stdout, stderr := runCLI(t, dir, nil, "run", "ledger", "--target", "null://", "--time", "500ms", "-o", filepath.Join(dir, "n.json"))
+	if code != 0 || time.Since(t0) > 10*time.Second || !strings.Contains(stdout, "ledger: no accounting: the null target keeps no rows") {
+		t.Errorf("exit %d after %v:\n%s\n%s", code, time.Since(t0), stdout, stderr)
 	}
 }
