@@ -31,6 +31,10 @@ const (
 	rolePrimary = "primary"
 )
 
+// faultReconnectBackoff caps the pause between a worker's reconnection
+// attempts in runs with faults or --target-role primary (2 s otherwise).
+const faultReconnectBackoff = 250 * time.Millisecond
+
 // DefaultRecoveryTimeout is how long candor waits, after a run with a
 // ledger, for the target to answer before reading the ids back.
 const DefaultRecoveryTimeout = 60 * time.Second

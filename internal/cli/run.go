@@ -265,6 +265,9 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 		return err
 	}
 	defer fr.Close()
+	if len(fr.schedule) > 0 || f.targetRole == rolePrimary {
+		cfg.MaxReconnectBackoff = faultReconnectBackoff // the RTO includes the back-off
+	}
 	ctx, stop := interruptContext(env)
 	defer stop()
 	tgt, fp, err := openTarget(ctx, phase, urls, f, wl, cfg)

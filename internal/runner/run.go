@@ -102,6 +102,9 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, s := range sessions {
+		s.maxBackoff = cfg.MaxReconnectBackoff
+	}
 	defer func() {
 		for _, s := range sessions {
 			s.close()

@@ -73,6 +73,11 @@ type Config struct {
 	// attempt of every write. The workload's workers must be
 	// workload.LedgerWorkers.
 	LedgerDir string
+	// MaxReconnectBackoff caps the pause between a lost session's
+	// reconnection attempts (they start at 50 ms and double); 0 means 2 s.
+	// Runs that measure a recovery (faults, fail-over) set it low: the
+	// RTO includes the back-off.
+	MaxReconnectBackoff time.Duration
 }
 
 // ChooseSessionIO returns the session I/O of a run phase on tgt
@@ -190,6 +195,7 @@ type session struct {
 	worker     int
 	conn       target.Conn
 	reconnects *atomic.Int64
+	maxBackoff time.Duration // 0: 2 s
 	// own and noSession are this session's reconnects and the time it
 	// spent without a connection (reconnecting), written by its worker's
 	// goroutine and read once the worker is done.
@@ -235,9 +241,11 @@ func (s *session) reconnect(ctx context.Context) error {
 		if !sleepCtx(ctx, backoff) {
 			return ctx.Err()
 		}
-		if backoff *= 2; backoff > 2*time.Second {
-			backoff = 2 * time.Second
+		limit := s.maxBackoff
+		if limit <= 0 {
+			limit = 2 * time.Second
 		}
+		backoff = min(backoff*2, limit)
 	}
 }
 
