@@ -425,7 +425,7 @@ func buildTimeSection(d *document, m *Model) {
 	for i, in := range m.Inputs {
 		r := in.Result
 		title := fmt.Sprintf("#%d %s: %s on %s, %s", i+1, in.Path, r.Workload.Name, m.inputSeries[i].Label, threadsText(r.Run.Threads))
-		d.figure(title, "", collapsed, func() ([]byte, error) { return drawTimeSeries(in.Result) })
+		d.figure(title, faultCaption(r), collapsed, func() ([]byte, error) { return drawTimeSeries(in.Result) })
 	}
 }
 

@@ -161,3 +161,16 @@ func LedgerLines(lr *result.LedgerResult) []string {
 	}
 	return out
 }
+
+// faultCaption lists a result's faults under its time series (drawn there
+// as red bands); "" without faults.
+func faultCaption(r *result.Result) string {
+	var lines []string
+	for _, p := range r.Phases {
+		lines = append(lines, FaultLines(p.Faults)...)
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return "Faults (red bands): " + strings.Join(lines, "; ") + "."
+}

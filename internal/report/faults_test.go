@@ -61,6 +61,13 @@ func TestReportAndCompareShowDurability(t *testing.T) {
 	if !strings.Contains(txt, "Durability: lost acknowledged writes, RPO and RTO") || !strings.Contains(txt, "1.250") {
 		t.Errorf("no durability table:\n%s", txt)
 	}
+	b.Reset()
+	if err := Markdown(&b, Build([]Input{{"led.json", r}}), func(n int, svg []byte) (string, error) { return "f.svg", nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "Faults (red bands): fault 1 done: at=2s run=kill") {
+		t.Errorf("the time series' caption does not list the faults:\n%s", b.String())
+	}
 	side := func(name string, lost int) *Side {
 		r := fixtures()["ycsb-a-pg-t4.json"].build(t)
 		withFault(r, lost, 2)
