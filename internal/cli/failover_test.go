@@ -145,9 +145,9 @@ func TestFailoverSynchronousLosesNothing(t *testing.T) {
 	}
 }
 
-// An asynchronous standby frozen (SIGSTOP) at 1 s (rows of 3,000 bytes:
+// An asynchronous standby frozen (SIGSTOP) at 1 s (rows of 4,000 bytes from 4 workers:
 // more WAL than the sockets buffer before the kill), the primary killed at
-// 3.5 s, the standby resumed and promoted: the acknowledged writes it never
+// 4.5 s, the standby resumed and promoted: the acknowledged writes it never
 // received are lost, and the ledger's count equals an independent one —
 // the ids the old primary holds (restarted alone) and the promoted standby
 // does not, leaving out writes whose answer never came.
@@ -157,10 +157,10 @@ func TestFailoverAsynchronousLosesAcknowledged(t *testing.T) {
 	work := t.TempDir()
 	out := filepath.Join(work, "async.json")
 	code, stdout, stderr := runCLI(t, work, nil, "run", "ledger", "--target", urls[0], "--target", urls[1], "--target-role", "primary",
-		"--threads", "2", "--time", "6s", "-p", "pad=3000",
+		"--threads", "4", "--time", "7s", "-p", "pad=4000",
 		"--fault", "at=1s run="+sh+" pause "+dir+" 1",
-		"--fault", "at=3500ms run="+sh+" kill "+dir+" 0",
-		"--fault", "at=4s run="+sh+" resume "+dir+" 1 && "+sh+" promote "+dir+" 1", "-o", out)
+		"--fault", "at=4500ms run="+sh+" kill "+dir+" 0",
+		"--fault", "at=5s run="+sh+" resume "+dir+" 1 && "+sh+" promote "+dir+" 1", "-o", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
