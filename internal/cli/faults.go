@@ -83,6 +83,9 @@ func (fr *faultRun) Close() {
 // primary.
 func prepareFaults(fs *pflag.FlagSet, phase string, f *runFlags, wl workload.Workload, cfg runner.Config) (*faultRun, []string, error) {
 	fr := &faultRun{recovery: f.recoveryTimeout.d}
+	if f.targetRole == "" {
+		f.targetRole = roleAny // a command without the flag
+	}
 	urls := f.targets
 	if len(urls) == 0 {
 		urls = []string{DefaultTarget}
@@ -92,7 +95,7 @@ func prepareFaults(fs *pflag.FlagSet, phase string, f *runFlags, wl workload.Wor
 	}
 	var errs []error
 	if phase != phaseRun {
-		if len(f.faults) > 0 || f.ledger || (f.targetRole != "" && f.targetRole != roleAny) {
+		if len(f.faults) > 0 || f.ledger || f.targetRole != roleAny {
 			return nil, nil, usagef("--fault, --ledger and --target-role apply to candor run")
 		}
 		return fr, urls, nil
