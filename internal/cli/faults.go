@@ -60,8 +60,6 @@ type faultRun struct {
 	schedule fault.Schedule
 	onError  fault.OnError
 	proxies  *fault.ProxySet
-	// original are the --target URLs as given (before the proxy), redacted.
-	original []string
 	ledger   bool
 	recovery time.Duration
 
@@ -89,9 +87,6 @@ func prepareFaults(fs *pflag.FlagSet, phase string, f *runFlags, wl workload.Wor
 	urls := f.targets
 	if len(urls) == 0 {
 		urls = []string{DefaultTarget}
-	}
-	for _, u := range urls {
-		fr.original = append(fr.original, target.Redact(u))
 	}
 	var errs []error
 	if phase != phaseRun {
