@@ -127,12 +127,26 @@ func runPlan(env *Env, file string, quiet bool) error {
 		if c.DataKey != lastData {
 			load = "always"
 		}
-		args := append([]string{"run"}, c.Args...)
+		cellArgs := c.Args
+		var teardown func()
+		if ts, ok := p.Setups[c.Target]; ok {
+			urls, td, err := setupTarget(env, ts, c)
+			teardown = td
+			if err != nil {
+				teardown()
+				return withCode(ExitRunFailed, fmt.Errorf("plan cell %s: the setup of target %s failed: %w (finished cells are kept; fix the cause and run again to resume)", c.ID, c.Target, err))
+			}
+			cellArgs = withTargets(c.Args, urls)
+		}
+		args := append([]string{"run"}, cellArgs...)
 		args = append(args, "--load", load, "--plan-name", p.Name, "--plan-file", p.File, "--plan-cell", c.ID)
 		for _, k := range sortedKeys(c.Params) {
 			args = append(args, "--plan-param", k+"="+c.Params[k])
 		}
 		args = append(args, "--plan-param", identityParam+"="+c.Identity)
+		if teardown != nil {
+			args = append(args, "--plan-target-setup")
+		}
 		if quiet {
 			args = append(args, "-q")
 		}
@@ -141,6 +155,9 @@ func runPlan(env *Env, file string, quiet bool) error {
 		root := NewRoot(&cellEnv)
 		root.SetArgs(args)
 		err := root.Execute()
+		if teardown != nil {
+			teardown()
+		}
 		ran++
 		if err != nil {
 			if ExitCode(err) == ExitInterrupted {

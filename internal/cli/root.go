@@ -29,6 +29,7 @@ import (
 	_ "github.com/candor-bench/candor/internal/target/sqlite"
 	_ "github.com/candor-bench/candor/internal/workload/commitloop"
 	_ "github.com/candor-bench/candor/internal/workload/kv"
+	_ "github.com/candor-bench/candor/internal/workload/ledgerwl"
 	_ "github.com/candor-bench/candor/internal/workload/sysbench"
 	_ "github.com/candor-bench/candor/internal/workload/ycsb"
 )
@@ -127,6 +128,7 @@ options.`,
 	root.AddCommand(newAuditCmd(env), newRerunCmd(env))
 	root.AddCommand(run, load, cleanup, newListCmd(env), newVersionCmd(env), newPlanCmd(env))
 	root.AddCommand(newReportCmd(env), newCompareCmd(env), newSysbenchCmd(env), prewarm)
+	root.AddCommand(newLedgerCmd(env))
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {

@@ -63,6 +63,14 @@ type runFlags struct {
 	batch          int
 	quiet          bool
 	maxErrorRate   fractionFlag
+	// Faults, fail-over and the durability ledger (faults.go).
+	faults          []string
+	onFaultError    string
+	targetRole      string
+	ledger          bool
+	recoveryTimeout flexDuration
+	viaProxy        bool
+	planSetup       bool
 }
 
 // flexDuration accepts Go durations ("90s", "1m30s") and bare seconds as
@@ -146,6 +154,7 @@ func newRunCmd(env *Env, phase string) *cobra.Command {
 		fl.StringVar(&f.load, "load", "auto", "load phase before the run: auto (load when the table is absent, unfinished or holds other data), always (drop candor's table and reload), never (refuse instead of loading)")
 		fl.StringVar(&f.sessionIO, "session-io", string(target.IOAuto), "how PostgreSQL- and MySQL-wire sessions wait for replies: blocking (a thread each, as libpq), poller (Go's network poller) or auto (by sessions per core; recorded as client.session_io)")
 		fl.Var(&f.maxErrorRate, "max-error-rate", maxErrorRateUsage)
+		addFaultFlags(fl, f)
 	}
 	fl.IntVar(&f.retries, "retries", 0, "extra attempts for serialization/deadlock and connection errors, per operation")
 	fl.Var(&f.reportInterval, "report-interval", "length of one interval record and status line")
@@ -163,7 +172,8 @@ func newRunCmd(env *Env, phase string) *cobra.Command {
 		fl.StringVar(&f.planFile, "plan-file", "", "plan file")
 		fl.StringVar(&f.planCell, "plan-cell", "", "plan cell")
 		fl.StringArrayVar(&f.planParams, "plan-param", nil, "plan cell parameter key=value")
-		for _, n := range []string{"plan-name", "plan-file", "plan-cell", "plan-param"} {
+		fl.BoolVar(&f.planSetup, "plan-target-setup", false, "the plan's setup commands started the target for this cell")
+		for _, n := range []string{"plan-name", "plan-file", "plan-cell", "plan-param", "plan-target-setup"} {
 			fl.MarkHidden(n)
 		}
 	}
@@ -250,9 +260,17 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 	if err := checkOut(f.out); err != nil {
 		return err
 	}
+	fr, urls, err := prepareFaults(fs, phase, f, wl, cfg)
+	if err != nil {
+		return err
+	}
+	defer fr.Close()
+	if len(fr.schedule) > 0 || f.targetRole == rolePrimary {
+		cfg.MaxReconnectBackoff = faultReconnectBackoff // the RTO includes the back-off
+	}
 	ctx, stop := interruptContext(env)
 	defer stop()
-	tgt, fp, err := openTarget(ctx, phase, f, wl, cfg)
+	tgt, fp, err := openTarget(ctx, phase, urls, f, wl, cfg)
 	if err != nil {
 		return err
 	}
@@ -272,7 +290,7 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 
 	runErr := loadTables(ctx, r, tgt, wl, tbl, res, name)
 	if runErr == nil && phase == phaseRun {
-		runErr = runRepetitions(ctx, env, r, tgt, wl, tbl, res, f)
+		runErr = runRepetitions(ctx, env, r, tgt, wl, tbl, res, f, fr, out.path)
 	}
 	setStatus(ctx, res, runErr)
 	if runErr != nil {
@@ -327,8 +345,8 @@ func checkOut(out string) error {
 // openTarget opens the target bound to wl and reads its fingerprint. A run
 // refuses a --session-io the target cannot honour before any table is
 // created or loaded.
-func openTarget(ctx context.Context, phase string, f *runFlags, wl workload.Workload, cfg runner.Config) (target.Target, target.Fingerprint, error) {
-	tgt, err := openBound(ctx, f.targets, target.Options{ConnectTimeout: f.connectTimeout.d, Isolation: f.isolation}, wl, cfg.Threads)
+func openTarget(ctx context.Context, phase string, urls []string, f *runFlags, wl workload.Workload, cfg runner.Config) (target.Target, target.Fingerprint, error) {
+	tgt, err := openBound(ctx, urls, target.Options{ConnectTimeout: f.connectTimeout.d, Isolation: f.isolation}, wl, cfg.Threads)
 	if err != nil {
 		return nil, target.Fingerprint{}, err
 	}
@@ -386,7 +404,7 @@ func newRunResult(env *Env, phase string, wl workload.Workload, cfg runner.Confi
 	res.Workload.ReusedTables = reused
 	res.Run.Isolation = f.isolation
 	if f.planName != "" {
-		res.Plan = &result.PlanRef{Name: f.planName, File: f.planFile, Cell: f.planCell, Params: map[string]string{}}
+		res.Plan = &result.PlanRef{Name: f.planName, File: f.planFile, Cell: f.planCell, Params: map[string]string{}, TargetSetup: f.planSetup}
 		for _, kv := range f.planParams {
 			k, v, _ := strings.Cut(kv, "=")
 			res.Plan.Params[k] = redactParam(k, v)
@@ -508,10 +526,12 @@ func loadTables(ctx context.Context, r *runner.Runner, tgt target.Target, wl wor
 // seed, with fresh tables before each repetition after the first for
 // workloads that need them (commit-loop), and the statistics over the
 // repetitions that completed.
-func runRepetitions(ctx context.Context, env *Env, r *runner.Runner, tgt target.Target, wl workload.Workload, tbl *tables.Session, res *result.Result, f *runFlags) error {
+func runRepetitions(ctx context.Context, env *Env, r *runner.Runner, tgt target.Target, wl workload.Workload, tbl *tables.Session, res *result.Result, f *runFlags, fr *faultRun, outPath string) error {
 	if err := tbl.Hold(ctx); err != nil {
 		return tablesError(ctx, err)
 	}
+	var ledgerDir string
+	r.PhaseHook = fr.hook(env, f.quiet, func() string { return ledgerDir })
 	seed := r.Config.Seed
 	var runs []result.Phase
 	var runErr error
@@ -529,10 +549,20 @@ func runRepetitions(ctx context.Context, env *Env, r *runner.Runner, tgt target.
 		if f.repeat > 1 && !f.quiet && f.format != "sysbench" {
 			fmt.Fprintf(env.Stderr, "repetition %d of %d\n", rep, f.repeat)
 		}
+		if fr.ledger {
+			ledgerDir = ledgerDirOf(outPath, rep, f.repeat)
+			r.Config.LedgerDir = ledgerDir
+		}
 		var p *result.Phase
 		p, runErr = r.Run(ctx)
 		if p == nil {
 			continue
+		}
+		p.Faults = fr.takeEvents()
+		if fr.ledger && ctx.Err() == nil {
+			rel, _ := filepath.Rel(filepath.Dir(outPath), ledgerDir)
+			p.Ledger = accountLedger(ctx, tgt, wl, ledgerDir, rel, p.Faults, p.Started, r.Config.ReportInterval, fr.recovery,
+				func(s string) { fmt.Fprintln(env.Stderr, "candor: "+s) })
 		}
 		if runErr == nil && ctx.Err() == nil {
 			if pr, ok := wl.(workload.PostRunner); ok {

@@ -162,6 +162,7 @@ func writeText(w io.Writer, res *result.Result, p *result.Phase) {
 	if p.Reconnects > 0 {
 		fmt.Fprintf(w, "reconnects: %d\n", p.Reconnects)
 	}
+	writeFaultSummary(w, p)
 	c := p.Client
 	fmt.Fprintf(w, "client: %.2f cores, max RSS %.1f MB, %s CPU per %s, host %.0f%% busy",
 		c.AvgCores, float64(c.MaxRSS)/1e6, runner.FormatNs(int64(c.CPUNsPerOp)), map[bool]string{true: "row", false: "operation"}[p.Name == "load"], 100*c.HostBusy)

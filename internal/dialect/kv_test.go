@@ -68,6 +68,23 @@ func renderCommitLoop(d Dialect) string {
 	return b.String()
 }
 
+// renderLedger writes the ledger workload's statements for d, and
+// commit-loop's read-back of its ledger ids.
+func renderLedger(d Dialect) string {
+	var b strings.Builder
+	line := func(name, sql string) { fmt.Fprintf(&b, "%s: %s\n", name, sql) }
+	l := Ledger(d, "ledger", 16)
+	line("ledger.create", l.CreateTable)
+	line("ledger.insert", l.Insert)
+	line("ledger.read_back", l.ReadBack)
+	line("commit_loop(jobs=1).read_back", CommitLoopReadBack(d, "demo", 1))
+	line("commit_loop(jobs=3).read_back", CommitLoopReadBack(d, "demo", 3))
+	return b.String()
+}
+
+// TestLedgerGolden compares the ledger SQL with testdata/ledger_<dialect>.golden.
+func TestLedgerGolden(t *testing.T) { checkGolden(t, "ledger", renderLedger) }
+
 // TestKVGolden and TestCommitLoopGolden compare the SQL with
 // testdata/<kind>_<dialect>.golden; run with -update to rewrite them.
 func TestKVGolden(t *testing.T)         { checkGolden(t, "kv", renderKV, CQL) }

@@ -174,6 +174,7 @@ func (e *Executor) one(ctx context.Context, start time.Time, i int, f Fault, not
 		e.command(ctx, f, &ev)
 	} else {
 		e.network(ctx, i, f, &ev)
+		ev.StartS = ev.Start.Sub(start).Seconds()
 	}
 	ev.EndS = ev.End.Sub(start).Seconds()
 	notify(ev)
@@ -231,6 +232,10 @@ func (e *Executor) network(ctx context.Context, i int, f Fault, ev *Event) {
 		ev.End, ev.Status, ev.Error = time.Now(), StatusFailed, err.Error()
 		return
 	}
+	// The fault is in effect from here: a write sent while it was being
+	// applied may still have passed, so it starts now, not when Apply was
+	// called (an RTO measured from then was a write's latency).
+	ev.Start = time.Now()
 	ev.Status = StatusDone
 	t := time.NewTimer(f.For)
 	defer t.Stop()

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/candor-bench/candor/internal/fault"
 )
 
 // Plan is a parsed plan file.
@@ -39,7 +41,31 @@ type Plan struct {
 	Warmup      time.Duration
 	Duration    time.Duration
 	Operations  int64
-	Args        []string // extra run flags for every cell, e.g. --rate 1000
+	Args        []string // extra run flags for every cell, e.g. --rate 1000 (and a --fault per faults: entry)
+	// Faults are the plan's faults: entries in the --fault form, in order.
+	Faults []string
+	// Setups are the targets that a command starts for each cell (a
+	// mapping with setup: in targets): by target name.
+	Setups map[string]TargetSetup
+}
+
+// FromSetup is the URL of a target whose URLs its setup commands print
+// (in the cell's command line until the setup has run).
+const FromSetup = "from-setup"
+
+// RepetitionAxis is a matrix axis that runs a cell again as a cell of its
+// own, with its own setup (a fresh cluster for each fail-over): it names
+// the cells and is passed to no workload.
+const RepetitionAxis = "repetition"
+
+// TargetSetup is a target started for each cell: Setup's commands run
+// before the cell (each with sh -c; CANDOR_CELL_DIR names a directory that
+// does not exist yet, for the cluster), and the URLs the last one prints,
+// one per line, are the cell's --target flags (the first URLs of them when
+// URLs > 0). Teardown's commands run after the cell, whatever happened.
+type TargetSetup struct {
+	Setup, Teardown []string
+	URLs            int
 }
 
 // Workload is one workload entry of a plan.
@@ -116,7 +142,16 @@ type raw struct {
 	Duration    string         `yaml:"duration"`
 	Operations  int64          `yaml:"operations"`
 	Args        []string       `yaml:"args"`
+	Faults      []yaml.Node    `yaml:"faults"`
 	Extra       map[string]any `yaml:",inline"`
+}
+
+type rawSetup struct {
+	URL      string         `yaml:"url"`
+	Setup    []string       `yaml:"setup"`
+	Teardown []string       `yaml:"teardown"`
+	URLs     int            `yaml:"urls"`
+	Extra    map[string]any `yaml:",inline"`
 }
 
 type rawWorkload struct {
@@ -159,10 +194,25 @@ func parse(file string, data []byte, getenv func(string) string, keepUnset bool)
 	}
 	lines := keyLines(&root)
 	for k := range r.Extra {
-		add(lines[k], "unknown key %q; valid keys: name, description, output, targets, workloads, matrix, repetitions, warmup, duration, operations, args", k)
+		add(lines[k], "unknown key %q; valid keys: name, description, output, targets, workloads, matrix, repetitions, warmup, duration, operations, args, faults", k)
 	}
 	p := &Plan{Name: r.Name, File: file, Description: r.Description, Output: r.Output, Repetitions: r.Repetitions,
-		Operations: r.Operations, Args: r.Args, Targets: map[string]string{}}
+		Operations: r.Operations, Args: r.Args, Targets: map[string]string{}, Setups: map[string]TargetSetup{}}
+	for _, n := range r.Faults {
+		m := map[string]string{}
+		if n.Kind != yaml.MappingNode || n.Decode(&m) != nil {
+			add(n.Line, "faults: each entry is a mapping of the --fault keys, e.g. {at: 20s, run: scripts/pg-cluster.sh kill DIR 0}")
+			continue
+		}
+		f, err := fault.ParseMap(m)
+		if err != nil {
+			add(n.Line, "%v", err)
+			continue
+		}
+		// Times and nodes are checked by candor run against the cell.
+		p.Faults = append(p.Faults, f.Text)
+		p.Args = append(p.Args, "--fault", f.Text)
+	}
 	if p.Name == "" {
 		add(1, "name is missing: give the plan a name (it names its results)")
 	}
@@ -210,6 +260,26 @@ func parse(file string, data []byte, getenv func(string) string, keepUnset bool)
 		var missingOrder []string
 		for i := 0; i+1 < len(r.Targets.Content); i += 2 {
 			k, v := r.Targets.Content[i], r.Targets.Content[i+1]
+			if v.Kind == yaml.MappingNode {
+				var rs rawSetup
+				if err := v.Decode(&rs); err != nil {
+					add(v.Line, "target %q: %s", k.Value, yamlProblem(err))
+					continue
+				}
+				for x := range rs.Extra {
+					add(v.Line, "target %q: unknown key %q; valid keys: setup, teardown, urls", k.Value, x)
+				}
+				if rs.URL != "" || len(rs.Setup) == 0 {
+					add(v.Line, "target %q: a target given as a mapping is started by its setup: commands (setup: [...], teardown: [...], urls: N); give a plain URL otherwise", k.Value)
+				}
+				if rs.URLs < 0 {
+					add(v.Line, "target %q: urls must be 0 (every URL the setup prints) or more", k.Value)
+				}
+				p.Setups[k.Value] = TargetSetup{Setup: rs.Setup, Teardown: rs.Teardown, URLs: rs.URLs}
+				p.Targets[k.Value] = FromSetup
+				p.TargetOrder = append(p.TargetOrder, k.Value)
+				continue
+			}
 			if v.Kind != yaml.ScalarNode || v.Value == "" {
 				add(v.Line, "target %q needs a URL", k.Value)
 				continue
@@ -639,6 +709,9 @@ func (p *Plan) command(c *Cell) {
 		args = append(args, "-P", f)
 	}
 	for _, k := range optionKeys(*c) {
+		if k == RepetitionAxis {
+			continue // names the cell only
+		}
 		args = append(args, "-p", k+"="+c.Params[k])
 	}
 	c.Args = append(args, p.Args...)

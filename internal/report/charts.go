@@ -422,6 +422,17 @@ func drawTimeSeries(r *result.Result) ([]byte, error) {
 		lat.Add(shade(warm))
 		thr.Legend.Add("warm-up (not measured)", shade(nil))
 	}
+	// Every fault that ran is a band from its start to its end.
+	var faults []span
+	for pi := range r.Phases {
+		off := offsetOf(&r.Phases[pi])
+		faults = append(faults, faultSpans(&r.Phases[pi], off)...)
+	}
+	if len(faults) > 0 {
+		thr.Add(faultShade(faults))
+		lat.Add(faultShade(faults))
+		thr.Legend.Add("fault", faultShade(nil))
+	}
 	for pi := range r.Phases {
 		ph := &r.Phases[pi]
 		offset := offsetOf(ph)
@@ -544,4 +555,42 @@ func (s shade) Plot(c draw.Canvas, p *plot.Plot) {
 
 func (s shade) Thumbnail(c *draw.Canvas) {
 	c.FillPolygon(shadeColor, []vg.Point{c.Min, {X: c.Max.X, Y: c.Min.Y}, c.Max, {X: c.Min.X, Y: c.Max.Y}})
+}
+
+// faultSpans are the phase's faults that ran, in seconds from the command's
+// start (off is the phase's own start).
+func faultSpans(ph *result.Phase, off float64) []span {
+	var out []span
+	for _, ev := range ph.Faults {
+		if ev.Start.IsZero() {
+			continue
+		}
+		out = append(out, span{off + ev.StartS, off + max(ev.EndS, ev.StartS)})
+	}
+	return out
+}
+
+// faultShade is shade in red, at least two points wide (a command that
+// takes a moment is still seen).
+type faultShade []span
+
+var faultColor = color.NRGBA{R: 220, G: 40, B: 40, A: 56}
+
+func (s faultShade) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	for _, sp := range s {
+		x0, x1 := trX(sp.from), trX(sp.to)
+		if x1-x0 < 2 {
+			x1 = x0 + 2
+		}
+		x0, x1 = max(x0, c.Min.X), min(x1, c.Max.X)
+		if x1 <= x0 {
+			continue
+		}
+		c.FillPolygon(faultColor, []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
+	}
+}
+
+func (s faultShade) Thumbnail(c *draw.Canvas) {
+	c.FillPolygon(faultColor, []vg.Point{c.Min, {X: c.Max.X, Y: c.Min.Y}, c.Max, {X: c.Min.X, Y: c.Max.Y}})
 }

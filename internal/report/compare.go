@@ -229,6 +229,18 @@ func Compare(a, b *Side) *Comparison {
 			c.Rows = append(c.Rows, compareRow(map[bool]string{false: "client", true: "server"}[server], "rows/s", false, ra, rb, len(ra) > 0, len(rb) > 0))
 		}
 	}
+	// The durability ledger's figures, when a side has them.
+	lnames, la, okA := LedgerFigures(a.Phases)
+	_, lb, okB := LedgerFigures(b.Phases)
+	if okA || okB {
+		for _, n := range lnames {
+			if len(la[n]) > 0 || len(lb[n]) > 0 {
+				r := compareRow(ledgerOp, n, true, la[n], lb[n], len(la[n]) > 0, len(lb[n]) > 0)
+				r.Verdict = strings.NewReplacer("faster", "better", "slower", "worse").Replace(r.Verdict)
+				c.Rows = append(c.Rows, r)
+			}
+		}
+	}
 	var names []string
 	seen := map[string]bool{}
 	for _, ps := range [][]*result.Phase{a.Phases, b.Phases} {
@@ -291,6 +303,10 @@ func opValues(ps []*result.Phase, name string, get func(*result.OpResult) (float
 	}
 	return out, true
 }
+
+// ledgerOp names the compare rows of the durability ledger (counts and
+// seconds, lower is better).
+const ledgerOp = "ledger"
 
 func compareRow(op, metric string, lowerBetter bool, a, b []float64, hasA, hasB bool) CompareRow {
 	r := CompareRow{Op: op, Metric: metric, LowerIsBetter: lowerBetter, A: stats.Summarize(a), B: stats.Summarize(b)}
@@ -421,7 +437,10 @@ func (c *Comparison) document(title string) *document {
 	}
 	for _, r := range c.Rows {
 		f := fmtRate
-		if r.LowerIsBetter {
+		switch {
+		case r.Op == ledgerOp:
+			f = func(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
+		case r.LowerIsBetter:
 			f = fmtNs
 		}
 		ci := "–"

@@ -158,6 +158,9 @@ func buildWorkloadSection(d *document, m *Model, w *Workload) {
 			if t := rowRateTable(v); t != nil {
 				d.table(t) // commit-loop's headline figure first
 			}
+			if t := durabilityTable(v); t != nil {
+				d.table(t)
+			}
 			d.table(runTable(v))
 			if t := counterTable(v); t != nil {
 				d.table(t)
@@ -426,7 +429,7 @@ func buildTimeSection(d *document, m *Model) {
 	for i, in := range m.Inputs {
 		r := in.Result
 		title := fmt.Sprintf("#%d %s: %s on %s, %s", i+1, in.Path, r.Workload.Name, m.inputSeries[i].Label, threadsText(r.Run.Threads))
-		d.figure(title, "", collapsed, func() ([]byte, error) { return drawTimeSeries(in.Result) })
+		d.figure(title, faultCaption(r), collapsed, func() ([]byte, error) { return drawTimeSeries(in.Result) })
 	}
 }
 

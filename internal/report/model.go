@@ -114,6 +114,9 @@ type Cell struct {
 	// client measured them and as the server saw them (commit-loop's
 	// headline figures, RowRatesOf); nil for other workloads.
 	ClientRows, ServerRows *stats.Summary
+	// Durability is the ledger's verdict over the repetitions (the ledger
+	// workload, commit-loop --ledger); nil without a ledger.
+	Durability *Durability
 }
 
 // RowRates are commit-loop's headline figures for one phase.
@@ -322,7 +325,9 @@ func paramsOf(r *result.Result, kind string) map[string]string {
 	}
 	if r.Plan != nil {
 		for k, v := range r.Plan.Params {
-			if k == "threads" || k == "target" || k == "identity" { // identity: a hash naming the plan cell
+			// identity: a hash naming the plan cell; repetition: a plan's
+			// repetitions run as cells of their own, pooled here.
+			if k == "threads" || k == "target" || k == "identity" || k == "repetition" {
 				continue
 			}
 			if _, ok := p[k]; !ok {
@@ -415,6 +420,9 @@ func (m *Model) buildSeries() {
 	for i, in := range m.Inputs {
 		t := in.Result.Target
 		k := fpKey{t.Driver, t.Product, t.Version, Endpoint(t.URL)}
+		if name, ok := setupTarget(in.Result); ok {
+			k.url = "plan target " + name // a new URL each cell
+		}
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
@@ -440,6 +448,9 @@ func (m *Model) buildSeries() {
 				s.Label = strings.TrimSpace(t.Product + " " + t.Version)
 				if s.Label == "" {
 					s.Label = t.Driver
+				}
+				if _, ok := setupTarget(m.Inputs[i].Result); ok {
+					s.Label = m.Inputs[i].Result.Plan.Params["target"] + " (" + s.Label + ")"
 				}
 				if len(diff) > 0 {
 					s.Label += " [" + strings.Join(diff, ", ") + "]"
@@ -472,6 +483,15 @@ func (m *Model) buildSeries() {
 		}
 	}
 	sort.SliceStable(m.Series, func(a, b int) bool { return naturalLess(m.Series[a].Label, m.Series[b].Label) })
+}
+
+// setupTarget is the plan's name of a target its setup commands started
+// for the result's cell (result.PlanRef.TargetSetup).
+func setupTarget(r *result.Result) (string, bool) {
+	if r.Plan == nil || !r.Plan.TargetSetup || r.Plan.Params["target"] == "" {
+		return "", false
+	}
+	return r.Plan.Name + "/" + r.Plan.Params["target"], true
 }
 
 // hostOf is the host of a target URL, or its path for file databases.
@@ -782,6 +802,11 @@ func (m *Model) summarize(c *Cell) {
 		cs, ss := stats.Summarize(client), stats.Summarize(server)
 		c.ClientRows, c.ServerRows = &cs, &ss
 	}
+	var led []*result.Phase
+	for _, ref := range c.Phases {
+		led = append(led, m.phase(ref))
+	}
+	c.Durability = DurabilityOf(led)
 	for _, name := range opNames {
 		os := &OpStats{Name: name, Errors: map[string]int64{}}
 		var t, mean, p50, p95, p99 []float64

@@ -7,6 +7,8 @@ package result
 
 import (
 	"time"
+
+	"github.com/candor-bench/candor/internal/ledger"
 )
 
 // SchemaVersion names the layout of this package's types. Readers refuse
@@ -46,6 +48,10 @@ type PlanRef struct {
 	File   string            `json:"file"`
 	Cell   string            `json:"cell"`
 	Params map[string]string `json:"params"`
+	// TargetSetup says the cell's target was started for it by the plan's
+	// setup commands (its URL changes from cell to cell): reports group
+	// such results by the plan's target name.
+	TargetSetup bool `json:"target_setup,omitempty"`
 }
 
 // Stat is a figure over repeated runs: mean, sample standard deviation and
@@ -215,12 +221,67 @@ type Phase struct {
 	Workers   []WorkerStats `json:"workers,omitempty"`
 	Client    ClientUsage   `json:"client"`
 	Intervals []Interval    `json:"intervals"`
+	// Faults are the phase's scheduled faults (--fault, a plan's faults:),
+	// one event each, in schedule order.
+	Faults []FaultEvent `json:"faults,omitempty"`
+	// Ledger is the durability ledger's verdict (the ledger workload,
+	// commit-loop --ledger): what was acknowledged, lost, resolved.
+	Ledger *LedgerResult `json:"ledger,omitempty"`
+}
+
+// FaultEvent is one scheduled fault as it happened. Times are wall-clock;
+// the _s fields are seconds from the phase's start. Its fields are those of
+// internal/fault's Event.
+type FaultEvent struct {
+	Index      int       `json:"index"`
+	Spec       string    `json:"spec"`
+	Kind       string    `json:"kind"`           // run, net-pause, net-latency, net-bandwidth, net-reset
+	Node       *int      `json:"node,omitempty"` // network faults: the node (-1: all)
+	Status     string    `json:"status"`         // done, failed, not-run, cut-short
+	Scheduled  float64   `json:"scheduled_s"`
+	Start      time.Time `json:"start,omitzero"`
+	End        time.Time `json:"end,omitzero"`
+	StartS     float64   `json:"start_s"`
+	EndS       float64   `json:"end_s"`
+	ExitStatus *int      `json:"exit_status,omitempty"`
+	Output     string    `json:"output,omitempty"`
+	OutputLen  int64     `json:"output_bytes,omitempty"`
+	Truncated  bool      `json:"output_truncated,omitempty"`
+	Error      string    `json:"error,omitempty"`
+}
+
+// LedgerResult is where a phase's ledger is and what it says.
+type LedgerResult struct {
+	// Dir holds the ledger files (ledger-wNNNNN.cdl), relative to the
+	// result file's directory.
+	Dir string `json:"dir"`
+	// Table is the table whose ids were read back.
+	Table string `json:"table"`
+	// FaultIndex is the fault RPO and RTO are measured from (the first
+	// that ran); absent without one.
+	FaultIndex *int `json:"fault_index,omitempty"`
+	// RecoveredAfterS is how long after the phase candor waited for the
+	// target to answer before reading back (--recovery-timeout).
+	RecoveredAfterS float64 `json:"recovered_after_s"`
+	// TruncatedBytes are partial records ignored at the end of ledger
+	// files (a crash of candor while writing).
+	TruncatedBytes int64 `json:"truncated_bytes,omitempty"`
+	// Verified is when the accounting was made (a run's end, or a later
+	// candor ledger verify).
+	Verified time.Time `json:"verified"`
+	// Error says why there is no accounting (the target never came back).
+	Error      string             `json:"error,omitempty"`
+	Accounting *ledger.Accounting `json:"accounting,omitempty"`
 }
 
 // WorkerStats is one worker's share of a phase.
 type WorkerStats struct {
 	Ops     int64   `json:"ops"`
 	BusySec float64 `json:"busy_s"` // summed latency of its operations, and of one the end cut short up to the end
+	// Reconnects and NoSessionSec: the worker's new sessions after a lost
+	// one, and the time it spent without a session (reconnecting).
+	Reconnects   int64   `json:"reconnects,omitempty"`
+	NoSessionSec float64 `json:"no_session_s,omitempty"`
 }
 
 // OpResult is one operation type over a phase. Latencies are nanoseconds.

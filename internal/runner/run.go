@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/internal/cacheline"
+	"github.com/candor-bench/candor/internal/ledger"
 	"github.com/candor-bench/candor/internal/measure"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/target"
@@ -101,6 +102,9 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, s := range sessions {
+		s.maxBackoff = cfg.MaxReconnectBackoff
+	}
 	defer func() {
 		for _, s := range sessions {
 			s.close()
@@ -151,6 +155,14 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 			cancel()
 		})
 	}
+	ledgers, err := r.openLedgers(start)
+	if err != nil {
+		return nil, err
+	}
+	var hookWait func()
+	if r.PhaseHook != nil {
+		hookWait = r.PhaseHook(runCtx, start, fail)
+	}
 	var wg sync.WaitGroup
 	workers := make([]*worker, cfg.Threads)
 	for w := 0; w < cfg.Threads; w++ {
@@ -165,6 +177,10 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 			r: r, w: wk, sess: sessions[w], rec: rec, fail: fail, budget: budget,
 			quota: q, start: start, end: phaseEnd, maxLag: &maxLag, stopped: &stopped,
 			span: spanRecorder{r: r, rec: rec, open: open, counts: make([]int64, len(counters))},
+		}
+		if ledgers != nil {
+			wr.ledger, wr.startNs = ledgers[w], start.UnixNano()
+			wr.writeID = wk.(workload.LedgerWorker)
 		}
 		if open {
 			// The backlog replays the worker's schedule from the same seed.
@@ -211,6 +227,13 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	}
 	mon.loop(done, func() int64 { return 0 })
 	end := finished // written before done was closed
+	if hookWait != nil {
+		cancel() // a phase ended by its operation count ends its faults too
+		hookWait()
+	}
+	if lerr := closeLedgers(ledgers); lerr != nil {
+		fail(lerr)
+	}
 
 	phase := mon.phase(end)
 	measured := end.Sub(warmEnd)
@@ -229,6 +252,12 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	}
 	phase.Reconnects = reconnects.Load()
 	fillWorkers(phase, coll, counters)
+	for i, s := range sessions {
+		if i < len(phase.Workers) {
+			phase.Workers[i].Reconnects = s.own
+			phase.Workers[i].NoSessionSec = s.noSession.Seconds()
+		}
+	}
 	fillOps(phase, coll.Total(), measured)
 	phase.Client.CPUNsPerOp = mon.cpuNsPer(phase.Operations)
 	phase.Client.GoMaxProcs = runtime.GOMAXPROCS(0) // still under Reserve: its end is deferred
@@ -300,7 +329,11 @@ type worker struct {
 	// whether one is running.
 	begun atomic.Int64
 	busy  atomic.Bool
-	_     cacheline.Pad
+	// The durability ledger (Config.LedgerDir): every attempt's outcome.
+	ledger  *ledger.Writer
+	writeID workload.LedgerWorker
+	startNs int64 // start in Unix nanoseconds
+	_       cacheline.Pad
 }
 
 // over reports whether an attempt that returned at end (from the phase
@@ -461,8 +494,15 @@ func (wr *worker) loop(ctx context.Context) {
 			if wr.sess.interruptible() {
 				ectx = quiet
 			}
+			var sent time.Duration
+			if wr.ledger != nil {
+				sent = time.Since(wr.start)
+			}
 			err = wr.w.Exec(ectx, wr.sess.conn, &wr.span)
 			end = time.Since(wr.start)
+			if wr.ledger != nil {
+				wr.record(sent, end, err)
+			}
 			if cut = wr.over(ctx, end); cut {
 				wr.span.discard() // neither the operation nor its parts count
 				break

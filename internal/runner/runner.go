@@ -68,6 +68,16 @@ type Config struct {
 	// NoErrorBudget turns the check off. The CLI's default is
 	// DefaultMaxErrorRate.
 	MaxErrorRate float64
+	// LedgerDir, when set, is where every worker keeps its durability
+	// ledger (one file each, internal/ledger): the outcome of every
+	// attempt of every write. The workload's workers must be
+	// workload.LedgerWorkers.
+	LedgerDir string
+	// MaxReconnectBackoff caps the pause between a lost session's
+	// reconnection attempts (they start at 50 ms and double); 0 means 2 s.
+	// Runs that measure a recovery (faults, fail-over) set it low: the
+	// RTO includes the back-off.
+	MaxReconnectBackoff time.Duration
 }
 
 // ChooseSessionIO returns the session I/O of a run phase on tgt
@@ -130,6 +140,12 @@ type Runner struct {
 	// interval in place of candor's own (sysbench's report-interval line);
 	// "" prints none.
 	StatusLine func(iv result.Interval, threads int) string
+	// PhaseHook, when set, is called as a run phase starts (its faults):
+	// ctx ends with the phase, start is the phase's start, and fail ends
+	// the phase as failed. The phase waits for the returned function
+	// (called after its workers are done and ctx has ended) before it
+	// is finished.
+	PhaseHook func(ctx context.Context, start time.Time, fail func(error)) (wait func())
 	// Problems receives what goes wrong without ending the phase (a
 	// worker that could not finish), one line at a time from concurrent
 	// workers; nil sends it to Status.
@@ -179,6 +195,12 @@ type session struct {
 	worker     int
 	conn       target.Conn
 	reconnects *atomic.Int64
+	maxBackoff time.Duration // 0: 2 s
+	// own and noSession are this session's reconnects and the time it
+	// spent without a connection (reconnecting), written by its worker's
+	// goroutine and read once the worker is done.
+	own       int64
+	noSession time.Duration
 
 	mu     sync.Mutex
 	closed bool
@@ -205,20 +227,25 @@ func (s *session) reconnect(ctx context.Context) error {
 		s.conn = nil
 	}
 	s.mu.Unlock()
+	lost := time.Now()
+	defer func() { s.noSession += time.Since(lost) }()
 	backoff := 50 * time.Millisecond
 	for {
 		c, err := s.connect(ctx)
 		if err == nil {
 			s.setConn(c)
 			s.reconnects.Add(1)
+			s.own++
 			return nil
 		}
 		if !sleepCtx(ctx, backoff) {
 			return ctx.Err()
 		}
-		if backoff *= 2; backoff > 2*time.Second {
-			backoff = 2 * time.Second
+		limit := s.maxBackoff
+		if limit <= 0 {
+			limit = 2 * time.Second
 		}
+		backoff = min(backoff*2, limit)
 	}
 }
 

@@ -87,6 +87,9 @@ func (m *Multi) Classify(err error) ErrorClass { return m.targets[0].Classify(er
 // ServerError implements ServerErrorer for the nodes' driver (they share one).
 func (m *Multi) ServerError(err error) (ServerError, bool) { return ServerErrorOf(m.targets[0], err) }
 
+// NotSent implements NotSender for the nodes' driver.
+func (m *Multi) NotSent(err error) bool { return NotSent(m.targets[0], err) }
+
 // Connect opens a session on the first endpoint (setup and cleanup).
 func (m *Multi) Connect(ctx context.Context) (Conn, error) { return m.targets[0].Connect(ctx) }
 

@@ -271,6 +271,21 @@ func ServerErrorOf(t Target, err error) (ServerError, bool) {
 	return ServerError{}, false
 }
 
+// NotSender is implemented by targets whose driver can tell that a failed
+// statement never reached the server (pgconn.SafeToRetry).
+type NotSender interface {
+	NotSent(err error) bool
+}
+
+// NotSent reports whether t's driver knows err happened before anything of
+// the statement was sent: it cannot have been executed.
+func NotSent(t Target, err error) bool {
+	if s, ok := t.(NotSender); ok {
+		return s.NotSent(err)
+	}
+	return false
+}
+
 // Options are driver-independent settings for opening a target.
 type Options struct {
 	// ConnectTimeout bounds every connection attempt. Default 10 s.

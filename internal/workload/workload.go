@@ -150,6 +150,27 @@ type Finisher interface {
 	Finish(ctx context.Context, c target.Conn, s Span) error
 }
 
+// Ledgered is implemented by workloads whose writes can carry a durability
+// ledger (the ledger workload; commit-loop with --ledger): every write has
+// an id unique in the run (ledger.ID of the worker and its sequence), and
+// the ids on the server can be read back.
+type Ledgered interface {
+	// EnableLedger turns the ledger on (before Bind); workloads that always
+	// keep one accept it as is.
+	EnableLedger() error
+	// LedgerTable is the table the ids are read back from.
+	LedgerTable() string
+	// ReadBack calls fn with every write id found on the server (an id
+	// twice when it is there twice).
+	ReadBack(ctx context.Context, c target.Conn, fn func(id int64)) error
+}
+
+// LedgerWorker is implemented by the workers of a Ledgered workload:
+// WriteID is the id of the write chosen by the last Next.
+type LedgerWorker interface {
+	WriteID() int64
+}
+
 // Loader inserts the initial data in batches.
 type Loader interface {
 	// LoadBatch inserts records [from, to) of the load range.

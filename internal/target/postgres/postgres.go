@@ -453,6 +453,10 @@ func (t *Target) ServerError(err error) (target.ServerError, bool) {
 	return target.ServerError{State: pgErr.Code, Message: pgErr.Message}, true
 }
 
+// NotSent implements target.NotSender: pgconn knows the statement was not
+// sent (it failed before writing to the server).
+func (t *Target) NotSent(err error) bool { return pgconn.SafeToRetry(err) }
+
 // Classify maps an error from this driver's connections to a class:
 //
 //	40001 serialization_failure, 40P01 deadlock_detected  → retryable

@@ -42,6 +42,7 @@ import (
 
 	"github.com/candor-bench/candor/internal/cacheline"
 	"github.com/candor-bench/candor/internal/dialect"
+	"github.com/candor-bench/candor/internal/ledger"
 	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/workload"
 )
@@ -95,6 +96,8 @@ type Options struct {
 	InServer  bool   `json:"in-server"`
 	// ServerClock is the default expression of t on the bound target.
 	ServerClock string `json:"server-clock,omitempty"`
+	// Ledger: every commit's outcome is in the durability ledger (--ledger).
+	Ledger bool `json:"ledger,omitempty"`
 }
 
 // Workload is the configured commit-loop. Besides workload.Workload it
@@ -103,12 +106,19 @@ type Workload struct {
 	opts Options
 
 	bound bool
-	stmts dialect.CommitLoopStatements
+	stmts boundStatements
+}
+
+// boundStatements are the statements with the dialect they were built for.
+type boundStatements struct {
+	dialect.CommitLoopStatements
+	dialect dialect.Dialect
 }
 
 var (
 	_ workload.Workload   = (*Workload)(nil)
 	_ workload.PostRunner = (*Workload)(nil)
+	_ workload.Ledgered   = (*Workload)(nil)
 	_ workload.Worker     = (*worker)(nil)
 )
 
@@ -242,14 +252,14 @@ func (w *Workload) Bind(env workload.Env) error {
 		return fmt.Errorf("%s: in-server=true needs a block that loops and commits inside the server, which the %s dialect does not have; dialects with one: %s (PostgreSQL 11+, YugabyteDB); run without in-server to commit from the client",
 			Name, env.Dialect.Name, strings.Join(dialect.CommitLoopInServerDialects(), ", "))
 	}
-	w.stmts = st
+	w.stmts = boundStatements{st, env.Dialect}
 	w.opts.ServerClock = st.Clock
 	w.bound = true
 	return nil
 }
 
 // Statements returns the bound statements (zero before Bind).
-func (w *Workload) Statements() dialect.CommitLoopStatements { return w.stmts }
+func (w *Workload) Statements() dialect.CommitLoopStatements { return w.stmts.CommitLoopStatements }
 
 // Schema is the one table (nil before Bind).
 func (w *Workload) Schema() []workload.Table {
@@ -347,6 +357,48 @@ func (wk *worker) Exec(ctx context.Context, c target.Conn, s workload.Span) erro
 
 // Done has nothing to finish.
 func (wk *worker) Done(error) {}
+
+// WriteID is the ledger id of the chosen row: ledger.ID(job-1, i).
+func (wk *worker) WriteID() int64 { return ledger.ID(wk.job-1, wk.i) }
+
+// EnableLedger turns the durability ledger on (--ledger): every row's
+// outcome is recorded under the id ledger.ID(job-1, i). An in-server loop
+// commits many rows in one operation and cannot carry one.
+func (w *Workload) EnableLedger() error {
+	if w.opts.InServer {
+		return fmt.Errorf("%s: --ledger records the outcome of each commit the client sends; with in-server=true one operation commits a whole loop of rows inside the server: run without in-server", Name)
+	}
+	w.opts.Ledger = true
+	return nil
+}
+
+// LedgerTable is the table the ledger's ids are read back from.
+func (w *Workload) LedgerTable() string { return w.opts.Table }
+
+// ReadBack calls fn with the ledger id of every row: ledger.ID(j-1, i).
+func (w *Workload) ReadBack(ctx context.Context, c target.Conn, fn func(id int64)) error {
+	if !w.bound {
+		return errors.New("commit-loop: ReadBack before Bind")
+	}
+	q := dialect.CommitLoopReadBack(w.stmts.dialect, w.opts.Table, w.opts.Jobs)
+	_, err := c.Query(ctx, q, nil, func(cols [][]byte) error {
+		j := int64(1)
+		if len(cols) == 2 {
+			v, err := strconv.ParseInt(strings.TrimSpace(string(cols[0])), 10, 64)
+			if err != nil {
+				return fmt.Errorf("%s: reading back the ledger's ids: j=%q: %w", Name, cols[0], err)
+			}
+			j, cols = v, cols[1:]
+		}
+		i, err := strconv.ParseInt(strings.TrimSpace(string(cols[0])), 10, 64)
+		if err != nil {
+			return fmt.Errorf("%s: reading back the ledger's ids: i=%q: %w", Name, cols[0], err)
+		}
+		fn(ledger.ID(int(j-1), i))
+		return nil
+	})
+	return err
+}
 
 // PostRun reads the server's own rate: count(*) / (max(t) - min(t)),
 // overall and, with several jobs, per job. Keys: rows, server_span_s,

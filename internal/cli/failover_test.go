@@ -1,0 +1,346 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/candor-bench/candor/internal/ledger"
+	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/target"
+)
+
+// clusterScript returns scripts/pg-cluster.sh, skipping in -short mode and
+// when the PostgreSQL binaries are not installed.
+func clusterScript(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: skipping the PostgreSQL cluster test")
+	}
+	if m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_basebackup"); len(m) == 0 {
+		t.Skip("PostgreSQL binaries are not installed (/usr/lib/postgresql/*/bin): skipping the cluster test")
+	}
+	sh, err := filepath.Abs("../../scripts/pg-cluster.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sh
+}
+
+// startCluster starts a cluster in a fresh short directory (its Unix
+// sockets live there) and stops it when the test ends.
+func startCluster(t *testing.T, sh string, args ...string) (dir string, urls []string) {
+	t.Helper()
+	parent, err := os.MkdirTemp("", "candor-fo-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(parent, 0o755) // the nodes may run as user postgres
+	dir = filepath.Join(parent, "c")
+	t.Cleanup(func() {
+		if out, err := exec.Command(sh, "stop", dir).CombinedOutput(); err != nil {
+			t.Errorf("stop: %v\n%s", err, out)
+		}
+		os.RemoveAll(parent)
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var stderr strings.Builder
+	cmd := exec.CommandContext(ctx, sh, append([]string{"start", dir}, args...)...)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("pg-cluster.sh start: %v\n%s", err, stderr.String())
+	}
+	return dir, strings.Fields(string(out))
+}
+
+// serverIDs reads the ids of a ledger table straight from a server.
+func serverIDs(t *testing.T, url, table string) map[int64]int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tgt, err := target.Open(ctx, url, target.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.Close()
+	c, err := tgt.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ids := map[int64]int{}
+	if _, err := c.Query(ctx, "SELECT id FROM "+table, nil, func(cols [][]byte) error {
+		var id int64
+		fmt.Sscan(string(cols[0]), &id)
+		ids[id]++
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+func runPhaseOf(t *testing.T, path string) *result.Phase {
+	t.Helper()
+	res, err := result.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := len(res.Phases) - 1; i >= 0; i-- {
+		if res.Phases[i].Name == phaseRun {
+			return &res.Phases[i]
+		}
+	}
+	t.Fatalf("%s has no run phase", path)
+	return nil
+}
+
+// A synchronous standby, the primary SIGKILLed at 2 s and the standby
+// promoted at 3 s: no acknowledged write is lost, the workers follow the
+// promoted node (--target-role primary), and the RTO is the scripted
+// outage (1 s) within 1 s.
+func TestFailoverSynchronousLosesNothing(t *testing.T) {
+	sh := clusterScript(t)
+	dir, urls := startCluster(t, sh, "--standbys", "1", "--sync", "one")
+	work := t.TempDir()
+	out := filepath.Join(work, "sync.json")
+	code, stdout, stderr := runCLI(t, work, nil, "run", "ledger", "--target", urls[0], "--target", urls[1], "--target-role", "primary",
+		"--threads", "4", "--rate", "400", "--time", "6s",
+		"--fault", "at=2s run="+sh+" kill "+dir+" 0", "--fault", "at=3s run="+sh+" promote "+dir+" 1", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	p := runPhaseOf(t, out)
+	if len(p.Faults) != 2 || p.Faults[0].Status != "done" || p.Faults[1].Status != "done" {
+		t.Fatalf("faults %+v: want both done", p.Faults)
+	}
+	a := p.Ledger.Accounting
+	if a == nil || a.Fault == nil {
+		t.Fatalf("no accounting: %+v", p.Ledger)
+	}
+	if a.Lost != 0 {
+		t.Errorf("lost %d acknowledged writes with a synchronous standby (ids %v)", a.Lost, a.LostIDs)
+	}
+	outage := p.Faults[1].StartS - p.Faults[0].StartS
+	if rto := a.Fault.RTOSeconds; rto == nil || *rto < outage || *rto > outage+1 {
+		t.Errorf("RTO %v, want within 1 s of the scripted outage %.2f s", rto, outage)
+	}
+	var recon int64
+	for _, w := range p.Workers {
+		recon += w.Reconnects
+		if w.Reconnects > 0 && w.NoSessionSec <= 0 {
+			t.Errorf("worker %+v reconnected without time without a session", w)
+		}
+	}
+	if recon == 0 || a.Acknowledged < 1000 {
+		t.Errorf("reconnects %d, acknowledged %d: the run did not go on after the promote", recon, a.Acknowledged)
+	}
+}
+
+// An asynchronous standby frozen (SIGSTOP) at 1 s (rows of 4,000 bytes from 4 workers:
+// more WAL than the sockets buffer before the kill), the primary killed at
+// 4.5 s, the standby resumed and promoted: the acknowledged writes it never
+// received are lost, and the ledger's count equals an independent one —
+// the ids the old primary holds (restarted alone) and the promoted standby
+// does not, leaving out writes whose answer never came.
+func TestFailoverAsynchronousLosesAcknowledged(t *testing.T) {
+	sh := clusterScript(t)
+	dir, urls := startCluster(t, sh, "--standbys", "1", "--sync", "none")
+	work := t.TempDir()
+	out := filepath.Join(work, "async.json")
+	code, stdout, stderr := runCLI(t, work, nil, "run", "ledger", "--target", urls[0], "--target", urls[1], "--target-role", "primary",
+		"--threads", "4", "--time", "7s", "-p", "pad=4000",
+		"--fault", "at=1s run="+sh+" pause "+dir+" 1",
+		"--fault", "at=4500ms run="+sh+" kill "+dir+" 0",
+		"--fault", "at=5s run="+sh+" resume "+dir+" 1 && "+sh+" promote "+dir+" 1", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	p := runPhaseOf(t, out)
+	a := p.Ledger.Accounting
+	if a == nil {
+		t.Fatalf("no accounting: %+v", p.Ledger)
+	}
+	if a.Lost == 0 {
+		t.Fatalf("nothing lost with an asynchronous standby frozen before the kill: %+v", a)
+	}
+	// The independent count.
+	promoted := serverIDs(t, urls[1], "candor_ledger")
+	if out, err := exec.Command(sh, "restart", dir, "0").CombinedOutput(); err != nil {
+		t.Fatalf("restart the old primary: %v\n%s", err, out)
+	}
+	old := serverIDs(t, urls[0], "candor_ledger")
+	records, _, err := ledger.ReadDir(filepath.Join(work, p.Ledger.Dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	acked := map[int64]bool{}
+	for _, r := range records {
+		if r.Outcome == ledger.Acknowledged {
+			acked[r.ID] = true
+		}
+	}
+	independent, unanswered := 0, 0
+	for id := range old {
+		if promoted[id] == 0 {
+			if acked[id] {
+				independent++
+			} else {
+				unanswered++
+			}
+		}
+	}
+	if a.Lost != independent {
+		t.Errorf("ledger lost %d, the old primary holds %d acknowledged ids the promoted standby lacks (and %d unanswered)", a.Lost, independent, unanswered)
+	}
+	// RPO and RTO are measured from the first fault, the freeze: the
+	// lost writes were acknowledged after it and before the kill.
+	freeze, kill := p.Faults[0].Start, p.Faults[1].End
+	if a.Fault == nil || a.Fault.EarliestLostAck == nil || a.Fault.EarliestLostAck.Before(freeze) || a.Fault.EarliestLostAck.After(kill) ||
+		a.Fault.RPOSeconds != freeze.Sub(*a.Fault.EarliestLostAck).Seconds() {
+		t.Errorf("fault accounting %+v: the earliest lost acknowledgement must come between the freeze (%v) and the kill (%v), the RPO from the freeze", a.Fault, freeze, kill)
+	}
+}
+
+// A 3 s network pause through the in-process proxy: a band in the
+// result, an RTO of 3 s ± 0.3 s, and nothing lost.
+func TestProxyPauseRTO(t *testing.T) {
+	url := os.Getenv("CANDOR_TEST_POSTGRES_URL")
+	if url == "" {
+		t.Skip("CANDOR_TEST_POSTGRES_URL unset: no PostgreSQL on this machine (scripts/test.sh sets it)")
+	}
+	work := t.TempDir()
+	out := filepath.Join(work, "pause.json")
+	code, stdout, stderr := runCLI(t, work, nil, "run", "ledger", "--target", url, "-p", "table=candor_ledger_pause",
+		"--threads", "2", "--time", "6s", "--fault", "at=1500ms for=3s net=pause node=0", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	p := runPhaseOf(t, out)
+	if len(p.Faults) != 1 || p.Faults[0].Kind != "net-pause" || p.Faults[0].Status != "done" {
+		t.Fatalf("faults %+v: want one net-pause, done", p.Faults)
+	}
+	if band := p.Faults[0].EndS - p.Faults[0].StartS; band < 2.9 || band > 3.3 {
+		t.Errorf("the pause's band is %.2f s, want 3 s", band)
+	}
+	a := p.Ledger.Accounting
+	if a == nil || a.Fault == nil || a.Fault.RTOSeconds == nil {
+		t.Fatalf("no RTO: %+v", p.Ledger)
+	}
+	if rto := *a.Fault.RTOSeconds; rto < 2.7 || rto > 3.3 {
+		t.Errorf("RTO %.3f s, want 3 s ± 0.3 s", rto)
+	}
+	if a.Lost != 0 || a.Unknown != 0 || a.Failed != 0 {
+		t.Errorf("accounting %+v: a pause loses and fails nothing", a)
+	}
+}
+
+// TestHelperCandorProcess is candor itself when run by a test as a child
+// process (CANDOR_TEST_HELPER=1), with the arguments after "--".
+func TestHelperCandorProcess(t *testing.T) {
+	if os.Getenv("CANDOR_TEST_HELPER") != "1" {
+		t.Skip("run as candor by other tests")
+	}
+	args := os.Args
+	for i, a := range args {
+		if a == "--" {
+			args = args[i+1:]
+			break
+		}
+	}
+	env := &Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Args: append([]string{"candor"}, args...)}
+	os.Exit(Main(env, args))
+}
+
+// candor SIGKILLed mid-run leaves no result file; candor ledger verify on
+// what is left gives the accounting of every recorded write, the same as
+// one made independently from the ledger files and the table.
+func TestLedgerVerifyAfterCandorKilled(t *testing.T) {
+	url := os.Getenv("CANDOR_TEST_POSTGRES_URL")
+	if url == "" {
+		t.Skip("CANDOR_TEST_POSTGRES_URL unset: no PostgreSQL on this machine (scripts/test.sh sets it)")
+	}
+	work := t.TempDir()
+	out := filepath.Join(work, "killed.json")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperCandorProcess$", "--", "run", "ledger", "--target", url,
+		"-p", "table=candor_ledger_killed", "--threads", "3", "--time", "60s", "-q", "-o", out)
+	cmd.Env = append(os.Environ(), "CANDOR_TEST_HELPER=1")
+	cmd.Dir = work
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Kill it once it has written for a while.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		m, _ := filepath.Glob(filepath.Join(work, "killed.ledger", "*.cdl"))
+		st, err := os.Stat(filepath.Join(work, "killed.ledger", "ledger-w00000.cdl"))
+		if len(m) == 3 && err == nil && st.Size() > 64<<10 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("candor wrote no ledger within 30 s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if _, err := os.Stat(out); err == nil {
+		t.Fatalf("a SIGKILLed candor wrote its result file")
+	}
+	code, stdout, stderr := runCLI(t, work, nil, "ledger", "verify", out)
+	if code != 0 {
+		t.Fatalf("verify: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	p := runPhaseOf(t, out)
+	a := p.Ledger.Accounting
+	if a == nil {
+		t.Fatalf("no accounting: %+v", p.Ledger)
+	}
+	// The independent accounting of the recorded writes.
+	records, _, err := ledger.ReadDir(filepath.Join(work, "killed.ledger"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	present := serverIDs(t, url, "candor_ledger_killed")
+	final := map[int64]ledger.Outcome{}
+	for _, r := range records {
+		if o, ok := final[r.ID]; !ok || r.Outcome == ledger.Acknowledged || (o == ledger.Failed && r.Outcome == ledger.Unknown) {
+			final[r.ID] = r.Outcome
+		}
+	}
+	var acked, lost, unknown, unrecorded int
+	for id, o := range final {
+		switch {
+		case o == ledger.Acknowledged:
+			acked++
+			if present[id] == 0 {
+				lost++
+			}
+		case o == ledger.Unknown:
+			unknown++
+		}
+	}
+	for id := range present {
+		if _, ok := final[id]; !ok {
+			unrecorded++
+		}
+	}
+	if a.Writes != len(final) || a.Acknowledged != acked || a.Lost != lost || a.Unknown != unknown || a.Unrecorded != unrecorded {
+		t.Errorf("verify: %d writes, %d acknowledged, %d lost, %d unknown, %d unrecorded; independently: %d, %d, %d, %d, %d",
+			a.Writes, a.Acknowledged, a.Lost, a.Unknown, a.Unrecorded, len(final), acked, lost, unknown, unrecorded)
+	}
+	if a.Lost != 0 || a.Writes < 100 {
+		t.Errorf("accounting %+v: want writes and none lost (the server did not fail)", a)
+	}
+}
