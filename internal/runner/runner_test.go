@@ -215,7 +215,10 @@ func TestOpenLoopSeesStalls(t *testing.T) {
 	if o.Service == nil || o.Lag == nil {
 		t.Fatal("open loop must keep service time and lag series")
 	}
-	if p.Rate == nil || p.Rate.Target != 1000 || p.Rate.Achieved < 900 || p.Rate.Achieved > 1100 {
+	// The third stall begins at the target's 4th second, about when the
+	// phase ends: the operations it holds at the end are unfinished or
+	// dropped, not achieved, so up to 0.4 s of arrivals (10%) are missing.
+	if p.Rate == nil || p.Rate.Target != 1000 || p.Rate.Achieved < 850 || p.Rate.Achieved > 1100 {
 		t.Fatalf("rate result %+v, want target 1000 and achieved near it", p.Rate)
 	}
 	if !p.OpenLoop {
