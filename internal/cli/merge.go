@@ -50,11 +50,13 @@ func runMerge(env *Env, files []string, out string, force, quiet bool) error {
 			return usagef("%s is given twice (as %s and %s): a result cannot be merged with itself", abs, prev, f)
 		}
 		seen[abs] = f
-		r, err := result.Read(f)
-		if err != nil {
-			return withCode(ExitUsage, fmt.Errorf("read %s: %w", f, err))
-		}
-		in = append(in, result.MergeInput{File: f, Result: r})
+	}
+	rs, err := result.ReadAll(files)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	for i, r := range rs {
+		in = append(in, result.MergeInput{File: files[i], Result: r})
 	}
 	merged, err := result.Merge(in)
 	if err != nil {
@@ -82,7 +84,7 @@ func runMerge(env *Env, files []string, out string, force, quiet bool) error {
 	if _, err := os.Stat(out); err == nil && !force {
 		return usagef("--out %s exists: name another file, or pass --force to replace it", out)
 	}
-	if err := result.Write(out, merged); err != nil {
+	if err := result.WriteCompact(out, merged); err != nil {
 		return &ExitError{Code: ExitResultNotWritten, Err: fmt.Errorf("the merged result could not be written to %s: %w", out, err)}
 	}
 	if !quiet {

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"sync"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -27,6 +28,7 @@ type histAcc struct {
 	raw     []byte
 	payload []byte
 	zr      io.ReadCloser
+	zw      *zlib.Writer
 	br      bytes.Reader
 }
 
@@ -174,4 +176,78 @@ func (a *histAcc) histogram() *hdr.Histogram {
 		h.Merge(a.other)
 	}
 	return h
+}
+
+// encode is EncodeHistogram of the sum, written from the counts (hdr's
+// Encode compresses at zlib's best level, the slowest, and a merge encodes
+// one histogram per interval and operation). Sums holding an input of
+// another geometry go through hdr.
+func (a *histAcc) encode() (string, error) {
+	if a.other != nil || !a.any {
+		h := a.histogram()
+		if h == nil {
+			return "", nil
+		}
+		return EncodeHistogram(h)
+	}
+	last := len(a.counts) - 1
+	for last >= 0 && a.counts[last] == 0 {
+		last--
+	}
+	var hdrBytes [40]byte
+	p := append(a.payload[:0], hdrBytes[:]...)
+	for i := 0; i <= last; {
+		c := a.counts[i]
+		i++
+		if c == 0 {
+			zeros := int64(1)
+			for i <= last && a.counts[i] == 0 {
+				zeros++
+				i++
+			}
+			if zeros > 1 {
+				c = -zeros
+			}
+		}
+		p = appendZigZag(p, c)
+	}
+	binary.BigEndian.PutUint32(p[0:], uint32(hdr.V2EncodingCookieBase|0x10))
+	binary.BigEndian.PutUint32(p[4:], uint32(len(p)-40))
+	binary.BigEndian.PutUint32(p[8:], 0)
+	binary.BigEndian.PutUint32(p[12:], uint32(a.geom[2]))
+	binary.BigEndian.PutUint64(p[16:], uint64(a.geom[0]))
+	binary.BigEndian.PutUint64(p[24:], uint64(a.geom[1]))
+	binary.BigEndian.PutUint64(p[32:], math.Float64bits(1))
+	a.payload = p
+	var z bytes.Buffer
+	z.Write(make([]byte, 8))
+	if a.zw == nil {
+		a.zw, _ = zlib.NewWriterLevel(&z, zlib.DefaultCompression)
+	} else {
+		a.zw.Reset(&z)
+	}
+	if _, err := a.zw.Write(p); err != nil {
+		return "", err
+	}
+	if err := a.zw.Close(); err != nil {
+		return "", err
+	}
+	out := z.Bytes()
+	binary.BigEndian.PutUint32(out[0:], uint32(hdr.V2CompressedEncodingCookieBase|0x10))
+	binary.BigEndian.PutUint32(out[4:], uint32(len(out)-8))
+	return base64.StdEncoding.EncodeToString(out), nil
+}
+
+// appendZigZag appends v in HdrHistogram's zig-zag LEB128 (at most 9
+// bytes, the ninth holding 8 bits).
+func appendZigZag(p []byte, v int64) []byte {
+	u := uint64(v<<1) ^ uint64(v>>63)
+	for i := 0; i < 8; i++ {
+		if u < 0x80 {
+			return append(p, byte(u))
+		}
+		p = append(p, byte(u)|0x80)
+		u >>= 7
+	}
+	return append(p, byte(u))
 }

@@ -7,9 +7,11 @@ import (
 	"maps"
 	"math"
 	"reflect"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -389,7 +391,7 @@ func (m *merger) ops(ps []*Phase) ([]OpResult, error) {
 			}
 			h := m.acc.histogram()
 			*s.sum(&r) = Summarize(h)
-			enc, err := EncodeHistogram(h)
+			enc, err := m.acc.encode()
 			if err != nil {
 				return nil, err
 			}
@@ -465,35 +467,63 @@ func (m *merger) intervals(ps []*Phase, reportInterval float64) ([]Interval, err
 		}
 	}
 	keys := slices.Sorted(maps.Keys(slots))
-	out := make([]Interval, 0, len(keys))
-	for _, k := range keys {
-		s := slots[k]
-		iv := *s.iv
-		ops := make([]IntervalOp, 0, len(s.names))
-		for _, name := range s.names {
-			d := *s.ops[name]
-			if encs := s.hist[name]; len(encs) > 0 {
-				m.acc.reset()
-				for _, e := range encs {
-					if err := m.acc.add(e); err != nil {
-						return nil, fmt.Errorf("interval %d, operation %s: %w", k, name, err)
-					}
-				}
-				h := m.acc.histogram()
-				p := h.ValueAtPercentilesSlice([]float64{50, 99})
-				d.P50, d.P99, d.Max, d.Mean = p[0], p[1], h.Max(), h.Mean()
-				enc, err := EncodeHistogram(h)
-				if err != nil {
-					return nil, err
-				}
-				d.Histogram = enc
+	out := make([]Interval, len(keys))
+	// The slots are independent: their histograms are added on every core,
+	// each worker with its own accumulator (a slot of 64 shards decodes
+	// 64 histograms per operation).
+	workers := min(runtime.GOMAXPROCS(0), len(keys))
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			acc := &m.acc
+			if w > 0 {
+				acc = &histAcc{}
 			}
-			ops = append(ops, d)
-		}
-		iv.Ops = ops
-		out = append(out, iv)
+			for j := w; j < len(keys); j += workers {
+				s := slots[keys[j]]
+				iv := *s.iv
+				iv.Ops = make([]IntervalOp, 0, len(s.names))
+				for _, name := range s.names {
+					d := *s.ops[name]
+					if encs := s.hist[name]; len(encs) > 0 {
+						if err := mergeInterval(acc, &d, encs); err != nil {
+							errs[w] = fmt.Errorf("interval %d, operation %s: %w", keys[j], name, err)
+							return
+						}
+					}
+					iv.Ops = append(iv.Ops, d)
+				}
+				out[j] = iv
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// mergeInterval sets d's percentiles and histogram from the sum of encs.
+func mergeInterval(acc *histAcc, d *IntervalOp, encs []string) error {
+	acc.reset()
+	for _, e := range encs {
+		if err := acc.add(e); err != nil {
+			return err
+		}
+	}
+	h := acc.histogram()
+	p := h.ValueAtPercentilesSlice([]float64{50, 99})
+	d.P50, d.P99, d.Max, d.Mean = p[0], p[1], h.Max(), h.Mean()
+	enc, err := acc.encode()
+	if err != nil {
+		return err
+	}
+	d.Histogram = enc
+	return nil
 }
 
 func addPtr(a, b *int64) *int64 {
