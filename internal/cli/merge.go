@@ -14,7 +14,7 @@ import (
 )
 
 func newMergeCmd(env *Env) *cobra.Command {
-	var out string
+	var out, dir string
 	var force, quiet bool
 	cmd := &cobra.Command{
 		Use:   "merge SHARD.json... -o RUN.json",
@@ -26,15 +26,26 @@ counts, errors and counters summed, interval records lined up on wall-clock boun
 client figures, fingerprint and clock offset are kept under "merged". Shards of different runs,
 options or candor versions are refused with the list of differences, as are a result given twice
 and a missing shard. report, compare and audit read the merged result like any other.`,
-		Example: `  candor merge results/shard-*.json -o results/run.json`,
+		Example: `  candor merge results/shard-*.json -o results/run.json
+  candor merge --shards-dir /results/run-1 -o /results/run-1/run.json`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
+			if len(args) == 0 && dir == "" {
 				return usagef("name the shard results to merge, e.g. candor merge results/shard-*.json -o run.json")
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error { return runMerge(env, args, out, force, quiet) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if dir != "" {
+				found, _ := filepath.Glob(filepath.Join(dir, "shard-*.json"))
+				if len(found) == 0 {
+					return usagef("--shards-dir %s holds no shard-*.json files", dir)
+				}
+				args = append(args, found...)
+			}
+			return runMerge(env, args, out, force, quiet)
+		},
 	}
+	cmd.Flags().StringVar(&dir, "shards-dir", "", "merge every shard-*.json in this directory (as the Kubernetes Job and scripts/multi-client.sh name them)")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "merged result file (default results/<run id>.json)")
 	cmd.Flags().BoolVar(&force, "force", false, "replace an existing --out file")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no summary")
