@@ -230,7 +230,7 @@ func runConfig(fs *pflag.FlagSet, phase string, f *runFlags, lim workload.Limits
 	if err := target.ValidIsolation(f.isolation); err != nil {
 		return cfg, withCode(ExitUsage, fmt.Errorf("--isolation: %w", err))
 	}
-	if err := f.shard.apply(&cfg); err != nil {
+	if err := f.shard.apply(&cfg, phase); err != nil {
 		return cfg, err
 	}
 	if err := cfg.Validate(); err != nil {

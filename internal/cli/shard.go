@@ -134,12 +134,17 @@ func share(total int64, i, n int) int64 {
 }
 
 // apply gives this shard its share of the workers, the open-loop rate and
-// the operations.
-func (s *shardFlags) apply(cfg *runner.Config) error {
+// the operations (a load shard at least one worker).
+func (s *shardFlags) apply(cfg *runner.Config, phase string) error {
 	if s.count <= 1 {
 		return nil
 	}
 	threads := share(int64(cfg.Threads), s.index, s.count)
+	if threads < 1 && phase == phaseLoad {
+		// A load's work is its slice of the keys: a shard given no share
+		// of fewer workers than shards loads its slice with one.
+		threads = 1
+	}
 	if threads < 1 {
 		return usagef("--shard %s: %d workers (--threads) leave shard %d none; give at least %d workers, one per shard", s.spec, cfg.Threads, s.index, s.count)
 	}
@@ -193,9 +198,13 @@ func (s *shardFlags) checkSlice(wl workload.Workload, props []string) error {
 	start, count := wl.LoadRange()
 	want := fmt.Sprintf("insertstart=%d insertcount=%d", start, count)
 	if want != strings.Join(props, " ") {
-		return usagef("--shard %s: %s cannot load a part of its key space (only YCSB's insertstart/insertcount split between shards); load it from one process with candor load %s, then run the shards with candor run --shard", s.spec, wl.Name(), wl.Name())
+		return s.unsplittable(wl)
 	}
 	return nil
+}
+
+func (s *shardFlags) unsplittable(wl workload.Workload) error {
+	return usagef("--shard %s: %s cannot load a part of its key space (only YCSB's insertstart/insertcount split between shards); load it from one process with candor load %s, then run the shards with candor run --shard", s.spec, wl.Name(), wl.Name())
 }
 
 // wait sleeps until --start-at; an interrupt ends the wait.
@@ -270,9 +279,10 @@ func shardLoadWorkload(env *Env, fs *pflag.FlagSet, name string, f *runFlags, wl
 	saved := f.props
 	f.props = append(append([]string(nil), f.props...), props...)
 	defer func() { f.props = saved }()
-	wl, err = workloadOf(env, fs, name, f)
+	sliced, err := workloadOf(env, fs, name, f)
 	if err != nil {
-		return nil, err
+		// A workload without insertstart/insertcount refuses them.
+		return nil, f.shard.unsplittable(wl)
 	}
-	return wl, f.shard.checkSlice(wl, props)
+	return sliced, f.shard.checkSlice(sliced, props)
 }
