@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/candor-bench/candor/internal/plan"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/runner"
 	"github.com/candor-bench/candor/internal/target"
@@ -285,4 +286,29 @@ func shardLoadWorkload(env *Env, fs *pflag.FlagSet, name string, f *runFlags, wl
 		return nil, f.shard.unsplittable(wl)
 	}
 	return sliced, f.shard.checkSlice(sliced, props)
+}
+
+// shardCells points a sharded plan's cells at this shard's result files.
+func shardCells(cells []plan.Cell, s *shardFlags) {
+	for i := range cells {
+		cells[i].Result = shardResultPath(cells[i].Result, s)
+	}
+}
+
+// cellArgs are the options a sharded plan adds to a cell's run: its shard,
+// a run id of its own (the plan's with the cell's id), its result file,
+// --load auto (a shard never drops what another shard loaded), and for the
+// first cell run, the start time.
+func (s *shardFlags) cellArgs(c plan.Cell, first bool) []string {
+	if s.count == 0 {
+		if first && !s.start.IsZero() {
+			return []string{"--start-at", s.start.UTC().Format(time.RFC3339Nano)}
+		}
+		return nil
+	}
+	args := []string{"--load", "auto", "--shard", s.spec, "--run-id", s.runID + "-" + c.ID, "-o", c.Result}
+	if first && !s.start.IsZero() {
+		args = append(args, "--start-at", s.start.UTC().Format(time.RFC3339Nano))
+	}
+	return args
 }

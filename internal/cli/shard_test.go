@@ -182,3 +182,46 @@ func TestMergeCommand(t *testing.T) {
 		t.Errorf("merge over an existing file: exit %d: %s", code, stderr)
 	}
 }
+
+// plan run --shard runs every cell as a shard, each with a run id of its
+// own and its own result file, which candor merge takes.
+func TestPlanRunSharded(t *testing.T) {
+	dir := t.TempDir()
+	planFile := filepath.Join(dir, "p.yaml")
+	os.WriteFile(planFile, []byte(`name: p
+output: out
+targets:
+  null: null://
+workloads:
+  - name: ycsb/c
+    options: {recordcount: 100}
+matrix:
+  threads: [2, 4]
+repetitions: 1
+duration: 1s
+`), 0o644)
+	for i := range 2 {
+		code, _, stderr := runCLI(t, dir, nil, "plan", "run", planFile, "-q", "--shard", string(rune('0'+i))+"/2", "--run-id", "prun")
+		if code != 0 {
+			t.Fatalf("plan shard %d: exit %d: %s", i, code, stderr)
+		}
+	}
+	shards, _ := filepath.Glob(filepath.Join(dir, "out", "*.shard-*-of-2.json"))
+	if len(shards) != 4 {
+		t.Fatalf("shard results %v, want 2 cells × 2 shards", shards)
+	}
+	cellA := shards[:2] // sorted: the cell's id comes first in the name
+	code, _, stderr := runCLI(t, dir, nil, append([]string{"merge", "-q", "-o", filepath.Join(dir, "cell.json")}, cellA...)...)
+	if code != 0 {
+		t.Fatalf("merge of a cell's shards: exit %d: %s", code, stderr)
+	}
+	r, _ := result.Read(filepath.Join(dir, "cell.json"))
+	if r.Merged == nil || !strings.HasPrefix(r.Merged.RunID, "prun-") {
+		t.Errorf("merged run id %+v, want prun-<cell>", r.Merged)
+	}
+	// A second pass finds every shard's cells done.
+	code, _, stderr = runCLI(t, dir, nil, "plan", "run", planFile, "-q", "--shard", "0/2", "--run-id", "prun")
+	if code != 0 || !strings.Contains(stderr, "2 done, 0 to run") {
+		t.Errorf("resumed plan shard: exit %d: %s", code, stderr)
+	}
+}
