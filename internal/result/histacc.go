@@ -113,6 +113,24 @@ func (a *histAcc) add(enc string) error {
 func addCounts(counts []int64, p []byte) error {
 	idx := 0
 	for len(p) > 0 {
+		if b := p[0]; b < 0x80 {
+			// One byte: most counts and zero runs of a latency histogram.
+			v := int64(b>>1) ^ -int64(b&1)
+			p = p[1:]
+			if v < 0 {
+				if -v > int64(len(counts)-idx) {
+					return fmt.Errorf("histogram: zero run past the counts")
+				}
+				idx += int(-v)
+				continue
+			}
+			if idx >= len(counts) {
+				return fmt.Errorf("histogram: count past the counts")
+			}
+			counts[idx] += v
+			idx++
+			continue
+		}
 		u, n := binary.Uvarint(p)
 		if n <= 0 || n > 9 {
 			if len(p) < 9 {
