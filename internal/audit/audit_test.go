@@ -122,6 +122,14 @@ func TestEachRuleFires(t *testing.T) {
 			b.Phases[0].Dropped = 12
 		}},
 		{"clock-skew", Note, "not recorded", func(b *result.Result) { b.Command = append(b.Command, "--shard", "1/2") }},
+		{"clock-skew", Warning, "150 ms over 2 shards", func(b *result.Result) {
+			b.Merged = &result.Merged{RunID: "r", Count: 2, Shards: []result.ShardSource{
+				{Index: 0, Clock: &result.ClockOffset{Source: "server", OffsetNs: 50e6}},
+				{Index: 1, Clock: &result.ClockOffset{Source: "server", OffsetNs: -100e6}}}}
+		}},
+		{"clock-skew", Note, "not recorded", func(b *result.Result) {
+			b.Shard = &result.ShardInfo{RunID: "r", Index: 1, Count: 2, Clock: &result.ClockOffset{Source: "unavailable"}}
+		}},
 		{"single-run", Warning, "1 complete run", func(b *result.Result) { b.Phases = b.Phases[:1] }},
 		{"incomplete", Warning, "1 phase not complete", func(b *result.Result) { b.Phases[1].Status = result.StatusFailed }},
 		{"candor-version", Warning, "0.2.0", func(b *result.Result) { b.Provenance.CandorVersion = "0.2.0" }},

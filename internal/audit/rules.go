@@ -651,23 +651,74 @@ func fmtNs(ns int64) string {
 	return fmt.Sprintf("%.3g µs", float64(ns)/1e3)
 }
 
-// clockSkew: a result merged from several client shards (--shard) would
-// need each shard's clock offset; results record none, so the rule says
-// "not recorded" for sharded runs and is silent otherwise.
+// clockSkew: the shards of a run (--shard) start together and are merged
+// on wall-clock interval boundaries, so their clocks must agree. Each shard
+// records its offset from the target server's clock (result.ShardInfo),
+// and a merged result keeps them all: the rule gives their spread, a
+// warning past a tenth of the report interval (intervals would be merged
+// across their boundaries), and says "not recorded" for shards whose
+// server could not tell its time and for results from before offsets were
+// recorded.
 func clockSkew(sides []Side) []Finding {
-	var sharded []string
+	var unrecorded, skewed, spreads []string
 	eachResult(sides, func(l string, r *result.Result) {
-		for _, a := range r.Command {
-			if a == "--shard" || strings.HasPrefix(a, "--shard=") {
-				sharded = append(sharded, l)
+		switch {
+		case r.Merged != nil:
+			var lo, hi int64
+			var n int
+			var missing []string
+			for _, s := range r.Merged.Shards {
+				if s.Clock == nil || s.Clock.Source == "unavailable" {
+					missing = append(missing, fmt.Sprint(s.Index))
+					continue
+				}
+				if n == 0 || s.Clock.OffsetNs < lo {
+					lo = s.Clock.OffsetNs
+				}
+				if n == 0 || s.Clock.OffsetNs > hi {
+					hi = s.Clock.OffsetNs
+				}
+				n++
+			}
+			if len(missing) > 0 {
+				unrecorded = append(unrecorded, fmt.Sprintf("%s (shard %s)", l, strings.Join(missing, ", ")))
+			}
+			if n < 2 {
 				return
+			}
+			text := fmt.Sprintf("%s: %s over %d shards", l, fmtNs(hi-lo), n)
+			if hi-lo == 0 {
+				text = fmt.Sprintf("%s: none over %d shards", l, n)
+			}
+			if float64(hi-lo) > 0.1*r.Run.ReportInterval*1e9 {
+				skewed = append(skewed, text)
+			} else {
+				spreads = append(spreads, text)
+			}
+		case r.Shard != nil:
+			if r.Shard.Clock == nil || r.Shard.Clock.Source == "unavailable" {
+				unrecorded = append(unrecorded, l)
+			}
+		default:
+			for _, a := range r.Command {
+				if a == "--shard" || strings.HasPrefix(a, "--shard=") {
+					unrecorded = append(unrecorded, l)
+					return
+				}
 			}
 		}
 	})
-	if len(sharded) == 0 {
-		return nil
+	var out []Finding
+	if len(skewed) > 0 {
+		out = append(out, ruleOf("clock-skew", Warning, "clock offsets of the shards spread more than a tenth of the report interval: %s", strings.Join(skewed, "; ")))
 	}
-	return []Finding{ruleOf("clock-skew", Note, "clock offsets between shards %s: %s", notRecorded, strings.Join(sharded, ", "))}
+	if len(spreads) > 0 {
+		out = append(out, ruleOf("clock-skew", Note, "spread of the shards' clock offsets from the server's: %s", strings.Join(spreads, "; ")))
+	}
+	if len(unrecorded) > 0 {
+		out = append(out, ruleOf("clock-skew", Note, "clock offsets between shards %s: %s", notRecorded, strings.Join(unrecorded, ", ")))
+	}
+	return out
 }
 
 func singleRun(sides []Side) []Finding {

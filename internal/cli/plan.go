@@ -19,15 +19,17 @@ func newPlanCmd(env *Env) *cobra.Command {
 		Short: "Run an experiment plan: a matrix of runs from one YAML file, resumable",
 	}
 	var quiet bool
+	var sh shardFlags
 	run := &cobra.Command{
 		Use:   "run PLAN.yaml",
 		Short: "Run every cell of a plan, skipping cells whose complete result exists (safe to Ctrl-C and run again)",
 		Example: `  candor plan run experiments/sysbench-threads.yaml
   PGPASSWORD=... candor plan run my-plan.yaml`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error { return runPlan(env, args[0], quiet) },
+		RunE: func(c *cobra.Command, args []string) error { return runPlan(env, args[0], quiet, &sh) },
 	}
 	run.Flags().BoolVarP(&quiet, "quiet", "q", false, "pass -q to every cell: only the plan's own progress lines")
+	addShardFlags(run.Flags(), &sh)
 	cells := &cobra.Command{
 		Use:   "cells PLAN.yaml",
 		Short: "List a plan's cells with their state (done, to do) and command lines, without running anything",
@@ -91,12 +93,16 @@ func cellState(c plan.Cell) string {
 // process; its result file is written as usual, so a killed or interrupted
 // plan resumes at the first cell without a complete result. The first cell
 // of each group needing the same data reloads it (--load always).
-func runPlan(env *Env, file string, quiet bool) error {
+func runPlan(env *Env, file string, quiet bool, sh *shardFlags) error {
+	if err := sh.parse(env.Args); err != nil {
+		return err
+	}
 	p, err := readPlan(env, file)
 	if err != nil {
 		return err
 	}
 	cells := p.Cells()
+	shardCells(cells, sh)
 	nominal := time.Duration(p.Repetitions) * (p.Duration + p.Warmup)
 	var done, todo int
 	for _, c := range cells {
@@ -147,6 +153,7 @@ func runPlan(env *Env, file string, quiet bool) error {
 		if teardown != nil {
 			args = append(args, "--plan-target-setup")
 		}
+		args = append(args, sh.cellArgs(c, ran == 0)...)
 		if quiet {
 			args = append(args, "-q")
 		}

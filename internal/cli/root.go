@@ -126,6 +126,7 @@ options.`,
 		workloadHelp(c) // each workload's options under its name
 	}
 	root.AddCommand(newAuditCmd(env), newRerunCmd(env))
+	root.AddCommand(newMergeCmd(env))
 	root.AddCommand(run, load, cleanup, newListCmd(env), newVersionCmd(env), newPlanCmd(env))
 	root.AddCommand(newReportCmd(env), newCompareCmd(env), newSysbenchCmd(env), prewarm)
 	root.AddCommand(newLedgerCmd(env))

@@ -71,6 +71,7 @@ type runFlags struct {
 	recoveryTimeout flexDuration
 	viaProxy        bool
 	planSetup       bool
+	shard           shardFlags // --shard, --start-at, --run-id (shard.go)
 }
 
 // flexDuration accepts Go durations ("90s", "1m30s") and bare seconds as
@@ -177,6 +178,7 @@ func newRunCmd(env *Env, phase string) *cobra.Command {
 			fl.MarkHidden(n)
 		}
 	}
+	addShardFlags(fl, &f.shard)
 	addWorkloadFlags(fl)
 	return cmd
 }
@@ -238,6 +240,9 @@ func runConfig(fs *pflag.FlagSet, phase string, f *runFlags, lim workload.Limits
 	if err := target.ValidIsolation(f.isolation); err != nil {
 		return cfg, withCode(ExitUsage, fmt.Errorf("--isolation: %w", err))
 	}
+	if err := f.shard.apply(&cfg, phase); err != nil {
+		return cfg, err
+	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, withCode(ExitUsage, err)
 	}
@@ -249,7 +254,13 @@ func runConfig(fs *pflag.FlagSet, phase string, f *runFlags, lim workload.Limits
 
 // execute is the whole of `candor run` and `candor load`, step by step.
 func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error {
+	if err := f.shard.parse(env.Args); err != nil {
+		return err
+	}
 	wl, err := workloadOf(env, fs, name, f)
+	if err == nil && phase == phaseLoad {
+		wl, err = shardLoadWorkload(env, fs, name, f, wl)
+	}
 	if err != nil {
 		return err
 	}
@@ -275,12 +286,18 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 		return err
 	}
 	defer tgt.Close()
+	if phase == phaseLoad {
+		if err := f.shard.wait(ctx, env, f.quiet); err != nil {
+			return err
+		}
+	}
 	tbl, err := prepareTables(ctx, tgt, wl, phase, f, env.Stderr)
 	if err != nil {
 		return err
 	}
 	defer tbl.Close()
 	res := newRunResult(env, phase, wl, cfg, fp, tgt, f, tbl.Reused)
+	f.shard.record(ctx, res, tgt)
 	out, err := openResultFile(f.out, wl, phase, res)
 	if err != nil {
 		return err
@@ -529,6 +546,9 @@ func loadTables(ctx context.Context, r *runner.Runner, tgt target.Target, wl wor
 func runRepetitions(ctx context.Context, env *Env, r *runner.Runner, tgt target.Target, wl workload.Workload, tbl *tables.Session, res *result.Result, f *runFlags, fr *faultRun, outPath string) error {
 	if err := tbl.Hold(ctx); err != nil {
 		return tablesError(ctx, err)
+	}
+	if err := f.shard.wait(ctx, env, f.quiet); err != nil {
+		return err
 	}
 	var ledgerDir string
 	r.PhaseHook = fr.hook(env, f.quiet, func() string { return ledgerDir })

@@ -40,6 +40,10 @@ type Result struct {
 	Phases []Phase  `json:"phases"`
 	// Repetitions summarises the run phases when --repeat ran several.
 	Repetitions *Repetitions `json:"repetitions,omitempty"`
+	// Shard is set on the result of one shard of a sharded run (--shard);
+	// Merged on the result candor merge made of them (shard.go).
+	Shard  *ShardInfo `json:"shard,omitempty"`
+	Merged *Merged    `json:"merged,omitempty"`
 }
 
 // PlanRef ties a result to its plan cell.

@@ -512,3 +512,9 @@ func (t *Target) Close() error {
 // plain statement has only the 6 digits the server sends as text (3.14159);
 // read by a prepared one, all its digits (3.1415927). UPDATE counts are the
 // rows matched (clientFoundRows).
+
+// ServerTimeQuery is the server's clock (target.ServerClock): NOW(6) as
+// Unix seconds to the microsecond.
+func (t *Target) ServerTimeQuery() string {
+	return "SELECT CAST(UNIX_TIMESTAMP(NOW(6)) AS CHAR)"
+}

@@ -518,3 +518,9 @@ func isConnectionError(err error) bool {
 	}
 	return strings.Contains(err.Error(), "conn closed")
 }
+
+// ServerTimeQuery is the server's clock (target.ServerClock): now(), the
+// start of the statement's own transaction, as Unix seconds.
+func (t *Target) ServerTimeQuery() string {
+	return "SELECT CAST(EXTRACT(EPOCH FROM now()) AS text)"
+}

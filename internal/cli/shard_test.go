@@ -1,0 +1,227 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/runner"
+)
+
+func TestShardBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"index out of range", []string{"run", "ycsb/c", "--target", "null://", "--operations", "10", "--shard", "4/4"}, "shard index 4 is out of range; shards of 4 count from 0 to 3"},
+		{"negative index", []string{"run", "ycsb/c", "--target", "null://", "--operations", "10", "--shard", "-1/4"}, "out of range"},
+		{"not i/N", []string{"run", "ycsb/c", "--target", "null://", "--operations", "10", "--shard", "2"}, `--shard "2" is not i/N`},
+		{"N zero", []string{"run", "ycsb/c", "--target", "null://", "--operations", "10", "--shard", "0/0"}, "N must be at least 1"},
+		{"start in the past", []string{"run", "ycsb/c", "--target", "null://", "--operations", "10", "--shard", "0/2", "--start-at", "2020-01-01T00:00:00Z"}, "--start-at 2020-01-01T00:00:00Z is in the past"},
+		{"start malformed", []string{"run", "ycsb/c", "--target", "null://", "--operations", "10", "--start-at", "noon"}, "neither an RFC 3339 time"},
+		{"too few workers", []string{"run", "ycsb/c", "--target", "null://", "--operations", "10", "--threads", "2", "--shard", "2/3"}, "2 workers (--threads) leave shard 2 none"},
+		{"run id alone", []string{"run", "ycsb/c", "--target", "null://", "--operations", "10", "--run-id", "x"}, "give --shard i/N with it"},
+		{"unsplittable load", []string{"load", "kv-basic", "--target", "null://", "--shard", "1/2"}, "cannot load a part of its key space"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, dir, nil, c.args...)
+			if code != ExitUsage || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, ExitUsage, c.want)
+			}
+		})
+	}
+}
+
+func TestShareSplitsExactly(t *testing.T) {
+	for _, c := range []struct {
+		total int64
+		n     int
+	}{{10, 3}, {7, 7}, {1_000_000, 64}, {5, 2}} {
+		var sum int64
+		for i := range c.n {
+			sum += share(c.total, i, c.n)
+		}
+		if sum != c.total {
+			t.Errorf("shares of %d over %d sum to %d", c.total, c.n, sum)
+		}
+	}
+	// Shard 1 of 2 of 5 threads: 2 workers, numbered 3 and 4 in one process.
+	s := shardFlags{spec: "1/2", index: 1, count: 2}
+	cfg := runner.Config{Threads: 5, Operations: 1001, Rate: 100, Seed: 10}
+	if err := s.apply(&cfg, phaseRun); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Threads != 2 || cfg.Operations != 500 || cfg.Rate != 50 || cfg.Seed != 13 {
+		t.Errorf("shard 1/2: %+v", cfg)
+	}
+}
+
+func TestDerivedRunIDIgnoresPerShardOptions(t *testing.T) {
+	at := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
+	a := derivedRunID(at, []string{"candor", "run", "ycsb/a", "--shard", "0/2", "-o", "a.json", "--threads=8"})
+	b := derivedRunID(at, []string{"candor", "run", "ycsb/a", "--shard=1/2", "--out", "b.json", "--threads=8"})
+	c := derivedRunID(at, []string{"candor", "run", "ycsb/a", "--shard=1/2", "--out", "b.json", "--threads=9"})
+	if a != b || a == c || !strings.HasPrefix(a, "20300101T120000Z-") {
+		t.Errorf("run ids %s %s %s: want the first two equal, the third different", a, b, c)
+	}
+}
+
+// Shard loads of YCSB take their slice of insertstart/insertcount; the
+// tables' key marks merge the slices, and a run finds them all loaded.
+func TestShardLoadsSlices(t *testing.T) {
+	dir := t.TempDir()
+	db := "sqlite://" + filepath.Join(dir, "b.db")
+	for i, want := range []string{`"insertstart": 0`, `"insertstart": 34`, `"insertstart": 67`} {
+		out := filepath.Join(dir, "load"+string(rune('0'+i))+".json")
+		code, _, stderr := runCLI(t, dir, nil, "load", "ycsb/c", "--target", db, "-p", "recordcount=100", "--shard", string(rune('0'+i))+"/3", "-q", "-o", out)
+		if code != 0 {
+			t.Fatalf("load shard %d: exit %d: %s", i, code, stderr)
+		}
+		b, _ := os.ReadFile(out)
+		if !strings.Contains(string(b), want) {
+			t.Errorf("shard %d's result lacks %s", i, want)
+		}
+		var r result.Result
+		json.Unmarshal(b, &r)
+		if r.Shard == nil || r.Shard.Index != i || r.Shard.Count != 3 || r.Shard.Clock == nil || r.Shard.Clock.Source != "local" {
+			t.Errorf("shard %d: shard section %+v", i, r.Shard)
+		}
+		if rows := r.Phases[0].Rows; rows != []int64{34, 33, 33}[i] {
+			t.Errorf("shard %d loaded %d rows", i, rows)
+		}
+	}
+	// The run finds every record loaded: no load phase.
+	out := filepath.Join(dir, "run.json")
+	code, _, stderr := runCLI(t, dir, nil, "run", "ycsb/c", "--target", db, "-p", "recordcount=100", "--load", "never", "--operations", "100", "-q", "-o", out)
+	if code != 0 {
+		t.Fatalf("run after the shard loads: exit %d: %s", code, stderr)
+	}
+}
+
+// Shards merged by candor merge: the same counts as one process, the
+// merged result reported like any other, and a result merged with itself
+// or with a shard of another N refused.
+func TestMergeCommand(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
+	// The shards run together, as separate processes would: one waits
+	// for --start-at while the other starts.
+	files := []string{filepath.Join(dir, "shard-0.json"), filepath.Join(dir, "shard-1.json")}
+	var wg sync.WaitGroup
+	codes, errs := make([]int, 2), make([]string, 2)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var out, errb bytes.Buffer
+			args := []string{"run", "ycsb/a", "--target", "null://", "--threads", "4", "--operations", "4000", "--seed", "5",
+				"--shard", string(rune('0'+i)) + "/2", "--start-at", start, "-q", "-o", files[i]}
+			codes[i] = Main(&Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }, Args: append([]string{"candor"}, args...)}, args)
+			errs[i] = errb.String()
+		}()
+	}
+	wg.Wait()
+	for i := range 2 {
+		if codes[i] != 0 {
+			t.Fatalf("shard %d: exit %d: %s", i, codes[i], errs[i])
+		}
+	}
+	one := filepath.Join(dir, "one.json")
+	if code, _, stderr := runCLI(t, dir, nil, "run", "ycsb/a", "--target", "null://", "--threads", "4", "--operations", "4000", "--seed", "5", "-q", "-o", one); code != 0 {
+		t.Fatalf("one process: %s", stderr)
+	}
+	merged := filepath.Join(dir, "merged.json")
+	if code, _, stderr := runCLI(t, dir, nil, append([]string{"merge", "-q", "-o", merged}, files...)...); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	m, err := result.Read(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, _ := result.Read(one)
+	mp, op := m.Phases[len(m.Phases)-1], o.Phases[len(o.Phases)-1]
+	for i := range op.Ops {
+		if mp.Ops[i].Name != op.Ops[i].Name || mp.Ops[i].Count != op.Ops[i].Count {
+			t.Errorf("merged %s %d, one process %s %d", mp.Ops[i].Name, mp.Ops[i].Count, op.Ops[i].Name, op.Ops[i].Count)
+		}
+	}
+	if m.Merged == nil || len(m.Merged.Shards) != 2 || m.Run.Threads != 4 {
+		t.Errorf("merged result: %+v, threads %d", m.Merged, m.Run.Threads)
+	}
+	if code, stdout, stderr := runCLI(t, dir, nil, "report", merged); code != 0 || !strings.Contains(stdout+stderr, "ycsb/a") {
+		t.Errorf("report of the merged result: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, _, stderr := runCLI(t, dir, nil, "merge", "-o", filepath.Join(dir, "x.json"), files[0], files[0]); code != ExitUsage || !strings.Contains(stderr, "cannot be merged with itself") {
+		t.Errorf("merge with itself: exit %d: %s", code, stderr)
+	}
+	// A copy of shard 0 under another name is still the same result.
+	cp := filepath.Join(dir, "copy.json")
+	b, _ := os.ReadFile(files[0])
+	os.WriteFile(cp, b, 0o644)
+	if code, _, stderr := runCLI(t, dir, nil, "merge", "-o", filepath.Join(dir, "x.json"), files[0], cp); code != ExitUsage || !strings.Contains(stderr, "cannot be merged with itself") {
+		t.Errorf("merge with a copy of itself: exit %d: %s", code, stderr)
+	}
+	// N differing between shards.
+	var r result.Result
+	json.Unmarshal(b, &r)
+	r.Shard.Count, r.Shard.Index, r.ID = 3, 1, "other"
+	odd := filepath.Join(dir, "odd.json")
+	result.Write(odd, &r)
+	if code, _, stderr := runCLI(t, dir, nil, "merge", "-o", filepath.Join(dir, "x.json"), files[0], odd); code != ExitUsage || !strings.Contains(stderr, "the shard count N differs") {
+		t.Errorf("merge of different N: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, dir, nil, append([]string{"merge", "-o", merged}, files...)...); code != ExitUsage || !strings.Contains(stderr, "exists") {
+		t.Errorf("merge over an existing file: exit %d: %s", code, stderr)
+	}
+}
+
+// plan run --shard runs every cell as a shard, each with a run id of its
+// own and its own result file, which candor merge takes.
+func TestPlanRunSharded(t *testing.T) {
+	dir := t.TempDir()
+	planFile := filepath.Join(dir, "p.yaml")
+	os.WriteFile(planFile, []byte(`name: p
+output: out
+targets:
+  null: null://
+workloads:
+  - name: ycsb/c
+    options: {recordcount: 100}
+matrix:
+  threads: [2, 4]
+repetitions: 1
+duration: 1s
+`), 0o644)
+	for i := range 2 {
+		code, _, stderr := runCLI(t, dir, nil, "plan", "run", planFile, "-q", "--shard", string(rune('0'+i))+"/2", "--run-id", "prun")
+		if code != 0 {
+			t.Fatalf("plan shard %d: exit %d: %s", i, code, stderr)
+		}
+	}
+	shards, _ := filepath.Glob(filepath.Join(dir, "out", "*.shard-*-of-2.json"))
+	if len(shards) != 4 {
+		t.Fatalf("shard results %v, want 2 cells × 2 shards", shards)
+	}
+	cellA := shards[:2] // sorted: the cell's id comes first in the name
+	code, _, stderr := runCLI(t, dir, nil, append([]string{"merge", "-q", "-o", filepath.Join(dir, "cell.json")}, cellA...)...)
+	if code != 0 {
+		t.Fatalf("merge of a cell's shards: exit %d: %s", code, stderr)
+	}
+	r, _ := result.Read(filepath.Join(dir, "cell.json"))
+	if r.Merged == nil || !strings.HasPrefix(r.Merged.RunID, "prun-") {
+		t.Errorf("merged run id %+v, want prun-<cell>", r.Merged)
+	}
+	// A second pass finds every shard's cells done.
+	code, _, stderr = runCLI(t, dir, nil, "plan", "run", planFile, "-q", "--shard", "0/2", "--run-id", "prun")
+	if code != 0 || !strings.Contains(stderr, "2 done, 0 to run") {
+		t.Errorf("resumed plan shard: exit %d: %s", code, stderr)
+	}
+}
