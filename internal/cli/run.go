@@ -63,6 +63,7 @@ type runFlags struct {
 	batch          int
 	quiet          bool
 	maxErrorRate   fractionFlag
+	observe        observeFlags // observe.go
 }
 
 // flexDuration accepts Go durations ("90s", "1m30s") and bare seconds as
@@ -167,6 +168,7 @@ func newRunCmd(env *Env, phase string) *cobra.Command {
 			fl.MarkHidden(n)
 		}
 	}
+	addObserveFlags(fl, &f.observe)
 	addWorkloadFlags(fl)
 	return cmd
 }
@@ -250,6 +252,11 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 	if err := checkOut(f.out); err != nil {
 		return err
 	}
+	obs, err := listenMetrics(&f.observe)
+	if err != nil {
+		return err
+	}
+	defer obs.close(env)
 	ctx, stop := interruptContext(env)
 	defer stop()
 	tgt, fp, err := openTarget(ctx, phase, f, wl, cfg)
@@ -269,11 +276,13 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 	}
 	defer out.side.Close()
 	r, sb := newRunner(env, fs, phase, f, tgt, wl, cfg, fp, out)
+	obs.start(ctx, &f.observe, r, tgt, wl, res)
 
 	runErr := loadTables(ctx, r, tgt, wl, tbl, res, name)
 	if runErr == nil && phase == phaseRun {
 		runErr = runRepetitions(ctx, env, r, tgt, wl, tbl, res, f)
 	}
+	obs.finish(res)
 	setStatus(ctx, res, runErr)
 	if runErr != nil {
 		sb.fatal = sysbenchFatal(tgt, runErr)

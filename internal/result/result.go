@@ -215,6 +215,10 @@ type Phase struct {
 	Workers   []WorkerStats `json:"workers,omitempty"`
 	Client    ClientUsage   `json:"client"`
 	Intervals []Interval    `json:"intervals"`
+	// Server holds the target server's own counters sampled every
+	// interval (absent with --server-counters=false, for targets without
+	// any, and in older results).
+	Server *ServerCounters `json:"server_counters,omitempty"`
 }
 
 // WorkerStats is one worker's share of a phase.
