@@ -102,6 +102,9 @@ func (m *Metrics) Addr() string { return m.ln.Addr().String() }
 // SetLabels sets the labels of every metric (the run id is known only
 // after the endpoint listens).
 func (m *Metrics) SetLabels(l Labels) {
+	if l.Shard == "" {
+		l.Shard = "0/1"
+	}
 	m.mu.Lock()
 	m.labels = l
 	m.mu.Unlock()

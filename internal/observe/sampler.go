@@ -128,6 +128,11 @@ func (s *Sampler) read(at time.Time) {
 		for _, n := range nulls {
 			s.unavailable[q.Prefix+n] = "not visible to this role (PostgreSQL: grant it pg_read_all_stats or pg_monitor)"
 		}
+		for _, n := range q.Expect {
+			if _, ok := got[n]; !ok {
+				s.unavailable[q.Prefix+n] = "not reported by this server"
+			}
+		}
 		for n, v := range got {
 			name := q.Prefix + n
 			values[name] = v

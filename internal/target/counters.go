@@ -39,6 +39,9 @@ type CounterQuery struct {
 	// size for an embedded target).
 	// conn is the sampler's session.
 	Read func(ctx context.Context, conn Conn) (map[string]float64, error)
+	// Expect lists the names SQL should give; one it does not is
+	// recorded as unavailable ("not reported by this server").
+	Expect []string
 	// Prefix is put before every name the query gives ("table_bytes:").
 	Prefix string
 }
