@@ -80,7 +80,7 @@ func TestSamplerAttachAndUnavailable(t *testing.T) {
 		t.Errorf("last sample %v", sc.Samples[2].Values)
 	}
 	for k, want := range map[string]string{
-		"wal: pg_stat_wal":  "permission denied for view pg_stat_wal (SQLSTATE 42501)",
+		"wal: pg_stat_wal": "permission denied for view pg_stat_wal (SQLSTATE 42501)",
 		"replay_lag_ms:s1": "not visible to this role (PostgreSQL: grant it pg_read_all_stats or pg_monitor)",
 		"absent":           "not reported by this server",
 	} {
