@@ -63,16 +63,32 @@ func drawServerCounters(r *result.Result) ([]byte, error) {
 		}
 		return ph.Started.Sub(r.Started).Seconds()
 	}
-	// Throughput: every operation's rate summed per interval (rows for a
-	// load are drawn by the time-series chart; here, operations).
+	// Throughput: every operation's rate summed per interval, rows per
+	// second for a load (its operations are batches), without the short
+	// tail of a phase that just ended.
 	var thr plotter.XYs
 	for pi := range r.Phases {
 		ph := &r.Phases[pi]
 		off := offsetOf(ph)
+		scale := 1.0
+		if ph.Name == "load" {
+			var batches int64
+			for _, iv := range ph.Intervals {
+				for _, o := range iv.Ops {
+					batches += o.Count
+				}
+			}
+			if batches > 0 && ph.Rows > 0 {
+				scale = float64(ph.Rows) / float64(batches)
+			}
+		}
 		for _, iv := range ph.Intervals {
+			if iv.LengthSec < r.Run.ReportInterval/2 {
+				continue
+			}
 			sum := 0.0
 			for _, o := range iv.Ops {
-				sum += o.Rate
+				sum += o.Rate * scale
 			}
 			thr = append(thr, plotter.XY{X: off + iv.ElapsedSec, Y: sum})
 		}
@@ -150,7 +166,7 @@ func drawServerCounters(r *result.Result) ([]byte, error) {
 			}
 			return addLine(p, clean(norm, false), i, dash, fmt.Sprintf("%s (peak %s)", label, pk), false)
 		}
-		if err := add(thr, "throughput, ops/s", false, 0, 1); err != nil {
+		if err := add(thr, "throughput per s", false, 0, 1); err != nil {
 			return nil, err
 		}
 		for i, s := range groups[g] {

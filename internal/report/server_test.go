@@ -48,12 +48,12 @@ func TestServerCountersChart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{">checkpoints<", ">size<", ">throughput, ops/s (peak 1k)<", ">checkpoints_req/s (peak 3)<", ">table_bytes:usertable (peak 90112 B)<"} {
+	for _, want := range []string{">checkpoints<", ">size<", ">throughput per s (peak 1k)<", ">checkpoints_req/s (peak 3)<", ">table_bytes:usertable (peak 90112 B)<"} {
 		if !bytes.Contains(svg, []byte(want)) {
 			t.Errorf("chart lacks %s", want)
 		}
 	}
-	if n := bytes.Count(svg, []byte(">throughput, ops/s")); n != 2 {
+	if n := bytes.Count(svg, []byte(">throughput per s")); n != 2 {
 		t.Errorf("throughput drawn in %d panels, want one per group (2)", n)
 	}
 	// In the report, beside the run's time series, with what was not
