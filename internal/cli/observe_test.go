@@ -104,6 +104,44 @@ func TestMetricsScrapedDuringRun(t *testing.T) {
 	}
 }
 
+// A load's progress reaches the endpoint: rows done and the rows in all.
+func TestMetricsLoadProgress(t *testing.T) {
+	dir := t.TempDir()
+	addr := freeAddr(t)
+	done := make(chan int, 1)
+	go func() {
+		code, _, _ := runCLI(t, dir, nil, "load", "ycsb/a", "--target", "sqlite://"+filepath.Join(dir, "l.db"), "-p", "recordcount=30000",
+			"--batch-size", "100", "--report-interval", "100ms", "--metrics-addr", addr, "-q", "-o", "l.json")
+		done <- code
+	}()
+	var seen float64
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline) && seen == 0; time.Sleep(50 * time.Millisecond) {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			continue
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		total, _ := metricValue(string(b), "candor_load_rows_total")
+		v, _ := metricValue(string(b), "candor_load_rows_done")
+		if total == 0 {
+			continue // not yet started
+		}
+		if total != 30000 {
+			t.Fatalf("candor_load_rows_total %v, want 30000", total)
+		}
+		if v > 0 && v <= 30000 && int64(v)%100 == 0 {
+			seen = v
+		}
+	}
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if seen == 0 {
+		t.Error("no scrape saw load progress")
+	}
+}
+
 // A metrics address that cannot be bound fails before the run, exit 2,
 // naming the address; no result is written.
 func TestMetricsAddrTaken(t *testing.T) {

@@ -19,15 +19,23 @@ func newPlanCmd(env *Env) *cobra.Command {
 		Short: "Run an experiment plan: a matrix of runs from one YAML file, resumable",
 	}
 	var quiet bool
+	var metricsAddr string
 	run := &cobra.Command{
 		Use:   "run PLAN.yaml",
 		Short: "Run every cell of a plan, skipping cells whose complete result exists (safe to Ctrl-C and run again)",
 		Example: `  candor plan run experiments/sysbench-threads.yaml
   PGPASSWORD=... candor plan run my-plan.yaml`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error { return runPlan(env, args[0], quiet) },
+		RunE: func(c *cobra.Command, args []string) error {
+			var extra []string
+			if metricsAddr != "" {
+				extra = append(extra, "--metrics-addr", metricsAddr)
+			}
+			return runPlan(env, args[0], quiet, extra...)
+		},
 	}
 	run.Flags().BoolVarP(&quiet, "quiet", "q", false, "pass -q to every cell: only the plan's own progress lines")
+	run.Flags().StringVar(&metricsAddr, "metrics-addr", "", "pass --metrics-addr to every cell: live metrics of the cell running, at http://ADDR/metrics")
 	cells := &cobra.Command{
 		Use:   "cells PLAN.yaml",
 		Short: "List a plan's cells with their state (done, to do) and command lines, without running anything",
@@ -91,7 +99,8 @@ func cellState(c plan.Cell) string {
 // process; its result file is written as usual, so a killed or interrupted
 // plan resumes at the first cell without a complete result. The first cell
 // of each group needing the same data reloads it (--load always).
-func runPlan(env *Env, file string, quiet bool) error {
+// extra are arguments added to every cell's command line.
+func runPlan(env *Env, file string, quiet bool, extra ...string) error {
 	p, err := readPlan(env, file)
 	if err != nil {
 		return err
@@ -136,6 +145,7 @@ func runPlan(env *Env, file string, quiet bool) error {
 		if quiet {
 			args = append(args, "-q")
 		}
+		args = append(args, extra...)
 		cellEnv := *env
 		cellEnv.Args = append([]string{"candor"}, args...) // recorded (redacted) in the cell's result
 		root := NewRoot(&cellEnv)

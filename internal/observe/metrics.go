@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net"
 	"net/http"
 	"sort"
@@ -167,7 +166,6 @@ func (m *Metrics) Observe(iv result.Interval) {
 	m.intervals++
 	m.elapsed = iv.ElapsedSec
 	rate := 0.0
-	rows := 0.0
 	for _, o := range iv.Ops {
 		s := m.op(o.Name)
 		s.count += uint64(max(o.Count, 0))
@@ -175,11 +173,10 @@ func (m *Metrics) Observe(iv result.Interval) {
 			s.errors[c] += uint64(max(n, 0))
 		}
 		rate += o.Rate
-		rows += float64(o.Count)
 	}
 	m.achieved = rate
-	if iv.Phase == "load" {
-		m.loadDone += rows
+	if iv.RowsDone > 0 {
+		m.loadDone = float64(iv.RowsDone)
 	}
 	if iv.Concurrency != nil {
 		m.inFlight = float64(*iv.Concurrency)
@@ -272,7 +269,7 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descElapsed, prometheus.GaugeValue, m.elapsed, with(m.phase)...)
 	}
 	ch <- prometheus.MustNewConstMetric(descTarget, prometheus.GaugeValue, m.targetRate, l...)
-	ch <- prometheus.MustNewConstMetric(descLoadDone, prometheus.GaugeValue, math.Min(m.loadDone, math.Max(m.loadTotal, m.loadDone)), l...)
+	ch <- prometheus.MustNewConstMetric(descLoadDone, prometheus.GaugeValue, m.loadDone, l...)
 	ch <- prometheus.MustNewConstMetric(descLoadTotal, prometheus.GaugeValue, m.loadTotal, l...)
 	ch <- prometheus.MustNewConstMetric(descIntervals, prometheus.CounterValue, float64(m.intervals), l...)
 }

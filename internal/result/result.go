@@ -329,6 +329,9 @@ type Interval struct {
 	// Dropped is set on the last interval of an open-loop run phase: the
 	// phase's operations due and never begun (Phase.Dropped).
 	Dropped *int64 `json:"dropped,omitempty"`
+	// RowsDone is, in a load, the rows inserted by the interval's end
+	// (absent in run phases and older results).
+	RowsDone int64 `json:"rows_done,omitempty"`
 }
 
 // IntervalOp is one operation type within an interval (latencies in ns).
