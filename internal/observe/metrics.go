@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"sort"
 	"sync"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -151,11 +153,9 @@ func (m *Metrics) Observe(iv result.Interval) {
 			continue
 		}
 		l := lat{name: o.Name}
-		for _, b := range h.Distribution() {
-			if b.Count > 0 {
-				l.bars = append(l.bars, float64(b.To)/1e9, float64(b.Count))
-			}
-		}
+		eachValue(h.Export(), func(v, n int64) {
+			l.bars = append(l.bars, float64(v)/1e9, float64(n))
+		})
 		lats = append(lats, l)
 	}
 	m.mu.Lock()
@@ -190,6 +190,36 @@ func (m *Metrics) Observe(iv result.Interval) {
 			s.sum += v * n
 			s.n += uint64(n)
 		}
+	}
+}
+
+// eachValue calls fn with the lowest value of every slot of s that holds
+// values, and their count. It walks the counts array once, by the
+// HdrHistogram layout (buckets of subBucketCount slots, each bucket's
+// slots twice as wide as the one before; the first bucket's lower half is
+// unit-wide): hdrhistogram-go's Distribution makes a bar for every slot up
+// to the maximum, which cost milliseconds per interval.
+func eachValue(s *hdr.Snapshot, fn func(v, n int64)) {
+	sig := max(s.SignificantFigures, 1)
+	subCountMag := int64(math.Ceil(math.Log2(2 * math.Pow10(int(sig)))))
+	halfMag := max(subCountMag, 1) - 1
+	half := int64(1) << halfMag
+	unit := int64(0)
+	if s.LowestTrackableValue > 1 {
+		unit = int64(math.Floor(math.Log2(float64(s.LowestTrackableValue))))
+	}
+	for i, n := range s.Counts {
+		if n == 0 {
+			continue
+		}
+		idx := int64(i)
+		bucket := idx>>halfMag - 1
+		sub := idx&(half-1) + half
+		if bucket < 0 {
+			sub -= half
+			bucket = 0
+		}
+		fn(sub<<(bucket+unit), n)
 	}
 }
 

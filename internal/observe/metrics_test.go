@@ -3,6 +3,8 @@ package observe
 import (
 	"errors"
 	"io"
+	"math"
+	"math/rand"
 	"net"
 	"net/http"
 	"strconv"
@@ -138,5 +140,33 @@ func TestListenTakenAddress(t *testing.T) {
 	_, err = Listen(ln.Addr().String(), Labels{})
 	if !errors.Is(err, ErrListen) || !strings.Contains(err.Error(), ln.Addr().String()) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// eachValue gives the slots and counts hdrhistogram-go's own Distribution
+// gives, from the lowest to the highest values a histogram holds.
+func TestEachValueMatchesDistribution(t *testing.T) {
+	h := hdr.New(1, 3_600_000_000_000, 3)
+	r := rand.New(rand.NewSource(1))
+	for range 20000 {
+		h.RecordValue(int64(math.Exp(r.Float64() * 30))) // 1 ns .. ~10 s, log-uniform
+	}
+	h.RecordValue(0)
+	h.RecordValue(3_600_000_000_000)
+	want := map[int64]int64{}
+	for _, b := range h.Distribution() {
+		if b.Count > 0 {
+			want[b.From] += b.Count
+		}
+	}
+	got := map[int64]int64{}
+	eachValue(h.Export(), func(v, n int64) { got[v] += n })
+	if len(got) != len(want) {
+		t.Fatalf("%d slots, want %d", len(got), len(want))
+	}
+	for v, n := range want {
+		if got[v] != n {
+			t.Errorf("slot %d: %d values, want %d", v, got[v], n)
+		}
 	}
 }
