@@ -283,3 +283,44 @@ func TestServerCounterWithoutPrivilege(t *testing.T) {
 		t.Errorf("counters %v: want the readable ones and not wal_bytes", names)
 	}
 }
+
+// plan run passes --metrics-addr to every cell: a taken address fails the
+// first cell with exit 2, before it runs; a free one is served by each cell.
+func TestPlanRunMetricsAddr(t *testing.T) {
+	dir := t.TempDir()
+	planFile := filepath.Join(dir, "plan.yaml")
+	os.WriteFile(planFile, []byte(`name: obs
+targets: {null: "null://"}
+workloads:
+  - name: ycsb/c
+matrix:
+  threads: [1, 2]
+duration: 1s
+`), 0o644)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, dir, nil, "plan", "run", planFile, "-q", "--metrics-addr", ln.Addr().String())
+	ln.Close()
+	if code != ExitUsage || !strings.Contains(stderr, "cannot serve metrics") {
+		t.Fatalf("taken address: exit %d\n%s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, dir, nil, "plan", "run", planFile, "-q", "--metrics-addr", freeAddr(t))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "results", "obs", "*.json"))
+	if len(files) != 2 {
+		t.Fatalf("results %v, want 2 cells", files)
+	}
+	for _, f := range files {
+		res, err := result.Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(strings.Join(res.Command, " "), "--metrics-addr 127.0.0.1:") {
+			t.Errorf("%s: command %v lacks --metrics-addr", f, res.Command)
+		}
+	}
+}
