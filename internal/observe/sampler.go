@@ -61,7 +61,7 @@ func NewSampler(ctx context.Context, tgt target.Target, tables []string) *Sample
 		s.queries, err = src.CounterQueries(ctx, conn, tables)
 	}
 	if err != nil {
-		s.unavailable["*"] = "the server's counters could not be read: " + target.Redact(err.Error())
+		s.unavailable["*"] = "the server's counters could not be read: " + reason(err)
 	}
 	s.off = make([]bool, len(s.queries))
 	go s.loop()
@@ -122,7 +122,7 @@ func (s *Sampler) read(at time.Time) {
 			// A query that fails (a view the role may not read, one
 			// this server lacks) is not asked again.
 			s.off[i] = true
-			s.unavailable[q.Group+": "+q.Source] = target.Redact(err.Error())
+			s.unavailable[q.Group+": "+q.Source] = reason(err)
 			continue
 		}
 		for _, n := range nulls {
@@ -142,6 +142,16 @@ func (s *Sampler) read(at time.Time) {
 		}
 	}
 	s.readings = append(s.readings, reading{at: at, values: values})
+}
+
+// reason is err's message as recorded: its first line, at most 500 bytes,
+// any URL's password redacted.
+func reason(err error) string {
+	msg, _, _ := strings.Cut(target.Redact(err.Error()), "\n")
+	if len(msg) > 500 {
+		msg = msg[:500]
+	}
+	return msg
 }
 
 // runQuery runs one counter query: the values by name, and the names whose
