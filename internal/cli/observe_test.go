@@ -179,8 +179,13 @@ func TestServerCountersInResult(t *testing.T) {
 		"sqlite":   {"database_bytes", "freelist_bytes", "wal_bytes"},
 		"postgres": {"xact_commit", "blks_hit", "tup_returned", "checkpoints_timed", "buffers_checkpoint", "wal_bytes"},
 		"mysql":    {"Handler_read_key", "Innodb_data_written", "Innodb_buffer_pool_read_requests", "Innodb_log_waits"},
+		"cql":      {"compactions_pending", "compactions_active", "sstable_tasks"},
 	}
-	for kind, u := range integrationTargets(t) {
+	targets := integrationTargets(t)
+	if os.Getenv("CANDOR_TEST_CASSANDRA_URL") != "" {
+		targets["cql"] = cassandraURL(t, targettest.TableName("obs_ks"))
+	}
+	for kind, u := range targets {
 		t.Run(kind, func(t *testing.T) {
 			dir := t.TempDir()
 			table := targettest.TableName("obs")
