@@ -3,7 +3,8 @@
 # sampler cost: ycsb/c with both on (--metrics-addr, scraped every second,
 # and the default --server-counters) against both off (--server-counters=false,
 # no endpoint), alternating off/on ROUNDS times, on null:// and on a throwaway
-# PostgreSQL (or PG_URL). Prints each pair and the median of on/off.
+# PostgreSQL (or PG_URL). Prints each pair (throughput, and the client's CPU
+# per operation) and the median of on/off.
 #
 #   bench/observe-overhead.sh       # ROUNDS (5), TIME (10), THREADS (4), RECORDS (100000), PG_URL (a sandbox)
 #
@@ -45,21 +46,21 @@ one() {
 	else
 		"$BIN" "${args[@]}" --server-counters=false >/dev/null
 	fi
-	python3 -c "import json;print(round(json.load(open('$f'))['phases'][-1]['throughput']))"
+	python3 -c "import json;p=json.load(open('$f'))['phases'][-1];print(round(p['throughput']), round(p['client']['cpu_ns_per_op']))"
 }
 
 for target in "null null://" "postgres $PG_URL"; do
 	read -r name url <<<"$target"
 	"$BIN" load ycsb/c --target "$url" -p recordcount="$RECORDS" -q -o "$OUT/$name-load.json" >/dev/null 2>&1 || true
-	echo "$name: | round | off ops/s | on ops/s | on/off |"
-	echo "$name: |---|---|---|---|"
+	echo "$name: | round | off ops/s | on ops/s | on/off | off client ns/op | on client ns/op |"
+	echo "$name: |---|---|---|---|---|---|"
 	ratios=()
 	for round in $(seq 1 "$ROUNDS"); do
-		off=$(one "$name" "$url" off)
-		on=$(one "$name" "$url" on)
+		read -r off offcpu <<<"$(one "$name" "$url" off)"
+		read -r on oncpu <<<"$(one "$name" "$url" on)"
 		r=$(calc "round($on/$off, 4)")
 		ratios+=("$r")
-		echo "$name: | $round | $off | $on | $r |"
+		echo "$name: | $round | $off | $on | $r | $offcpu | $oncpu |"
 	done
 	echo "$name: median on/off $(python3 -c "import statistics,sys;print(statistics.median(map(float,sys.argv[1:])))" "${ratios[@]}")"
 	"$BIN" cleanup ycsb --target "$url" >/dev/null 2>&1 || true
