@@ -20,16 +20,24 @@ func newPlanCmd(env *Env) *cobra.Command {
 	}
 	var quiet bool
 	var sh shardFlags
+	var metricsAddr string
 	run := &cobra.Command{
 		Use:   "run PLAN.yaml",
 		Short: "Run every cell of a plan, skipping cells whose complete result exists (safe to Ctrl-C and run again)",
 		Example: `  candor plan run experiments/sysbench-threads.yaml
   PGPASSWORD=... candor plan run my-plan.yaml`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error { return runPlan(env, args[0], quiet, &sh) },
+		RunE: func(c *cobra.Command, args []string) error {
+			var extra []string
+			if metricsAddr != "" {
+				extra = append(extra, "--metrics-addr", metricsAddr)
+			}
+			return runPlan(env, args[0], quiet, &sh, extra...)
+		},
 	}
 	run.Flags().BoolVarP(&quiet, "quiet", "q", false, "pass -q to every cell: only the plan's own progress lines")
 	addShardFlags(run.Flags(), &sh)
+	run.Flags().StringVar(&metricsAddr, "metrics-addr", "", "pass --metrics-addr to every cell: live metrics of the cell running, at http://ADDR/metrics")
 	cells := &cobra.Command{
 		Use:   "cells PLAN.yaml",
 		Short: "List a plan's cells with their state (done, to do) and command lines, without running anything",
@@ -93,7 +101,8 @@ func cellState(c plan.Cell) string {
 // process; its result file is written as usual, so a killed or interrupted
 // plan resumes at the first cell without a complete result. The first cell
 // of each group needing the same data reloads it (--load always).
-func runPlan(env *Env, file string, quiet bool, sh *shardFlags) error {
+// extra are arguments added to every cell's command line.
+func runPlan(env *Env, file string, quiet bool, sh *shardFlags, extra ...string) error {
 	if err := sh.parse(env.Args); err != nil {
 		return err
 	}
@@ -157,6 +166,7 @@ func runPlan(env *Env, file string, quiet bool, sh *shardFlags) error {
 		if quiet {
 			args = append(args, "-q")
 		}
+		args = append(args, extra...)
 		cellEnv := *env
 		cellEnv.Args = append([]string{"candor"}, args...) // recorded (redacted) in the cell's result
 		root := NewRoot(&cellEnv)

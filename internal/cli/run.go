@@ -72,6 +72,7 @@ type runFlags struct {
 	viaProxy        bool
 	planSetup       bool
 	shard           shardFlags // --shard, --start-at, --run-id (shard.go)
+	observe         observeFlags // observe.go
 }
 
 // flexDuration accepts Go durations ("90s", "1m30s") and bare seconds as
@@ -179,6 +180,7 @@ func newRunCmd(env *Env, phase string) *cobra.Command {
 		}
 	}
 	addShardFlags(fl, &f.shard)
+	addObserveFlags(fl, &f.observe)
 	addWorkloadFlags(fl)
 	return cmd
 }
@@ -271,6 +273,11 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 	if err := checkOut(f.out); err != nil {
 		return err
 	}
+	obs, err := listenMetrics(&f.observe)
+	if err != nil {
+		return err
+	}
+	defer obs.close(env)
 	fr, urls, err := prepareFaults(fs, phase, f, wl, cfg)
 	if err != nil {
 		return err
@@ -304,11 +311,13 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 	}
 	defer out.side.Close()
 	r, sb := newRunner(env, fs, phase, f, tgt, wl, cfg, fp, out)
+	obs.start(ctx, &f.observe, r, tgt, wl, res)
 
 	runErr := loadTables(ctx, r, tgt, wl, tbl, res, name)
 	if runErr == nil && phase == phaseRun {
 		runErr = runRepetitions(ctx, env, r, tgt, wl, tbl, res, f, fr, out.path)
 	}
+	obs.finish(res)
 	setStatus(ctx, res, runErr)
 	if runErr != nil {
 		sb.fatal = sysbenchFatal(tgt, runErr)

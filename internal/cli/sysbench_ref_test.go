@@ -269,10 +269,24 @@ var (
 // workerStatements picks the connection that ran the test (the one that
 // executed the most statements on sbtest tables) and returns its statements
 // from the first BEGIN or sbtest statement on, literals replaced by ? and N.
+// samplerSession says whether a session is the server-counter sampler's
+// (internal/observe), whose size query names the workload's tables.
+func samplerSession(stmts []string) bool {
+	for _, s := range stmts {
+		if strings.Contains(s, "pg_stat_database") || strings.Contains(s, "SHOW GLOBAL STATUS") {
+			return true
+		}
+	}
+	return false
+}
+
 func workerStatements(conns [][]string) []string {
 	var best []string
 	bestN := -1
 	for _, stmts := range conns {
+		if samplerSession(stmts) {
+			continue
+		}
 		n := 0
 		for _, s := range stmts {
 			if strings.Contains(s, "sbtest") {

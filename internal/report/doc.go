@@ -430,6 +430,9 @@ func buildTimeSection(d *document, m *Model) {
 		r := in.Result
 		title := fmt.Sprintf("#%d %s: %s on %s, %s", i+1, in.Path, r.Workload.Name, m.inputSeries[i].Label, threadsText(r.Run.Threads))
 		d.figure(title, faultCaption(r), collapsed, func() ([]byte, error) { return drawTimeSeries(in.Result) })
+		if hasServerCounters(r) { // server.go
+			d.figure(title+": the server's counters beside throughput", serverCaption(r), collapsed, func() ([]byte, error) { return drawServerCounters(in.Result) })
+		}
 	}
 }
 

@@ -231,6 +231,10 @@ type Phase struct {
 	// Ledger is the durability ledger's verdict (the ledger workload,
 	// commit-loop --ledger): what was acknowledged, lost, resolved.
 	Ledger *LedgerResult `json:"ledger,omitempty"`
+	// Server holds the target server's own counters sampled every
+	// interval (absent with --server-counters=false, for targets without
+	// any, and in older results).
+	Server *ServerCounters `json:"server_counters,omitempty"`
 }
 
 // FaultEvent is one scheduled fault as it happened. Times are wall-clock;
@@ -390,6 +394,9 @@ type Interval struct {
 	// Dropped is set on the last interval of an open-loop run phase: the
 	// phase's operations due and never begun (Phase.Dropped).
 	Dropped *int64 `json:"dropped,omitempty"`
+	// RowsDone is, in a load, the rows inserted by the interval's end
+	// (absent in run phases and older results).
+	RowsDone int64 `json:"rows_done,omitempty"`
 }
 
 // IntervalOp is one operation type within an interval (latencies in ns).

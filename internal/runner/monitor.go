@@ -124,6 +124,9 @@ func (m *monitor) tick(now time.Time, rows int64) {
 		q, c := m.queue.sample(now.Sub(m.start))
 		iv.Queue, iv.Concurrency = &q, &c
 	}
+	if m.loadTotal > 0 {
+		iv.RowsDone = rows
+	}
 	if m.final && m.dropped != nil {
 		d := *m.dropped
 		iv.Dropped = &d

@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/candor-bench/candor/internal/observe"
+	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/runner"
+	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/workload"
+)
+
+// observeFlags are the flags of the live metrics endpoint and the server
+// counters (load, run, and plan run's cells).
+type observeFlags struct {
+	metricsAddr    string
+	serverCounters bool
+	// shard labels the metrics "i/N"; "0/1" for a run in one process.
+	shard string
+}
+
+func addObserveFlags(fl *pflag.FlagSet, f *observeFlags) {
+	fl.StringVar(&f.metricsAddr, "metrics-addr", "", "serve live metrics (OpenMetrics, Prometheus) at http://ADDR/metrics during the run, e.g. :9464 or 127.0.0.1:9464 (default: none)")
+	fl.BoolVar(&f.serverCounters, "server-counters", true, "sample the server's own counters (commits, blocks, checkpoints, WAL, sizes, InnoDB status) every report interval on one extra session, into the result")
+}
+
+// observers are what watches a command's run from outside the workers'
+// path: the metrics endpoint and the server-counter sampler, either nil
+// when off.
+type observers struct {
+	metrics *observe.Metrics
+	sampler *observe.Sampler
+}
+
+// listenMetrics binds --metrics-addr before anything else happens, so a
+// taken or invalid address fails the command before the run (exit 2).
+func listenMetrics(f *observeFlags) (*observers, error) {
+	o := &observers{}
+	if f.metricsAddr == "" {
+		return o, nil
+	}
+	m, err := observe.Listen(f.metricsAddr, observe.Labels{Shard: f.shard})
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	o.metrics = m
+	return o, nil
+}
+
+// start labels the metrics with the run, feeds them and the sampler from
+// r's interval records (the monitor's tick), and takes the sampler's first
+// reading.
+func (o *observers) start(ctx context.Context, f *observeFlags, r *runner.Runner, tgt target.Target, wl workload.Workload, res *result.Result) {
+	if o.metrics != nil {
+		shard := f.shard
+		if shard == "" {
+			shard = "0/1"
+		}
+		o.metrics.SetLabels(observe.Labels{RunID: res.ID, Workload: wl.Name(), Shard: shard})
+		o.metrics.SetRate(r.Config.Rate)
+		o.metrics.SetInFlight(r.Config.Threads)
+		_, n := wl.LoadRange()
+		o.metrics.SetLoadTotal(n)
+	}
+	if f.serverCounters {
+		var tables []string
+		for _, t := range wl.Schema() {
+			tables = append(tables, t.Name)
+		}
+		o.sampler = observe.NewSampler(ctx, tgt, tables)
+		o.sampler.ReadNow()
+	}
+	if o.metrics == nil && o.sampler == nil {
+		return
+	}
+	next := r.Intervals
+	r.Intervals = func(iv result.Interval) {
+		if next != nil {
+			next(iv)
+		}
+		if o.metrics != nil {
+			o.metrics.Observe(iv)
+		}
+		o.sampler.Kick()
+	}
+}
+
+// finish puts the counters sampled into res's phases and stops sampling.
+func (o *observers) finish(res *result.Result) {
+	if o.sampler != nil {
+		o.sampler.Close()
+		o.sampler.Attach(res)
+		o.sampler = nil
+	}
+}
+
+// close stops the metrics endpoint (and the sampler if finish did not).
+func (o *observers) close(env *Env) {
+	if o.sampler != nil {
+		o.sampler.Close()
+	}
+	if o.metrics != nil {
+		if err := o.metrics.Close(); err != nil {
+			fmt.Fprintf(env.Stderr, "candor: stopping the metrics endpoint: %v\n", err)
+		}
+	}
+}

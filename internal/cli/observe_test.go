@@ -1,0 +1,331 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/target/targettest"
+)
+
+// freeAddr is a 127.0.0.1 address with a port nothing listens on now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// metricValue is the value of the first sample of name in an exposition
+// whose labels contain every one of labels.
+func metricValue(body, name string, labels ...string) (float64, bool) {
+	for _, line := range strings.Split(body, "\n") {
+		if !strings.HasPrefix(line, name+"{") {
+			continue
+		}
+		ok := true
+		for _, l := range labels {
+			ok = ok && strings.Contains(line, l)
+		}
+		if !ok {
+			continue
+		}
+		f := strings.Fields(line)
+		v, err := strconv.ParseFloat(f[len(f)-1], 64)
+		return v, err == nil
+	}
+	return 0, false
+}
+
+// --metrics-addr serves the run's operations while it runs, labelled with
+// its run id, workload and shard, in the OpenMetrics format.
+func TestMetricsScrapedDuringRun(t *testing.T) {
+	dir := t.TempDir()
+	addr := freeAddr(t)
+	type exit struct {
+		code   int
+		stderr string
+	}
+	done := make(chan exit, 1)
+	go func() {
+		code, _, stderr := runCLI(t, dir, nil, "run", "ycsb/c", "--target", "null://?latency=100us", "--threads", "2", "--time", "3s",
+			"--report-interval", "200ms", "--metrics-addr", addr, "-q", "-o", "r.json")
+		done <- exit{code, stderr}
+	}()
+	var body string
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		req, _ := http.NewRequest("GET", "http://"+addr+"/metrics", nil)
+		req.Header.Set("Accept", "application/openmetrics-text; version=1.0.0")
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if v, ok := metricValue(string(b), "candor_operations_total", `operation="READ"`, `phase="run"`); ok && v > 0 {
+				body = string(b)
+				break
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	e := <-done
+	if e.code != 0 {
+		t.Fatalf("exit %d\n%s", e.code, e.stderr)
+	}
+	if body == "" {
+		t.Fatal("no scrape during the run saw READ operations")
+	}
+	res, err := result.Read(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`run_id="` + res.ID + `"`, `workload="ycsb/c"`, `shard="0/1"`, "candor_operation_latency_seconds_bucket{", "candor_in_flight_operations{", "candor_target_rate_ops{", "candor_achieved_rate_ops{", "candor_load_rows_total{", "# EOF"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("scrape lacks %s:\n%s", want, body)
+		}
+	}
+	// The endpoint is gone with the run.
+	if _, err := http.Get("http://" + addr + "/metrics"); err == nil {
+		t.Error("the endpoint still answers after the run")
+	}
+}
+
+// A load's progress reaches the endpoint: rows done and the rows in all.
+func TestMetricsLoadProgress(t *testing.T) {
+	dir := t.TempDir()
+	addr := freeAddr(t)
+	done := make(chan int, 1)
+	go func() {
+		code, _, _ := runCLI(t, dir, nil, "load", "ycsb/a", "--target", "sqlite://"+filepath.Join(dir, "l.db"), "-p", "recordcount=30000",
+			"--batch-size", "100", "--report-interval", "100ms", "--metrics-addr", addr, "-q", "-o", "l.json")
+		done <- code
+	}()
+	var seen float64
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline) && seen == 0; time.Sleep(50 * time.Millisecond) {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			continue
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		total, _ := metricValue(string(b), "candor_load_rows_total")
+		v, _ := metricValue(string(b), "candor_load_rows_done")
+		if total == 0 {
+			continue // not yet started
+		}
+		if total != 30000 {
+			t.Fatalf("candor_load_rows_total %v, want 30000", total)
+		}
+		if v > 0 && v <= 30000 && int64(v)%100 == 0 {
+			seen = v
+		}
+	}
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if seen == 0 {
+		t.Error("no scrape saw load progress")
+	}
+}
+
+// A metrics address that cannot be bound fails before the run, exit 2,
+// naming the address; no result is written.
+func TestMetricsAddrTaken(t *testing.T) {
+	dir := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	code, _, stderr := runCLI(t, dir, nil, "run", "ycsb/c", "--target", "null://", "--time", "1s", "--metrics-addr", ln.Addr().String(), "-o", "r.json")
+	if code != ExitUsage || !strings.Contains(stderr, "--metrics-addr \""+ln.Addr().String()+"\"") || !strings.Contains(stderr, "address already in use") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.json")); err == nil {
+		t.Error("a result was written though the run never started")
+	}
+}
+
+// counterNames are the names recorded in a phase's server counters.
+func counterNames(p result.Phase) map[string]bool {
+	out := map[string]bool{}
+	if p.Server != nil {
+		for _, c := range p.Server.Counters {
+			out[c.Name] = true
+		}
+	}
+	return out
+}
+
+// The server's own counters are sampled into the result's run phase on
+// every target with counters: SQLite always, PostgreSQL and MariaDB when
+// scripts/test.sh started them. --server-counters=false leaves them out.
+func TestServerCountersInResult(t *testing.T) {
+	want := map[string][]string{
+		"sqlite":   {"database_bytes", "freelist_bytes", "wal_bytes"},
+		"postgres": {"xact_commit", "blks_hit", "tup_returned", "checkpoints_timed", "buffers_checkpoint", "wal_bytes"},
+		"mysql":    {"Handler_read_key", "Innodb_data_written", "Innodb_buffer_pool_read_requests", "Innodb_log_waits"},
+		"cql":      {"compactions_pending", "compactions_active", "sstable_tasks"},
+	}
+	targets := integrationTargets(t)
+	if os.Getenv("CANDOR_TEST_CASSANDRA_URL") != "" {
+		targets["cql"] = cassandraURL(t, targettest.TableName("obs_ks"))
+	}
+	for kind, u := range targets {
+		t.Run(kind, func(t *testing.T) {
+			dir := t.TempDir()
+			table := targettest.TableName("obs")
+			args := []string{"run", "ycsb/a", "--target", u, "-p", "table=" + table, "--threads", "2", "--operations", "3000", "--report-interval", "100ms", "-q", "-o", "r.json"}
+			t.Cleanup(func() { runCLI(t, dir, nil, "cleanup", "ycsb", "--target", u, "-p", "table="+table) })
+			code, _, stderr := runCLI(t, dir, nil, args...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			res, err := result.Read(filepath.Join(dir, "r.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := res.Phases[len(res.Phases)-1]
+			names := counterNames(run)
+			for _, n := range want[kind] {
+				if !names[n] {
+					t.Errorf("run phase lacks counter %s; has %v (unavailable %v)", n, names, run.Server)
+				}
+			}
+			if kind == "postgres" && (!names["table_bytes:"+table] || !names["index_bytes:"+table]) {
+				t.Errorf("no size of %s: %v", table, names)
+			}
+			if n := len(run.Server.Samples); n < 2 || run.Server.Samples[0].ElapsedSec > 0 {
+				t.Errorf("%d samples, first at %v s; want a baseline before the phase and one per interval", n, run.Server.Samples[0].ElapsedSec)
+			}
+			if kind == "sqlite" {
+				code, _, stderr := runCLI(t, dir, nil, append(args[:len(args)-1], "r2.json", "--server-counters=false")...)
+				if code != 0 {
+					t.Fatalf("exit %d\n%s", code, stderr)
+				}
+				res, err := result.Read(filepath.Join(dir, "r2.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s := res.Phases[len(res.Phases)-1].Server; s != nil {
+					t.Errorf("--server-counters=false recorded %+v", s)
+				}
+			}
+		})
+	}
+}
+
+// A counter the role may not read is recorded as unavailable, with the
+// server's reason, and the run goes on to complete. The test takes
+// pg_stat_wal away from PUBLIC on the test server for its duration and
+// runs as a role of its own.
+func TestServerCounterWithoutPrivilege(t *testing.T) {
+	raw := os.Getenv("CANDOR_TEST_POSTGRES_URL")
+	if raw == "" {
+		t.Skip("CANDOR_TEST_POSTGRES_URL unset: no PostgreSQL on this machine (scripts/test.sh sets it)")
+	}
+	role := targettest.TableName("candor_nostats")
+	withConn(t, raw, func(ctx context.Context, tgt target.Target, c target.Conn) {
+		for _, s := range []string{
+			"CREATE ROLE " + role + " LOGIN PASSWORD 'nostats'",
+			"CREATE SCHEMA " + role + " AUTHORIZATION " + role, // its tables and ownership marks
+			"REVOKE SELECT ON pg_catalog.pg_stat_wal FROM PUBLIC",
+		} {
+			if _, err := c.Exec(ctx, s); err != nil {
+				t.Skipf("cannot set up a role without privileges (%s): %v", s, err)
+			}
+		}
+	})
+	t.Cleanup(func() {
+		withConn(t, raw, func(ctx context.Context, tgt target.Target, c target.Conn) {
+			for _, s := range []string{
+				"GRANT SELECT ON pg_catalog.pg_stat_wal TO PUBLIC",
+				"DROP OWNED BY " + role,
+				"DROP ROLE " + role,
+			} {
+				if _, err := c.Exec(ctx, s); err != nil {
+					t.Errorf("%s: %v", s, err)
+				}
+			}
+		})
+	})
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword(role, "nostats")
+	dir := t.TempDir()
+	code, _, stderr := runCLI(t, dir, nil, "run", "ycsb/c", "--target", u.String(), "--operations", "500", "--report-interval", "100ms", "-q", "-o", "r.json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	res, err := result.Read(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != result.StatusComplete {
+		t.Fatalf("status %s: %s", res.Status, res.Error)
+	}
+	run := res.Phases[len(res.Phases)-1]
+	if run.Server == nil || !strings.Contains(run.Server.Unavailable["wal: pg_stat_wal"], "permission denied") {
+		t.Fatalf("pg_stat_wal not recorded as unavailable: %+v", run.Server)
+	}
+	if names := counterNames(run); !names["xact_commit"] || names["wal_bytes"] {
+		t.Errorf("counters %v: want the readable ones and not wal_bytes", names)
+	}
+}
+
+// plan run passes --metrics-addr to every cell: a taken address fails the
+// first cell with exit 2, before it runs; a free one is served by each cell.
+func TestPlanRunMetricsAddr(t *testing.T) {
+	dir := t.TempDir()
+	planFile := filepath.Join(dir, "plan.yaml")
+	os.WriteFile(planFile, []byte(`name: obs
+targets: {null: "null://"}
+workloads:
+  - name: ycsb/c
+matrix:
+  threads: [1, 2]
+duration: 1s
+`), 0o644)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, dir, nil, "plan", "run", planFile, "-q", "--metrics-addr", ln.Addr().String())
+	ln.Close()
+	if code != ExitUsage || !strings.Contains(stderr, "cannot serve metrics") {
+		t.Fatalf("taken address: exit %d\n%s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, dir, nil, "plan", "run", planFile, "-q", "--metrics-addr", freeAddr(t))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "results", "obs", "*.json"))
+	if len(files) != 2 {
+		t.Fatalf("results %v, want 2 cells", files)
+	}
+	for _, f := range files {
+		res, err := result.Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(strings.Join(res.Command, " "), "--metrics-addr 127.0.0.1:") {
+			t.Errorf("%s: command %v lacks --metrics-addr", f, res.Command)
+		}
+	}
+}
