@@ -18,8 +18,6 @@ import (
 type observeFlags struct {
 	metricsAddr    string
 	serverCounters bool
-	// shard labels the metrics "i/N"; "0/1" for a run in one process.
-	shard string
 }
 
 func addObserveFlags(fl *pflag.FlagSet, f *observeFlags) {
@@ -42,7 +40,7 @@ func listenMetrics(f *observeFlags) (*observers, error) {
 	if f.metricsAddr == "" {
 		return o, nil
 	}
-	m, err := observe.Listen(f.metricsAddr, observe.Labels{Shard: f.shard})
+	m, err := observe.Listen(f.metricsAddr, observe.Labels{Shard: "0/1"})
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
@@ -55,11 +53,13 @@ func listenMetrics(f *observeFlags) (*observers, error) {
 // reading.
 func (o *observers) start(ctx context.Context, f *observeFlags, r *runner.Runner, tgt target.Target, wl workload.Workload, res *result.Result) {
 	if o.metrics != nil {
-		shard := f.shard
-		if shard == "" {
-			shard = "0/1"
+		// A shard (--shard i/N) is labelled with its index and the run id
+		// every shard shares; one process is shard "0/1" of its own run.
+		runID, shard := res.ID, "0/1"
+		if sh := res.Shard; sh != nil {
+			runID, shard = sh.RunID, fmt.Sprintf("%d/%d", sh.Index, sh.Count)
 		}
-		o.metrics.SetLabels(observe.Labels{RunID: res.ID, Workload: wl.Name(), Shard: shard})
+		o.metrics.SetLabels(observe.Labels{RunID: runID, Workload: wl.Name(), Shard: shard})
 		o.metrics.SetRate(r.Config.Rate)
 		o.metrics.SetInFlight(r.Config.Threads)
 		_, n := wl.LoadRange()

@@ -54,6 +54,28 @@ func metricValue(body, name string, labels ...string) (float64, bool) {
 // --metrics-addr serves the run's operations while it runs, labelled with
 // its run id, workload and shard, in the OpenMetrics format.
 func TestMetricsScrapedDuringRun(t *testing.T) {
+	body, res := scrapeDuringRun(t)
+	for _, want := range []string{`run_id="` + res.ID + `"`, `workload="ycsb/c"`, `shard="0/1"`, "candor_operation_latency_seconds_bucket{", "candor_in_flight_operations{", "candor_target_rate_ops{", "candor_achieved_rate_ops{", "candor_load_rows_total{", "# EOF"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("scrape lacks %s:\n%s", want, body)
+		}
+	}
+}
+
+// A shard's metrics carry its index and the run id every shard shares.
+func TestMetricsOfAShard(t *testing.T) {
+	body, _ := scrapeDuringRun(t, "--shard", "1/2", "--threads", "4", "--run-id", "run42")
+	for _, want := range []string{`run_id="run42"`, `shard="1/2"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("scrape lacks %s:\n%s", want, body)
+		}
+	}
+}
+
+// scrapeDuringRun runs ycsb/c on null:// with --metrics-addr (and args) and
+// returns a scrape taken while READ operations were counted, and the result.
+func scrapeDuringRun(t *testing.T, args ...string) (string, *result.Result) {
+	t.Helper()
 	dir := t.TempDir()
 	addr := freeAddr(t)
 	type exit struct {
@@ -62,8 +84,9 @@ func TestMetricsScrapedDuringRun(t *testing.T) {
 	}
 	done := make(chan exit, 1)
 	go func() {
-		code, _, stderr := runCLI(t, dir, nil, "run", "ycsb/c", "--target", "null://?latency=100us", "--threads", "2", "--time", "3s",
-			"--report-interval", "200ms", "--metrics-addr", addr, "-q", "-o", "r.json")
+		cmd := append([]string{"run", "ycsb/c", "--target", "null://?latency=100us", "--threads", "2", "--time", "3s",
+			"--report-interval", "200ms", "--metrics-addr", addr, "-q", "-o", "r.json"}, args...)
+		code, _, stderr := runCLI(t, dir, nil, cmd...)
 		done <- exit{code, stderr}
 	}()
 	var body string
@@ -93,15 +116,11 @@ func TestMetricsScrapedDuringRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`run_id="` + res.ID + `"`, `workload="ycsb/c"`, `shard="0/1"`, "candor_operation_latency_seconds_bucket{", "candor_in_flight_operations{", "candor_target_rate_ops{", "candor_achieved_rate_ops{", "candor_load_rows_total{", "# EOF"} {
-		if !strings.Contains(body, want) {
-			t.Errorf("scrape lacks %s:\n%s", want, body)
-		}
-	}
 	// The endpoint is gone with the run.
 	if _, err := http.Get("http://" + addr + "/metrics"); err == nil {
 		t.Error("the endpoint still answers after the run")
 	}
+	return body, res
 }
 
 // A load's progress reaches the endpoint: rows done and the rows in all.

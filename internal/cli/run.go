@@ -71,7 +71,7 @@ type runFlags struct {
 	recoveryTimeout flexDuration
 	viaProxy        bool
 	planSetup       bool
-	shard           shardFlags // --shard, --start-at, --run-id (shard.go)
+	shard           shardFlags   // --shard, --start-at, --run-id (shard.go)
 	observe         observeFlags // observe.go
 }
 
