@@ -441,6 +441,9 @@ func (m *Model) buildSeries() {
 				if s.Label == "" {
 					s.Label = t.Driver
 				}
+				if shape := clusterShape(t.Settings); shape != "" {
+					diff = append([]string{shape}, diff...) // a CQL cluster: "3 nodes, RF=2"
+				}
 				if len(diff) > 0 {
 					s.Label += " [" + strings.Join(diff, ", ") + "]"
 				}
