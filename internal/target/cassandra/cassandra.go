@@ -102,7 +102,7 @@ func Open(ctx context.Context, rawURL string, opts target.Options) (target.Targe
 		return nil, err
 	}
 	if opts.Isolation != "" {
-		return nil, fmt.Errorf("%w: isolation level %q: CQL has no transactions and no isolation levels; leave --isolation unset (consistency levels are URL parameters: read_consistency, write_consistency)", target.ErrUnsupported, opts.Isolation)
+		return nil, fmt.Errorf("%w: isolation level %q: CQL has no transactions and no isolation levels; leave --isolation unset (set consistency levels with --read-consistency and --write-consistency, or the URL parameters read_consistency and write_consistency)", target.ErrUnsupported, opts.Isolation)
 	}
 	cfg, err := ParseURL(rawURL)
 	if err != nil {
