@@ -83,13 +83,16 @@ OUT=$(mktemp -d /tmp/candor-bench-cql.XXXXXX)
 rate() { python3 -c "print(round($1/($3-$2)))"; }
 
 log "loading $RECORDS records with candor and with go-ycsb ($LOAD_THREADS threads each)"
+# A Cassandra of an earlier run (CASSANDRA_URL) still has the tables: candor
+# drops its own; go-ycsb drops usertable itself (dropdata=true).
+bin/candor cleanup ycsb -p table=candor_usertable --target "$URL" -q
 t0=$(date +%s.%N)
 bin/candor load ycsb -P workloads/workloada -p recordcount="$RECORDS" -p table=candor_usertable \
 	--target "$URL" --threads "$LOAD_THREADS" -q -o "$OUT/load.json" >/dev/null 2>"$OUT/load.err" ||
 	die "candor's load failed: $(cat "$OUT/load.err")"
 t1=$(date +%s.%N)
 "$GOYCSB" load cassandra -P workloads/workloada -p recordcount="$RECORDS" -p threadcount="$LOAD_THREADS" \
-	"${GPROPS[@]}" >"$OUT/goycsb-load.txt" 2>&1
+	-p dropdata=true "${GPROPS[@]}" >"$OUT/goycsb-load.txt" 2>&1
 t2=$(date +%s.%N)
 grep -q '^Run finished' "$OUT/goycsb-load.txt" || die "go-ycsb's load did not finish: see $OUT/goycsb-load.txt"
 grep -q 'INSERT_ERROR' "$OUT/goycsb-load.txt" && die "go-ycsb's load had errors: see $OUT/goycsb-load.txt"
