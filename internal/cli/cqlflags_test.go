@@ -68,7 +68,7 @@ func TestCassandraConsistencyFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, want := range map[string]string{"read_consistency": "ALL", "write_consistency": "QUORUM", "serial_consistency": "LOCAL_SERIAL",
+	for k, want := range map[string]string{"read_consistency": "ALL", "write_consistency": "QUORUM", "load_consistency": "QUORUM", "serial_consistency": "LOCAL_SERIAL",
 		"replication": "{'class': 'SimpleStrategy', 'replication_factor': '1'}"} {
 		if got := res.Target.Settings[k]; got != want {
 			t.Errorf("result setting %s = %q, want %q", k, got, want)

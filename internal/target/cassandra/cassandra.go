@@ -227,7 +227,7 @@ func (t *Target) Capabilities() target.Capabilities {
 // CopyFrom. So `candor cleanup` on a keyspace that is not there leaves none
 // behind.
 func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
-	c := &Conn{t: t, read: consistency(t.cfg.ReadConsistency), write: consistency(t.cfg.WriteConsistency), window: t.cfg.LoadWindow}
+	c := &Conn{t: t, read: consistency(t.cfg.ReadConsistency), write: consistency(t.cfg.WriteConsistency), load: consistency(t.cfg.loadConsistency()), window: t.cfg.LoadWindow}
 	t.mu.Lock()
 	c.s = t.sess
 	closed := t.closed

@@ -41,7 +41,7 @@ var (
 
 // params lists every URL parameter, for the message about an unknown one.
 var params = []string{
-	"allow_foreign_keyspace", "connections", "consistency", "load_window", "local_dc", "page_size",
+	"allow_foreign_keyspace", "connections", "consistency", "load_consistency", "load_window", "local_dc", "page_size",
 	"read_consistency", "replication_factor", "replication_strategy", "serial_consistency",
 	"timeout", "tls", "tls_ca", "tls_cert", "tls_key", "tls_verify", "write_consistency",
 }
@@ -54,8 +54,12 @@ type Config struct {
 	Username string
 	Password string
 
-	ReadConsistency   string // upper case, e.g. "ONE"
-	WriteConsistency  string
+	ReadConsistency  string // upper case, e.g. "ONE"
+	WriteConsistency string
+	// LoadConsistency is the level of the load's INSERTs; "" means
+	// WriteConsistency. ALL makes every replica hold every loaded row
+	// before the run reads at a lower level.
+	LoadConsistency   string
 	SerialConsistency string // SERIAL or LOCAL_SERIAL
 
 	// Replication of a keyspace candor creates. ReplicationSet says the URL
@@ -180,6 +184,12 @@ func ParseURL(raw string) (Config, error) {
 	for _, k := range keys {
 		v := q[k][len(q[k])-1]
 		switch strings.ToLower(k) {
+		case "load_consistency":
+			c := strings.ToUpper(v)
+			if !contains(consistencies, c) {
+				return Config{}, bad("%s=%s is not a consistency level; valid levels: %s", k, v, strings.Join(consistencies, ", "))
+			}
+			cfg.LoadConsistency = c
 		case "consistency", "read_consistency", "write_consistency":
 			c := strings.ToUpper(v)
 			if !contains(consistencies, c) {
@@ -402,4 +412,13 @@ func normalize(param, v string) (string, error) {
 		return "", fmt.Errorf("valid strategies: %s", strings.Join(strategies, ", "))
 	}
 	return "", fmt.Errorf("%s is not a setting of CQL targets", param)
+}
+
+// loadConsistency is the level of the load's INSERTs: load_consistency,
+// else the write consistency.
+func (c Config) loadConsistency() string {
+	if c.LoadConsistency != "" {
+		return c.LoadConsistency
+	}
+	return c.WriteConsistency
 }

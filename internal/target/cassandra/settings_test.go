@@ -62,3 +62,19 @@ func must(s string, err error) string {
 	}
 	return s
 }
+
+// load_consistency sets the level of the load's INSERTs; without it the
+// load writes at the write consistency.
+func TestLoadConsistency(t *testing.T) {
+	c, err := ParseURL("cql://h/ks?write_consistency=ONE&load_consistency=all")
+	if err != nil || c.LoadConsistency != "ALL" || c.loadConsistency() != "ALL" || c.WriteConsistency != "ONE" {
+		t.Errorf("load_consistency=all: %+v, %v", c, err)
+	}
+	c, err = ParseURL("cql://h/ks?consistency=QUORUM")
+	if err != nil || c.loadConsistency() != "QUORUM" {
+		t.Errorf("default load consistency: %q, %v; want the write consistency", c.loadConsistency(), err)
+	}
+	if _, err := ParseURL("cql://h/ks?load_consistency=MOST"); err == nil || !strings.Contains(err.Error(), "load_consistency=MOST is not a consistency level") {
+		t.Errorf("load_consistency=MOST: %v", err)
+	}
+}
