@@ -107,6 +107,7 @@ func newCleanupCmd(env *Env) *cobra.Command {
 	var allowForeign, quiet bool
 	var threads int
 	var format string
+	var cql cqlFlags
 	var timeout flexDuration
 	timeout.d = target.DefaultConnectTimeout
 	cmd := &cobra.Command{
@@ -130,6 +131,9 @@ func newCleanupCmd(env *Env) *cobra.Command {
 			var urls []string
 			if targetURL != "" {
 				urls = []string{targetURL}
+			}
+			if urls, err = cql.apply(cmd.Flags(), urls); err != nil {
+				return err
 			}
 			ctx, stop := interruptContext(env)
 			defer stop()
@@ -194,6 +198,7 @@ func newCleanupCmd(env *Env) *cobra.Command {
 	fl.BoolVarP(&quiet, "quiet", "q", false, "say nothing on success")
 	fl.StringVar(&format, "format", "text", "what it prints: text (a line per table on stderr) or sysbench (sysbench 1.0.20's \"Dropping table\" lines on stdout)")
 	fl.IntVar(&threads, "threads", 1, "(sysbench/bulk_insert) the threads it ran with: it has one table per thread, as sysbench's bulk_insert cleanup drops")
+	addCQLFlags(fl, &cql)
 	addWorkloadFlags(fl)
 	return cmd
 }

@@ -99,7 +99,8 @@ A and B must have run the same workload with the same options, run settings (thr
 isolation, rate, duration, ...) and the settings both targets have (synchronous_commit,
 isolation, ...); otherwise compare lists every difference and stops with exit code 2.
 --force compares anyway and prints the differences as a warning. A different product,
-version or endpoint is what is being compared and is only listed.
+version or endpoint is what is being compared and is only listed, as is a CQL cluster's
+shape (nodes, topology, keyspace, replication; its consistency levels and commit log must match).
 
 Runs that did not complete (failed, e.g. above --max-error-rate, or interrupted) are never
 pooled with complete ones: they are left out of the figures, and compare says how many and

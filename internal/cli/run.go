@@ -73,6 +73,7 @@ type runFlags struct {
 	planSetup       bool
 	shard           shardFlags   // --shard, --start-at, --run-id (shard.go)
 	observe         observeFlags // observe.go
+	cql             cqlFlags
 }
 
 // flexDuration accepts Go durations ("90s", "1m30s") and bare seconds as
@@ -168,6 +169,7 @@ func newRunCmd(env *Env, phase string) *cobra.Command {
 	fl.BoolVar(&f.allowForeign, "allow-foreign-tables", false, "use (and with --load=always drop) tables candor did not create")
 	fl.IntVar(&f.batch, "batch-size", runner.DefaultLoadBatch, "rows per load batch (COPY on PostgreSQL, multi-row INSERT elsewhere; sysbench on MariaDB: a whole table unless given)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no status lines or progress bar")
+	addCQLFlags(fl, &f.cql)
 	if phase == phaseRun {
 		// Set by `candor plan run` to name the plan and cell in the result.
 		fl.StringVar(&f.planName, "plan-name", "", "plan this run belongs to")
@@ -271,6 +273,9 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 		return err
 	}
 	if err := checkOut(f.out); err != nil {
+		return err
+	}
+	if f.targets, err = f.cql.apply(fs, f.targets); err != nil {
 		return err
 	}
 	obs, err := listenMetrics(&f.observe)
@@ -385,7 +390,11 @@ func openTarget(ctx context.Context, phase string, urls []string, f *runFlags, w
 	fp, err := tgt.Fingerprint(ctx)
 	if err != nil {
 		tgt.Close()
-		return nil, target.Fingerprint{}, withCode(ExitUnreachable, fmt.Errorf("read the target's fingerprint: %w", err))
+		code := ExitUnreachable
+		if errors.Is(err, target.ErrUnsupported) {
+			code = ExitUnsupported // a keyspace with another replication than asked
+		}
+		return nil, target.Fingerprint{}, withCode(code, fmt.Errorf("read the target's fingerprint: %w", err))
 	}
 	return tgt, fp, nil
 }

@@ -169,6 +169,12 @@ func describe(r *result.Result) map[string]string {
 	return d
 }
 
+// topologySettings describe the shape of a CQL cluster, not how the runs
+// were made: compare sets one node against three, one copy against two (as
+// E5 does), as it sets one endpoint against another. Consistency levels and
+// commit-log settings still block.
+var topologySettings = map[string]bool{"setting nodes": true, "setting topology": true, "setting replication": true, "setting keyspace": true}
+
 func differences(a, b map[string]string) []Difference {
 	keys := map[string]bool{}
 	for k := range a {
@@ -190,6 +196,8 @@ func differences(a, b map[string]string) []Difference {
 			blocking = false
 		case strings.HasPrefix(k, "setting ") && (!oka || !okb):
 			blocking = false // a setting only one product has
+		case topologySettings[k]:
+			blocking = false
 		}
 		out = append(out, Difference{What: k, A: va, B: vb, Blocking: blocking})
 	}

@@ -119,6 +119,7 @@ func buildDocument(m *Model) *document {
 	for _, w := range m.Workloads {
 		buildWorkloadSection(d, m, w)
 	}
+	buildTargetsSection(d, m)
 	if len(m.SizeEffects) > 0 {
 		buildSizeSection(d, m)
 	}

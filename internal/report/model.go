@@ -452,6 +452,9 @@ func (m *Model) buildSeries() {
 				if _, ok := setupTarget(m.Inputs[i].Result); ok {
 					s.Label = m.Inputs[i].Result.Plan.Params["target"] + " (" + s.Label + ")"
 				}
+				if shape := clusterShape(t.Settings); shape != "" {
+					diff = append([]string{shape}, diff...) // a CQL cluster: "3 nodes, RF=2"
+				}
 				if len(diff) > 0 {
 					s.Label += " [" + strings.Join(diff, ", ") + "]"
 				}

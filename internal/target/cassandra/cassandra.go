@@ -102,7 +102,7 @@ func Open(ctx context.Context, rawURL string, opts target.Options) (target.Targe
 		return nil, err
 	}
 	if opts.Isolation != "" {
-		return nil, fmt.Errorf("%w: isolation level %q: CQL has no transactions and no isolation levels; leave --isolation unset (consistency levels are URL parameters: read_consistency, write_consistency)", target.ErrUnsupported, opts.Isolation)
+		return nil, fmt.Errorf("%w: isolation level %q: CQL has no transactions and no isolation levels; leave --isolation unset (set consistency levels with --read-consistency and --write-consistency, or the URL parameters read_consistency and write_consistency)", target.ErrUnsupported, opts.Isolation)
 	}
 	cfg, err := ParseURL(rawURL)
 	if err != nil {
@@ -227,7 +227,7 @@ func (t *Target) Capabilities() target.Capabilities {
 // CopyFrom. So `candor cleanup` on a keyspace that is not there leaves none
 // behind.
 func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
-	c := &Conn{t: t, read: consistency(t.cfg.ReadConsistency), write: consistency(t.cfg.WriteConsistency), window: t.cfg.LoadWindow}
+	c := &Conn{t: t, read: consistency(t.cfg.ReadConsistency), write: consistency(t.cfg.WriteConsistency), load: consistency(t.cfg.loadConsistency()), window: t.cfg.LoadWindow}
 	t.mu.Lock()
 	c.s = t.sess
 	closed := t.closed

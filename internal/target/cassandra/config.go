@@ -41,7 +41,7 @@ var (
 
 // params lists every URL parameter, for the message about an unknown one.
 var params = []string{
-	"allow_foreign_keyspace", "connections", "consistency", "load_window", "local_dc", "page_size",
+	"allow_foreign_keyspace", "connections", "consistency", "load_consistency", "load_window", "local_dc", "page_size",
 	"read_consistency", "replication_factor", "replication_strategy", "serial_consistency",
 	"timeout", "tls", "tls_ca", "tls_cert", "tls_key", "tls_verify", "write_consistency",
 }
@@ -54,8 +54,12 @@ type Config struct {
 	Username string
 	Password string
 
-	ReadConsistency   string // upper case, e.g. "ONE"
-	WriteConsistency  string
+	ReadConsistency  string // upper case, e.g. "ONE"
+	WriteConsistency string
+	// LoadConsistency is the level of the load's INSERTs; "" means
+	// WriteConsistency. ALL makes every replica hold every loaded row
+	// before the run reads at a lower level.
+	LoadConsistency   string
 	SerialConsistency string // SERIAL or LOCAL_SERIAL
 
 	// Replication of a keyspace candor creates. ReplicationSet says the URL
@@ -180,6 +184,12 @@ func ParseURL(raw string) (Config, error) {
 	for _, k := range keys {
 		v := q[k][len(q[k])-1]
 		switch strings.ToLower(k) {
+		case "load_consistency":
+			c := strings.ToUpper(v)
+			if !contains(consistencies, c) {
+				return Config{}, bad("%s=%s is not a consistency level; valid levels: %s", k, v, strings.Join(consistencies, ", "))
+			}
+			cfg.LoadConsistency = c
 		case "consistency", "read_consistency", "write_consistency":
 			c := strings.ToUpper(v)
 			if !contains(consistencies, c) {
@@ -297,4 +307,118 @@ func (c Config) ReplicationMap() string {
 // consistency converts a name checked by ParseURL.
 func consistency(name string) gocql.Consistency {
 	return gocql.ParseConsistency(name)
+}
+
+// IsURL reports whether raw names a CQL target (cql:// or cassandra://).
+func IsURL(raw string) bool {
+	scheme, _, ok := strings.Cut(raw, "://")
+	return ok && (strings.EqualFold(scheme, "cql") || strings.EqualFold(scheme, "cassandra"))
+}
+
+// Setting is a URL parameter given outside the URL, by Source (a
+// command-line flag such as "--write-consistency").
+type Setting struct {
+	Param  string // read_consistency, write_consistency, serial_consistency, replication_factor or replication_strategy
+	Value  string
+	Source string
+}
+
+// WithSettings returns raw with each setting added as its URL parameter, so
+// that the target, its fingerprint and the result see it as if the URL had
+// given it. A value the parameter does not accept is an error naming the
+// setting's source and the valid values; so is a URL that already gives the
+// parameter (or consistency=, for a read or write level) another value.
+func WithSettings(raw string, settings []Setting) (string, error) {
+	_, query, _ := strings.Cut(raw, "?")
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return "", fmt.Errorf("%w %q: bad query string: %v", target.ErrBadURL, target.Redact(raw), err)
+	}
+	given := func(name string) (string, bool) {
+		for k, v := range q {
+			if strings.EqualFold(k, name) {
+				return v[len(v)-1], true
+			}
+		}
+		return "", false
+	}
+	var add []string
+	for _, s := range settings {
+		v, err := normalize(s.Param, s.Value)
+		if err != nil {
+			return "", fmt.Errorf("%s %s: %w", s.Source, s.Value, err)
+		}
+		names := []string{s.Param}
+		if s.Param == "read_consistency" || s.Param == "write_consistency" {
+			names = append(names, "consistency")
+		}
+		dup := false
+		for _, name := range names {
+			old, ok := given(name)
+			if !ok {
+				continue
+			}
+			if o, err := normalize(s.Param, old); err == nil && o == v {
+				dup = true
+				continue
+			}
+			return "", fmt.Errorf("%s %s contradicts the URL's %s=%s: give it in one place", s.Source, s.Value, name, old)
+		}
+		if !dup {
+			add = append(add, s.Param+"="+url.QueryEscape(v))
+		}
+	}
+	if len(add) == 0 {
+		return raw, nil
+	}
+	sep := "?"
+	if strings.Contains(raw, "?") {
+		sep = "&"
+		if strings.HasSuffix(raw, "?") || strings.HasSuffix(raw, "&") {
+			sep = ""
+		}
+	}
+	return raw + sep + strings.Join(add, "&"), nil
+}
+
+// normalize checks a value of a Setting's parameter and returns it as the
+// URL spells it.
+func normalize(param, v string) (string, error) {
+	switch param {
+	case "read_consistency", "write_consistency", "consistency":
+		c := strings.ToUpper(v)
+		if !contains(consistencies, c) {
+			return "", fmt.Errorf("not a consistency level; valid levels: %s", strings.Join(consistencies, ", "))
+		}
+		return c, nil
+	case "serial_consistency":
+		c := strings.ToUpper(v)
+		if !contains(serialConsistencies, c) {
+			return "", fmt.Errorf("not a serial consistency level; valid levels: %s", strings.Join(serialConsistencies, ", "))
+		}
+		return c, nil
+	case "replication_factor":
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100 {
+			return "", fmt.Errorf("expected a whole number of copies, 1..100")
+		}
+		return strconv.Itoa(n), nil
+	case "replication_strategy":
+		for _, x := range strategies {
+			if strings.EqualFold(x, v) || strings.EqualFold(x, v+"Strategy") {
+				return x, nil
+			}
+		}
+		return "", fmt.Errorf("valid strategies: %s", strings.Join(strategies, ", "))
+	}
+	return "", fmt.Errorf("%s is not a setting of CQL targets", param)
+}
+
+// loadConsistency is the level of the load's INSERTs: load_consistency,
+// else the write consistency.
+func (c Config) loadConsistency() string {
+	if c.LoadConsistency != "" {
+		return c.LoadConsistency
+	}
+	return c.WriteConsistency
 }

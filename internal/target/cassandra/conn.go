@@ -26,11 +26,11 @@ var ErrConnClosed = errors.New("cassandra connection is closed")
 // Exec runs at the write consistency, Query at the read consistency. A
 // Conn is used by one goroutine at a time.
 type Conn struct {
-	t           *Target
-	s           *gocql.Session // the keyspace's; nil until it exists (Target.Connect)
-	read, write gocql.Consistency
-	closed      bool
-	window      int // rows in flight in CopyFrom
+	t                 *Target
+	s                 *gocql.Session // the keyspace's; nil until it exists (Target.Connect)
+	read, write, load gocql.Consistency
+	closed            bool
+	window            int // rows in flight in CopyFrom
 
 	copyKey, copySQL string // CopyFrom's INSERT, for the last table and columns
 

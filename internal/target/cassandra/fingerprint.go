@@ -37,7 +37,7 @@ var serverSettings = []string{
 //	nodes                         how many nodes (system.local + system.peers_v2)
 //	topology                      each node as ADDRESS/DC/RACK/RELEASE, by address
 //	keyspace, replication         the URL's keyspace and its replication map
-//	read_consistency, write_consistency, serial_consistency
+//	read_consistency, write_consistency, load_consistency, serial_consistency
 //	commitlog_sync, ...           the serverSettings the server reports
 //
 // It creates the keyspace when it does not exist (as Connect does), so that
@@ -81,6 +81,7 @@ func (t *Target) Fingerprint(ctx context.Context) (target.Fingerprint, error) {
 	set["replication"] = formatMap(repl)
 	set["read_consistency"] = t.cfg.ReadConsistency
 	set["write_consistency"] = t.cfg.WriteConsistency
+	set["load_consistency"] = t.cfg.loadConsistency()
 	set["serial_consistency"] = t.cfg.SerialConsistency
 
 	if err := readSettings(ctx, s, set); err != nil {

@@ -63,7 +63,7 @@ func (c *Conn) CopyFrom(ctx context.Context, table string, columns []string, row
 					})
 					return
 				}
-				if err := s.Query(stmt, row...).Consistency(c.write).Idempotent(true).ExecContext(ctx); err != nil {
+				if err := s.Query(stmt, row...).Consistency(c.load).Idempotent(true).ExecContext(ctx); err != nil {
 					once.Do(func() { first = err; cancel() })
 					return
 				}

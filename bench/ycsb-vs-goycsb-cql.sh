@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# ycsb-vs-goycsb-cql.sh — candor beside go-ycsb (its `cassandra` binding) on
+# the same throwaway one-node Cassandra 5.0 (scripts/cassandra-sandbox.sh),
+# same workload property files, alternating runs.
+#
+#   bench/ycsb-vs-goycsb-cql.sh        # defaults below; prints Markdown tables
+#
+# Environment: RECORDS (100000), DURATION seconds per run (30), THREADS
+# ("4 16"), WORKLOADS ("a c"; go-ycsb's binding has no scan, so no E),
+# ROUNDS (1; each round alternates who goes first), LOAD_THREADS (4),
+# CASSANDRA_URL (use a running Cassandra, e.g. from cassandra-sandbox.sh,
+# instead of starting one), GOYCSB (path to a go-ycsb binary; built here
+# from the Go module proxy into ~/.cache/candor-bench when absent).
+#
+# Both clients use consistency QUORUM (go-ycsb v1.0.1's binding always
+# does; on one node it is ONE) and 2 connections per node (both drivers'
+# default). The keyspace ycsb is candor's (its load creates it); go-ycsb's
+# table usertable lives beside candor's candor_usertable in it. go-ycsb's
+# load sends one INSERT per record and waits for it; candor's keeps
+# load_window (default 32) INSERTs in flight per load thread.
+#
+# go-ycsb v1.0.1 ignores maxexecutiontime, so its runs get a huge
+# operationcount and one SIGINT after DURATION seconds (see
+# ycsb-vs-goycsb.sh). Client CPU per operation is the kernel's accounting
+# of each finished child process (user + system time); the client's share
+# of the machine is that CPU time over DURATION × the cores (nproc).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+RECORDS=${RECORDS:-100000}
+DURATION=${DURATION:-30}
+THREADS=${THREADS:-"4 16"}
+WORKLOADS=${WORKLOADS:-"a c"}
+ROUNDS=${ROUNDS:-1}
+LOAD_THREADS=${LOAD_THREADS:-4}
+CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/candor-bench
+GOYCSB=${GOYCSB:-$CACHE/go-ycsb}
+GOYCSB_VERSION=v1.0.1
+CORES=$(nproc)
+BENCH_NAME=ycsb-vs-goycsb-cql
+
+. bench/lib.sh
+
+build_goycsb() {
+	[ -x "$GOYCSB" ] && return
+	log "building go-ycsb $GOYCSB_VERSION in a scratch module (a few minutes)"
+	local src=$CACHE/goycsb-src
+	mkdir -p "$src"
+	cat >"$src/go.mod" <<EOG
+module scratch/goycsb
+
+go 1.26
+EOG
+	printf '//go:build tools\n\npackage tools\n\nimport _ "github.com/pingcap/go-ycsb/cmd/go-ycsb"\n' >"$src/tools.go"
+	(cd "$src" && go get "github.com/pingcap/go-ycsb@$GOYCSB_VERSION" && go mod tidy -e >/dev/null 2>&1 &&
+		go build -o "$GOYCSB" github.com/pingcap/go-ycsb/cmd/go-ycsb)
+}
+
+# final_total FILE prints the OPS of the TOTAL line of go-ycsb's final
+# report (after its "Run finished" line), or fails when there is none.
+final_total() {
+	awk '/^Run finished/ {fin = 1; next}
+		fin && /^TOTAL/ {for (i = 1; i <= NF; i++) if ($i == "OPS:") {gsub(",", "", $(i+1)); ops = $(i+1)}}
+		END {if (ops == "") exit 1; print ops}' "$1" ||
+		die "go-ycsb's final report is missing in $1 (it ended without \"Run finished\" and a TOTAL line)"
+}
+
+build_goycsb
+make -s build
+CASSDIR=""
+if [ -z "${CASSANDRA_URL:-}" ]; then
+	CASSDIR=$(mktemp -d /tmp/candor-bench-cass.XXXXXX)
+	rmdir "$CASSDIR"
+	trap 'scripts/cassandra-sandbox.sh stop "$CASSDIR" >/dev/null 2>&1 || true' EXIT
+	CASSANDRA_URL=$(scripts/cassandra-sandbox.sh start "$CASSDIR")
+fi
+HOSTPORT=$(echo "$CASSANDRA_URL" | sed 's#^[a-z]*://\([^/?]*\).*#\1#')
+case $HOSTPORT in *,*) die "CASSANDRA_URL: give one node (go-ycsb's cluster property takes host:port)" ;; esac
+URL="cql://$HOSTPORT/ycsb?consistency=QUORUM"
+GPROPS=(-p cassandra.cluster="$HOSTPORT" -p cassandra.keyspace=ycsb)
+OUT=$(mktemp -d /tmp/candor-bench-cql.XXXXXX)
+
+rate() { python3 -c "print(round($1/($3-$2)))"; }
+
+log "loading $RECORDS records with candor and with go-ycsb ($LOAD_THREADS threads each)"
+# A Cassandra of an earlier run (CASSANDRA_URL) still has the tables: candor
+# drops its own; go-ycsb drops usertable itself (dropdata=true).
+bin/candor cleanup ycsb -p table=candor_usertable --target "$URL" -q
+t0=$(date +%s.%N)
+bin/candor load ycsb -P workloads/workloada -p recordcount="$RECORDS" -p table=candor_usertable \
+	--target "$URL" --threads "$LOAD_THREADS" -q -o "$OUT/load.json" >/dev/null 2>"$OUT/load.err" ||
+	die "candor's load failed: $(cat "$OUT/load.err")"
+t1=$(date +%s.%N)
+"$GOYCSB" load cassandra -P workloads/workloada -p recordcount="$RECORDS" -p threadcount="$LOAD_THREADS" \
+	-p dropdata=true "${GPROPS[@]}" >"$OUT/goycsb-load.txt" 2>&1
+t2=$(date +%s.%N)
+grep -q '^Run finished' "$OUT/goycsb-load.txt" || die "go-ycsb's load did not finish: see $OUT/goycsb-load.txt"
+grep -q 'INSERT_ERROR' "$OUT/goycsb-load.txt" && die "go-ycsb's load had errors: see $OUT/goycsb-load.txt"
+cl=$(rate "$RECORDS" "$t0" "$t1")
+gl=$(rate "$RECORDS" "$t1" "$t2")
+echo "Load, $RECORDS records, $LOAD_THREADS threads (records/s):"
+echo
+echo "| candor | go-ycsb | ratio |"
+echo "|---|---|---|"
+echo "| $cl | $gl | $(python3 -c "print(f'{$cl/$gl:.2f}')") |"
+echo
+echo "| workload | threads | round | candor ops/s | go-ycsb ops/s | ratio | candor CPU µs/op | go-ycsb CPU µs/op | candor share of $CORES cores | go-ycsb share |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+
+# Each prints "ops/s cpu_us_per_op share_of_cores_percent".
+run_candor() {
+	local c0 c1 ops
+	times >"$OUT/t0"
+	bin/candor run ycsb -P "workloads/workload$1" -p recordcount="$RECORDS" -p table=candor_usertable \
+		--target "$URL" --threads "$2" --time "$DURATION" --load never -q --format ycsb \
+		-o "$OUT/candor-$1-$2-$3.json" >"$OUT/candor-$1-$2-$3.txt" 2>"$OUT/candor-$1-$2-$3.err" ||
+		die "candor's run failed: $(cat "$OUT/candor-$1-$2-$3.err")"
+	times >"$OUT/t1"
+	c0=$(cpu_seconds "$OUT/t0")
+	c1=$(cpu_seconds "$OUT/t1")
+	ops=$(awk -F', ' '/\[OVERALL\], Throughput/ {print $3}' "$OUT/candor-$1-$2-$3.txt")
+	python3 -c "print(f'{$ops:.0f}', f'{($c1-$c0)*1e6/($ops*$DURATION):.1f}', f'{($c1-$c0)*100/($DURATION*$CORES):.0f}%')"
+}
+
+run_goycsb() {
+	local c0 c1 ops
+	times >"$OUT/t0"
+	timeout --foreground -k 60 -s INT "$DURATION" "$GOYCSB" run cassandra -P "workloads/workload$1" \
+		-p recordcount="$RECORDS" -p operationcount=1000000000 -p threadcount="$2" "${GPROPS[@]}" \
+		>"$OUT/goycsb-$1-$2-$3.txt" 2>&1 || true
+	times >"$OUT/t1"
+	c0=$(cpu_seconds "$OUT/t0")
+	c1=$(cpu_seconds "$OUT/t1")
+	ops=$(final_total "$OUT/goycsb-$1-$2-$3.txt") || exit 1
+	python3 -c "print(f'{$ops:.0f}', f'{($c1-$c0)*1e6/($ops*$DURATION):.1f}', f'{($c1-$c0)*100/($DURATION*$CORES):.0f}%')"
+}
+
+for round in $(seq 1 "$ROUNDS"); do
+	for w in $WORKLOADS; do
+		for t in $THREADS; do
+			if [ $((round % 2)) -eq 1 ]; then
+				read -r cops ccpu cshare < <(run_candor "$w" "$t" "$round")
+				read -r gops gcpu gshare < <(run_goycsb "$w" "$t" "$round")
+			else
+				read -r gops gcpu gshare < <(run_goycsb "$w" "$t" "$round")
+				read -r cops ccpu cshare < <(run_candor "$w" "$t" "$round")
+			fi
+			ratio=$(python3 -c "print(f'{$cops/$gops:.2f}')")
+			echo "| $w | $t | $round | $cops | $gops | $ratio | $ccpu | $gcpu | $cshare | $gshare |"
+		done
+	done
+done
+log "raw outputs in $OUT"
