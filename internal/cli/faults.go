@@ -44,7 +44,7 @@ func addFaultFlags(fl *pflag.FlagSet, f *runFlags) {
 	f.onFaultError = string(fault.OnErrorStop)
 	f.targetRole = roleAny
 	f.recoveryTimeout.d = DefaultRecoveryTimeout
-	fl.StringArrayVar(&f.faults, "fault", nil, "schedule a fault (repeatable): 'at=20s run=CMD' (a shell command; run= comes last), or 'at=20s for=5s net=pause|latency|bandwidth|reset node=K|all' through candor's proxy in front of the K-th --target (docs/USAGE.md)")
+	fl.StringArrayVar(&f.faults, "fault", nil, "schedule a fault (repeatable): 'at=20s run=CMD' (a shell command; run= comes last), or 'at=20s for=5s net=pause|latency|bandwidth|reset node=K|all' through candor's proxy in front of the K-th --target (docs/FAULTS.md)")
 	fl.StringVar(&f.onFaultError, "on-fault-error", string(fault.OnErrorStop), "a fault that fails (its command exits non-zero): stop ends the run (exit 5), continue records it and goes on")
 	fl.StringVar(&f.targetRole, "target-role", roleAny, "any: worker w uses --target w mod n; primary: every session goes to whichever --target accepts writes (PostgreSQL target_session_attrs=read-write), reconnecting there after a fail-over")
 	fl.BoolVar(&f.ledger, "ledger", false, "keep every write's outcome in a durability ledger beside the result and account for lost, unknown and duplicated writes after the run (ledger workload: always; commit-loop)")

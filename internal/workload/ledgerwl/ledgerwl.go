@@ -1,6 +1,6 @@
 // Package ledgerwl is the ledger workload: a write-only stream of small
-// rows for measuring durability around faults (docs/USAGE.md, "Faults and
-// the durability ledger"). Each worker inserts rows (id, w, pad), one
+// rows for measuring durability around faults (docs/FAULTS.md, "The
+// durability ledger"). Each worker inserts rows (id, w, pad), one
 // autocommitted INSERT per operation; id is ledger.ID(worker, sequence),
 // unique in the run, and the runner records every attempt's outcome in the
 // worker's ledger file. After the run the CLI reads the ids back and
