@@ -105,10 +105,11 @@ func NewRoot(env *Env) *cobra.Command {
 		Short: "Database benchmarks measured right, recorded completely, re-runnable from their result files",
 		Long: `candor runs standard database workloads — YCSB's core workloads A–F (with YCSB property files),
 sysbench 1.0.20's OLTP tests (also from a sysbench command line: candor sysbench ...), the
-key-value workloads KV-1..3 and a commit loop — against PostgreSQL-wire and MySQL-wire servers
-over their native protocols and against embedded SQLite. It measures latency with HDR histograms
-(closed or open loop, coordinated omission handled) and writes a self-describing result file that
-report, compare and plan read back.
+key-value workloads KV-1..3, a commit loop and a durability ledger — against PostgreSQL-wire and
+MySQL-wire servers, CQL clusters (Cassandra) and embedded SQLite, over their native protocols. It
+measures latency with HDR histograms (closed or open loop, coordinated omission handled), can inject
+faults and count lost writes, runs as several shards merged exactly, and writes a self-describing
+result file that report, compare, audit and rerun read back.
 
 With no --target, candor benchmarks an embedded SQLite file (sqlite://candor.db) in the
 working directory. 'candor list' shows the workloads, 'candor run WORKLOAD --help' a workload's
