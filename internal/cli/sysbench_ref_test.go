@@ -44,7 +44,11 @@ type stmtProxy struct {
 
 	mu    sync.Mutex
 	conns [][]string // executed statements per connection, in accept order
-	wg    sync.WaitGroup
+	// active counts the copying goroutines still running, under mu; idle
+	// is signalled when it falls to 0. (A WaitGroup's Add racing with
+	// take's Wait, for a connection accepted late, is a data race.)
+	active int
+	idle   *sync.Cond
 }
 
 // newStmtProxy starts a proxy in front of the server of rawURL (MySQL wire
@@ -59,6 +63,7 @@ func newStmtProxy(t *testing.T, rawURL string) *stmtProxy {
 		t.Fatal(err)
 	}
 	p := &stmtProxy{ln: ln, upstream: u.Host, mysql: u.Scheme == "mysql"}
+	p.idle = sync.NewCond(&p.mu)
 	u.Host = ln.Addr().String()
 	p.url = u.String()
 	go p.accept()
@@ -80,11 +85,11 @@ func (p *stmtProxy) accept() {
 		p.mu.Lock()
 		i := len(p.conns)
 		p.conns = append(p.conns, nil)
+		p.active += 2
 		p.mu.Unlock()
 		rec := &connRecorder{p: p, i: i}
-		p.wg.Add(2)
 		go func() {
-			defer p.wg.Done()
+			defer p.copied()
 			if p.mysql {
 				rec.mysqlClient(c, s)
 			} else {
@@ -93,7 +98,7 @@ func (p *stmtProxy) accept() {
 			s.Close()
 		}()
 		go func() {
-			defer p.wg.Done()
+			defer p.copied()
 			if p.mysql {
 				rec.mysqlServer(s, c)
 			} else {
@@ -107,12 +112,24 @@ func (p *stmtProxy) accept() {
 // take waits for every connection to end and returns what they executed,
 // forgetting it.
 func (p *stmtProxy) take() [][]string {
-	p.wg.Wait()
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	for p.active > 0 {
+		p.idle.Wait()
+	}
 	out := p.conns
 	p.conns = nil
 	return out
+}
+
+// copied ends one copying goroutine of a connection.
+func (p *stmtProxy) copied() {
+	p.mu.Lock()
+	p.active--
+	if p.active == 0 {
+		p.idle.Broadcast()
+	}
+	p.mu.Unlock()
 }
 
 type connRecorder struct {
