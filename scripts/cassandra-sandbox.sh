@@ -65,15 +65,13 @@ SANDBOX=cassandra-sandbox
 
 # ---------------------------------------------------------------- tools
 
-apt_install() {
+# need_tool installs Debian package $2 when command $1 is missing (root
+# only), through sandbox-lib.sh's apt_install: no upgrades, apt's output in
+# its log.
+need_tool() {
+	command -v "$1" >/dev/null 2>&1 && return
 	is_root || die "$1 is missing and we are not root: install $2"
-	command -v apt-get >/dev/null 2>&1 || die "$1 is missing and apt-get is too: install $2 by hand"
-	log "installing $2 with apt-get"
-	export DEBIAN_FRONTEND=noninteractive
-	if ! apt-get install -y -q "$2" >&2; then
-		apt-get update -q >&2
-		apt-get install -y -q "$2" >&2
-	fi
+	apt_install "$2" || die "could not install $2: see $APT_LOG"
 }
 
 # java_major prints the major version of the java on PATH.
@@ -82,7 +80,7 @@ java_major() {
 }
 
 need_java() {
-	command -v java >/dev/null 2>&1 || apt_install java openjdk-17-jre-headless
+	need_tool java openjdk-17-jre-headless
 	local v
 	v=$(java_major)
 	case $v in
@@ -103,7 +101,7 @@ fetch() {
 	if [ -f "$CACHE_DIR/lib/.complete" ]; then
 		return 0
 	fi
-	command -v mvn >/dev/null 2>&1 || apt_install mvn maven
+	need_tool mvn maven
 	mkdir -p "$CACHE_DIR"
 	exec 9>"$CACHE_DIR/fetch.lock"
 	if command -v flock >/dev/null 2>&1; then
@@ -293,7 +291,7 @@ write_yaml() {
 # certificate, what the nodes present).
 make_cert() {
 	local t=$1/tls
-	command -v openssl >/dev/null 2>&1 || apt_install openssl openssl
+	need_tool openssl openssl
 	mkdir -p "$t"
 	openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj /CN=candor-cassandra-sandbox \
 		-addext "subjectAltName=IP:127.0.0.1,IP:127.0.0.2,IP:127.0.0.3" \
