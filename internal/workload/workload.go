@@ -177,6 +177,19 @@ type Loader interface {
 	LoadBatch(ctx context.Context, c target.Conn, from, to int64) error
 }
 
+// NoLoad is the Loader of a workload whose LoadRange is empty (commit-loop,
+// ledger): it is never given records, and says so if it is. Workload names
+// the workload in that error.
+type NoLoad struct{ Workload string }
+
+// LoadBatch refuses any record: there is nothing to load.
+func (n NoLoad) LoadBatch(_ context.Context, _ target.Conn, from, to int64) error {
+	if from < to {
+		return fmt.Errorf("%s has no load phase (asked for records %d..%d)", n.Workload, from, to-1)
+	}
+	return nil
+}
+
 // ProgressLoader is implemented by loaders whose batches can be long (a
 // whole table in one statement). Before each batch the runner calls
 // SetProgress with a function the loader calls with the records of that

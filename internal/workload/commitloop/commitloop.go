@@ -273,16 +273,7 @@ func (w *Workload) Schema() []workload.Table {
 func (w *Workload) LoadRange() (start, count int64) { return 0, 0 }
 
 // NewLoader returns a loader that is never given records.
-func (w *Workload) NewLoader(int, *rand.Rand) workload.Loader { return noLoad{} }
-
-type noLoad struct{}
-
-func (noLoad) LoadBatch(ctx context.Context, c target.Conn, from, to int64) error {
-	if from < to {
-		return fmt.Errorf("%s has no load phase (asked for records %d..%d)", Name, from, to-1)
-	}
-	return nil
-}
+func (w *Workload) NewLoader(int, *rand.Rand) workload.Loader { return workload.NoLoad{Workload: Name} }
 
 // NewWorker returns the worker of job id+1; r is unused (the loop draws
 // nothing).

@@ -161,16 +161,7 @@ func (w *Workload) Schema() []workload.Table {
 func (w *Workload) LoadRange() (start, count int64) { return 0, 0 }
 
 // NewLoader returns a loader that is never given records.
-func (w *Workload) NewLoader(int, *rand.Rand) workload.Loader { return noLoad{} }
-
-type noLoad struct{}
-
-func (noLoad) LoadBatch(ctx context.Context, c target.Conn, from, to int64) error {
-	if from < to {
-		return fmt.Errorf("%s has no load phase (asked for records %d..%d)", Name, from, to-1)
-	}
-	return nil
-}
+func (w *Workload) NewLoader(int, *rand.Rand) workload.Loader { return workload.NoLoad{Workload: Name} }
 
 // ReadBack calls fn with every id in the table.
 func (w *Workload) ReadBack(ctx context.Context, c target.Conn, fn func(id int64)) error {
