@@ -190,3 +190,36 @@ server_ticks() { awk "{ print $SERVER_FIELDS }" "/proc/$SERVER_PID/stat"; }
 # server_user_ticks prints the user-space part of server_ticks (field 14
 # and, for PostgreSQL's reaped backends, 16).
 server_user_ticks() { awk "{ print $SERVER_USER_FIELDS }" "/proc/$SERVER_PID/stat"; }
+
+# settle waits until the machine has been at least 90% idle for a second
+# (at most SETTLE_MAX seconds, default 120). A fresh 1M-row table comes
+# with background work (InnoDB flushing the pages a bulk load dirtied,
+# PostgreSQL's checkpoint and autovacuum); without the wait it lands in the
+# first runs after a prepare, and a faster prepare leaves more of it behind.
+settle() {
+	local t0 a b
+	t0=$(date +%s)
+	while :; do
+		a=$(awk '/^cpu / {print $2+$3+$4+$5+$6+$7+$8, $5+$6}' /proc/stat)
+		sleep 1
+		b=$(awk '/^cpu / {print $2+$3+$4+$5+$6+$7+$8, $5+$6}' /proc/stat)
+		if python3 -c "a=[float(x) for x in '$a'.split()]; b=[float(x) for x in '$b'.split()]; exit(0 if (b[1]-a[1]) >= 0.9*(b[0]-a[0]) else 1)"; then
+			break
+		fi
+		if [ $(($(date +%s) - t0)) -ge "${SETTLE_MAX:-120}" ]; then
+			log "the machine did not settle within ${SETTLE_MAX:-120}s; going on"
+			break
+		fi
+	done
+	log "settled after $(($(date +%s) - t0))s"
+}
+
+# session_io_of RESULT prints the session I/O a candor result's run phase
+# used (client.session_io), "-" when it records none.
+session_io_of() {
+	python3 -c "import json, sys
+d = json.load(open(sys.argv[1]))
+ios = [p.get('client', {}).get('session_io') for p in d.get('phases', [])]
+print(([i for i in ios if i] or ['-'])[-1])" "$1" 2>/dev/null || echo -
+}
+

@@ -5,11 +5,12 @@
 #
 #   bench/sysbench-compare.sh          # defaults below; prints Markdown tables
 #
-# Environment: TABLE_SIZE rows in the one table (1000000), THREADS ("4 16"),
-# DURATION seconds per run (30), TESTS ("oltp_point_select oltp_read_write"),
-# ROUNDS (1), PREPARE_THREADS (4), DBS ("postgres mariadb"), TOOLS ("candor
-# sysbench"; one of them alone measures that tool only, e.g. to try the
-# script out), SETTLE_MAX (120: the longest wait after a prepare, and before
+# Environment: TABLE_SIZE rows in the one table (1000000), THREADS ("4 8 16
+# 64"), DURATION seconds per run (30), TESTS (all eleven of sysbench 1.0.20,
+# in the order below), ROUNDS (1), PREPARE_THREADS (4), DBS ("postgres
+# mariadb"), TOOLS ("candor sysbench"; one of them alone measures that tool
+# only, e.g. to try the script out; see "Session I/O" below for the candor
+# variants), SETTLE_MAX (120: the longest wait after a prepare, and before
 # each run, for the machine to go idle, see settle), CANDOR_BIN (bin/candor,
 # built by the script; another path measures that build, e.g. an older
 # commit's), CANDOR_ARGS (more options for every `candor run`, e.g.
@@ -25,6 +26,28 @@
 # monitor wake-ups (nanosleep), futex calls and context switches per
 # transaction, from Debian's linux-perf). Installs sysbench with apt-get
 # when it is missing (as root).
+#
+# Session I/O. Besides `candor` (its --session-io auto), TOOLS may name
+# candor-blocking and candor-poller (candor with --session-io blocking or
+# poller) and candor-other: candor with the session I/O that auto does NOT
+# choose for that test and thread count (auto's choice is read from the
+# result of the cell's `candor` run, or from a 1-second probe run at one
+# transaction per second when there is none yet). Every candor run's result
+# records the session I/O it used; the tables print auto's choice beside
+# each candor variant's rate over sysbench's, so
+#   TOOLS="sysbench candor candor-other" bench/sysbench-compare.sh
+# tells, cell by cell, whether auto chose the faster way to wait.
+#
+# Tests and their order. The read-only tests run first, then the ones that
+# update rows in place or delete and re-insert the same ids, then
+# oltp_insert (new ids) and oltp_delete (which empties the table as it
+# goes: both tools of a cell delete from the same shrinking table, and a
+# DELETE of a missing row is cheaper, so oltp_delete's ratios favour the
+# tool that runs second; the order alternates between cells and rounds).
+# bulk_insert writes tables of its own named like the shared one (sbtest1..N,
+# one per thread), so it runs last: the shared table is dropped, and for
+# each of its runs the tool prepares its own N empty tables and drops them
+# afterwards.
 #
 # Both tools name their table sbtest1, so they cannot hold their tables side
 # by side. Each round, per database, both tools prepare in turn (timed and
@@ -64,9 +87,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 TABLE_SIZE=${TABLE_SIZE:-1000000}
-THREADS=${THREADS:-"4 16"}
+THREADS=${THREADS:-"4 8 16 64"}
 DURATION=${DURATION:-30}
-TESTS=${TESTS:-"oltp_point_select oltp_read_write"}
+TESTS=${TESTS:-"oltp_point_select oltp_read_only select_random_points select_random_ranges oltp_read_write oltp_write_only oltp_update_index oltp_update_non_index oltp_insert oltp_delete bulk_insert"}
 ROUNDS=${ROUNDS:-1}
 PREPARE_THREADS=${PREPARE_THREADS:-4}
 DBS=${DBS:-"postgres mariadb"}
@@ -86,7 +109,33 @@ RUN_LIMIT=$((DURATION * 3 + 300))
 
 . bench/lib.sh
 
-have_tool() { case " $TOOLS " in *" $1 "*) return 0 ;; esac; return 1; }
+# base_tool TOOL prints the tool that prepares for TOOL: candor for every
+# candor variant.
+base_tool() { case $1 in candor*) echo candor ;; *) echo "$1" ;; esac; }
+for tool in $TOOLS; do
+	case $tool in
+	sysbench | candor | candor-blocking | candor-poller | candor-other) ;;
+	*) die "TOOLS: unknown tool $tool (sysbench, candor, candor-blocking, candor-poller, candor-other)" ;;
+	esac
+done
+# have_tool BASE: some tool in TOOLS has that base tool.
+have_tool() {
+	local tool
+	for tool in $TOOLS; do [ "$(base_tool "$tool")" = "$1" ] && return 0; done
+	return 1
+}
+# base_tools LIST prints the base tools of LIST in order, each once.
+base_tools() {
+	local tool b seen=" "
+	for tool in $1; do
+		b=$(base_tool "$tool")
+		case $seen in *" $b "*) continue ;; esac
+		seen="$seen$b "
+		echo "$b"
+	done
+}
+# is_test NAME: NAME is in TESTS.
+is_test() { case " $TESTS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # ---------------------------------------------------------------- databases
 
@@ -133,9 +182,9 @@ candor_prepare() { # out
 	"$CANDOR_BIN" prepare sysbench --tables 1 --table-size "$TABLE_SIZE" --threads "$PREPARE_THREADS" --target "$URL" -q \
 		-o "${1%.txt}.json"
 }
-candor_run() { # out test threads
+candor_run() { # out test threads [more run options]
 	timeout -k 10 "$RUN_LIMIT" "${PERF[@]}" "$CANDOR_BIN" run "sysbench/$2" --tables 1 --table-size "$TABLE_SIZE" --threads "$3" --time "$DURATION" \
-		--target "$URL" -q --format sysbench --load never --allow-foreign-tables -o "${1%.txt}.json" "${CANDOR_EXTRA[@]}" >"$1"
+		--target "$URL" -q --format sysbench --load never --allow-foreign-tables -o "${1%.txt}.json" "${CANDOR_EXTRA[@]}" "${@:4}" >"$1"
 }
 candor_cleanup() {
 	"$CANDOR_BIN" cleanup sysbench --tables 1 --target "$URL" -q
@@ -151,6 +200,51 @@ sysbench_cleanup() {
 	sysbench oltp_common "${SB[@]}" --tables=1 cleanup
 }
 
+# bulk_insert's own tables, one per thread: BASE_bulk_prepare and
+# BASE_bulk_cleanup out threads.
+candor_bulk_prepare() {
+	"$CANDOR_BIN" prepare sysbench/bulk_insert --threads "$2" --target "$URL" -q -o "${1%.txt}.json"
+}
+candor_bulk_cleanup() {
+	"$CANDOR_BIN" cleanup sysbench/bulk_insert --threads "$2" --target "$URL" -q
+}
+sysbench_bulk_prepare() {
+	sysbench bulk_insert "${SB[@]}" --threads="$2" prepare
+}
+sysbench_bulk_cleanup() {
+	sysbench bulk_insert "${SB[@]}" --threads="$2" cleanup
+}
+
+# AUTO["db test threads"]: the session I/O candor's --session-io auto chose.
+declare -A AUTO
+# ensure_auto db test threads sets AUTO for the cell from a 1-second probe
+# run (one transaction a second) when no `candor` run has told it yet.
+ensure_auto() {
+	local key="$1 $2 $3" out="$OUT/$1-probe-$2-$3.txt"
+	[ -n "${AUTO[$key]:-}" ] && return 0
+	PERF=()
+	DURATION=1 candor_run "$out" "$2" "$3" --rate 1 2>"$out.err" ||
+		{ tail -n 20 "$out.err" >&2; die "$1: the probe of --session-io auto for $2 at $3 threads failed"; }
+	AUTO[$key]=$(session_io_of "${out%.txt}.json")
+}
+
+# tool_run tool out test threads runs one measured run of TOOL (a base tool
+# or a candor variant) for the cell of db DB_NOW.
+tool_run() {
+	local tool=$1
+	shift
+	case $tool in
+	sysbench) sysbench_run "$@" ;;
+	candor) candor_run "$@" ;;
+	candor-blocking | candor-poller) candor_run "$@" --session-io "${tool#candor-}" ;;
+	candor-other)
+		local io=blocking
+		[ "${AUTO[$DB_NOW $2 $3]}" = blocking ] && io=poller
+		candor_run "$@" --session-io "$io"
+		;;
+	esac
+}
+
 # cleanup_table db tool round: the tool that prepared the table drops it.
 cleanup_table() {
 	"${2}_cleanup" >"$OUT/$1-$2-cleanup-$3.txt" 2>&1 ||
@@ -158,32 +252,9 @@ cleanup_table() {
 }
 
 # Results, keyed "db test threads round tool".
-declare -A TPS CPU SCHED
+declare -A TPS CPU SCHED USED
 PREPARE_LINES=()
 declare -A PREP # "db round tool" -> prepare seconds
-
-# settle waits until the machine has been at least 90% idle for a second
-# (at most SETTLE_MAX seconds). A fresh 1M-row table comes with background
-# work (InnoDB flushing the pages a bulk load dirtied, PostgreSQL's
-# checkpoint and autovacuum); without the wait it lands in the first runs
-# after a prepare, and a faster prepare leaves more of it behind.
-settle() {
-	local t0 a b
-	t0=$(date +%s)
-	while :; do
-		a=$(awk '/^cpu / {print $2+$3+$4+$5+$6+$7+$8, $5+$6}' /proc/stat)
-		sleep 1
-		b=$(awk '/^cpu / {print $2+$3+$4+$5+$6+$7+$8, $5+$6}' /proc/stat)
-		if python3 -c "a=[float(x) for x in '$a'.split()]; b=[float(x) for x in '$b'.split()]; exit(0 if (b[1]-a[1]) >= 0.9*(b[0]-a[0]) else 1)"; then
-			break
-		fi
-		if [ $(($(date +%s) - t0)) -ge "$SETTLE_MAX" ]; then
-			log "the machine did not settle within ${SETTLE_MAX}s; going on"
-			break
-		fi
-	done
-	log "settled after $(($(date +%s) - t0))s"
-}
 
 # timed_prepare db tool round: prepares, checks the row count, records the
 # table's shape and the wall time, then waits for the machine to settle.
@@ -225,6 +296,7 @@ warm_up() {
 	for t in $THREADS; do [ "$t" -gt "$max" ] && max=$t; done
 	PERF=()
 	for test in $TESTS; do
+		[ "$test" = bulk_insert ] && continue
 		log "$db: $tool $test warm-up, $max threads, ${WARMUP}s (round $round)"
 		DURATION=$WARMUP "${tool}_run" "$OUT/$db-$tool-$test-warmup-$round.txt" "$test" "$max" \
 			2>"$OUT/$db-$tool-$test-warmup-$round.err" ||
@@ -239,13 +311,15 @@ timed_run() {
 	local db=$1 tool=$2 test=$3 t=$4 round=$5 out c0 c1 x y
 	local key="$db $test $t $round $tool"
 	out="$OUT/$db-$tool-$test-$t-$round.txt"
+	DB_NOW=$db
+	[ "$tool" = candor-other ] && ensure_auto "$db" "$test" "$t"
 	settle
 	log "$db: $tool $test, $t threads, ${DURATION}s (round $round)"
 	PERF=()
 	[ "$PERF_STAT" = 1 ] && PERF=(perf stat -x, -o "$out.perf"
 		-e syscalls:sys_enter_nanosleep,syscalls:sys_enter_futex,context-switches)
 	times >"$OUT/t0"
-	if ! "${tool}_run" "$out" "$test" "$t" 2>"$out.err"; then
+	if ! tool_run "$tool" "$out" "$test" "$t" 2>"$out.err"; then
 		times >"$OUT/t1"
 		tail -n 20 "$out.err" >&2
 		log "$db: $tool $test at $t threads failed (output in $out)"
@@ -264,6 +338,10 @@ timed_run() {
 		return
 	fi
 	TPS[$key]=$(calc "f'{$y:.0f}'")
+	case $tool in
+	candor*) USED[$key]=$(session_io_of "${out%.txt}.json") ;;
+	esac
+	[ "$tool" = candor ] && AUTO[$db $test $t]=${USED[$key]}
 	CPU[$key]=$(calc "f'{($c1 - $c0) * 1e6 / $x:.1f}'")
 	if [ "$PERF_STAT" = 1 ]; then
 		SCHED[$key]=$(awk -F, -v x="$x" '/nanosleep/ { n = $1 } /futex/ { f = $1 } /context-switches/ { c = $1 }
@@ -286,6 +364,17 @@ fi
 OUT=$(mktemp -d /tmp/candor-sysbench-compare.XXXXXX)
 log "raw outputs in $OUT"
 
+# cell_order N prints the tools' order for the round's N-th cell: the
+# round's order, reversed in odd cells, so that within a round each tool
+# runs first as often as last.
+cell_order() {
+	if [ $(($1 % 2)) -eq 1 ]; then
+		echo "$order" | tr ' ' '\n' | tac | tr '\n' ' '
+	else
+		echo "$order"
+	fi
+}
+
 for db in $DBS; do
 	start_db "$db"
 	for round in $(seq 1 "$ROUNDS"); do
@@ -293,26 +382,47 @@ for db in $DBS; do
 		if [ $((round % 2)) -eq 0 ]; then
 			order=$(echo "$TOOLS" | tr ' ' '\n' | tac | tr '\n' ' ')
 		fi
-		# Both prepare (timed); the last one's table stays for the runs.
-		owner=
-		for tool in $order; do
-			[ -n "$owner" ] && cleanup_table "$db" "$owner" "$round"
-			timed_prepare "$db" "$tool" "$round"
-			owner=$tool
-		done
-		warm_up "$db" "$owner" "$round"
-		for test in $TESTS; do
-			for t in $THREADS; do
-				for tool in $order; do
-					timed_run "$db" "$tool" "$test" "$t" "$round"
+		cell=0
+		oltp=0
+		for test in $TESTS; do [ "$test" != bulk_insert ] && oltp=1; done
+		if [ "$oltp" = 1 ]; then
+			# Both prepare (timed); the last one's table stays for the runs.
+			owner=
+			for tool in $(base_tools "$order"); do
+				[ -n "$owner" ] && cleanup_table "$db" "$owner" "$round"
+				timed_prepare "$db" "$tool" "$round"
+				owner=$tool
+			done
+			warm_up "$db" "$owner" "$round"
+			for test in $TESTS; do
+				[ "$test" = bulk_insert ] && continue
+				for t in $THREADS; do
+					for tool in $(cell_order $cell); do
+						timed_run "$db" "$tool" "$test" "$t" "$round"
+					done
+					cell=$((cell + 1))
 				done
 			done
-		done
-		cleanup_table "$db" "$owner" "$round"
+			cleanup_table "$db" "$owner" "$round"
+		fi
+		if is_test bulk_insert; then
+			# Each run on empty tables of the tool's own, dropped after it.
+			for t in $THREADS; do
+				for tool in $(cell_order $cell); do
+					b=$(base_tool "$tool")
+					f="$OUT/$db-$tool-bulk-$t-$round.txt"
+					"${b}_bulk_prepare" "$f" "$t" >"$f" 2>&1 ||
+						{ tail -n 20 "$f" >&2; die "$db: $b bulk_insert prepare failed"; }
+					timed_run "$db" "$tool" bulk_insert "$t" "$round"
+					"${b}_bulk_cleanup" "$f" "$t" >>"$f" 2>&1 ||
+						{ tail -n 20 "$f" >&2; die "$db: $b bulk_insert cleanup failed"; }
+				done
+				cell=$((cell + 1))
+			done
+		fi
 	done
 	stop_sandboxes
 done
-
 echo "server settings: MariaDB ${MARIADB_SETTINGS:-(defaults)}; PostgreSQL ${POSTGRES_SETTINGS:-(defaults)}; $(autogroup_setting)"
 echo "sysbench $(sysbench --version 2>/dev/null | awk '{print $2}') vs candor $("$CANDOR_BIN" version 2>/dev/null | awk 'NR == 1 {print $2}'); 1 table × $TABLE_SIZE rows, ${DURATION}s per run after a ${WARMUP}s warm-up of each test, $(nproc) cores, client and server on the same machine"
 echo
@@ -333,47 +443,94 @@ run_keys() {
 		done
 	done
 }
-echo "| db | test | threads | round | candor tps | sysbench tps | ratio | candor CPU µs/txn | sysbench CPU µs/txn |"
-echo "|---|---|---|---|---|---|---|---|---|"
+# REF is the tool the others are compared with: sysbench when measured,
+# else the first tool; VARIANTS are the others.
+REF=$(echo "$TOOLS" | awk '{print $1}')
+have_tool sysbench && REF=sysbench
+VARIANTS=()
+for tool in $TOOLS; do [ "$tool" != "$REF" ] && VARIANTS+=("$tool"); done
+# ratio A B prints A/B to two places, or - when either is not a number.
+ratio() {
+	if [[ $1 =~ ^[0-9]+$ && $2 =~ ^[0-9]+$ && $2 != 0 ]]; then calc "f'{$1 / $2:.2f}'"; else echo -; fi
+}
+head="| db | test | threads | round | auto chose |"
+rule="|---|---|---|---|---|"
+for tool in $TOOLS; do head="$head $tool tps |" rule="$rule---|"; done
+for tool in "${VARIANTS[@]}"; do head="$head $tool / $REF |" rule="$rule---|"; done
+for tool in $TOOLS; do head="$head $tool CPU µs/txn |" rule="$rule---|"; done
+echo "$head"
+echo "$rule"
 while read -r db test t round; do
 	k="$db $test $t $round"
-	ct=${TPS[$k candor]:--} st=${TPS[$k sysbench]:--}
-	ratio=-
-	[[ $ct =~ ^[0-9]+$ && $st =~ ^[0-9]+$ && $st != 0 ]] && ratio=$(calc "f'{$ct / $st:.2f}'")
-	echo "| $db | $test | $t | $round | $ct | $st | $ratio | ${CPU[$k candor]:--} | ${CPU[$k sysbench]:--} |"
+	line="| $db | $test | $t | $round | ${AUTO[$db $test $t]:--} |"
+	for tool in $TOOLS; do
+		v=${TPS[$k $tool]:--}
+		[ -n "${USED[$k $tool]:-}" ] && [ "$tool" != candor ] && v="$v (${USED[$k $tool]})"
+		line="$line $v |"
+	done
+	for tool in "${VARIANTS[@]}"; do line="$line $(ratio "${TPS[$k $tool]:-}" "${TPS[$k $REF]:-}") |"; done
+	for tool in $TOOLS; do line="$line ${CPU[$k $tool]:--} |"; done
+	echo "$line"
 done < <(run_keys)
-# The summary: candor over sysbench per point, from the tools' transactions
-# summed over the rounds (prepare: summed time), with each round's ratio.
+# The summary: each tool over REF per point, from the tools' transactions
+# summed over the rounds (prepare: summed time), with each round's ratio in
+# brackets; "best" names the faster of auto's choice and the other way when
+# both were measured (candor and candor-other).
 echo
-echo "| db | what | threads | candor / sysbench over the rounds | per round |"
-echo "|---|---|---|---|---|"
+head="| db | test | threads | auto chose |"
+rule="|---|---|---|---|"
+for tool in "${VARIANTS[@]}"; do head="$head $tool / $REF (per round) |" rule="$rule---|"; done
+echo "$head best |"
+echo "$rule---|"
 for db in $DBS; do
 	for test in $TESTS; do
 		for t in $THREADS; do
-			csum=0 ssum=0 rounds=()
-			for round in $(seq 1 "$ROUNDS"); do
-				k="$db $test $t $round"
-				ct=${TPS[$k candor]:-} st=${TPS[$k sysbench]:-}
-				[[ $ct =~ ^[0-9]+$ && $st =~ ^[0-9]+$ && $st != 0 ]] || continue
-				csum=$((csum + ct)) ssum=$((ssum + st))
-				rounds+=("$(calc "f'{$ct / $st:.2f}'")")
+			line="| $db | $test | $t | ${AUTO[$db $test $t]:--} |"
+			declare -A SUM=()
+			for tool in "${VARIANTS[@]}"; do
+				vsum=0 rsum=0 rounds=()
+				for round in $(seq 1 "$ROUNDS"); do
+					k="$db $test $t $round"
+					v=${TPS[$k $tool]:-} r=${TPS[$k $REF]:-}
+					[[ $v =~ ^[0-9]+$ && $r =~ ^[0-9]+$ && $r != 0 ]] || continue
+					vsum=$((vsum + v)) rsum=$((rsum + r))
+					rounds+=("$(ratio "$v" "$r")")
+				done
+				SUM[$tool]=$vsum
+				if [ "$rsum" != 0 ]; then
+					line="$line $(ratio "$vsum" "$rsum") (${rounds[*]}) |"
+				else
+					line="$line - |"
+				fi
 			done
-			if [ "$ssum" != 0 ]; then
-				echo "| $db | $test tps | $t | $(calc "f'{$csum / $ssum:.2f}'") | ${rounds[*]} |"
+			best=-
+			if [ -n "${SUM[candor]:-}" ] && [ -n "${SUM[candor-other]:-}" ] && [ "${SUM[candor]}" != 0 ]; then
+				other=poller
+				[ "${AUTO[$db $test $t]:-}" = poller ] && other=blocking
+				best="auto (${AUTO[$db $test $t]:-?})"
+				[ "${SUM[candor-other]}" -gt "${SUM[candor]}" ] && best="$other, by $(calc "f'{(${SUM[candor-other]} / ${SUM[candor]} - 1) * 100:.0f}'")%"
 			fi
+			echo "$line $best |"
 		done
 	done
-	csum=0 ssum=0 rounds=()
-	for round in $(seq 1 "$ROUNDS"); do
-		c=${PREP[$db $round candor]:-} s=${PREP[$db $round sysbench]:-}
-		if [ -z "$c" ] || [ -z "$s" ]; then continue; fi
-		csum=$(calc "$csum + $c") ssum=$(calc "$ssum + $s")
-		rounds+=("$(calc "f'{$c / $s:.2f}'")")
-	done
-	if [ "${#rounds[@]}" != 0 ]; then
-		echo "| $db | prepare time | - | $(calc "f'{$csum / $ssum:.2f}'") | ${rounds[*]} |"
-	fi
 done
+if have_tool candor && have_tool sysbench; then
+	echo
+	echo "| db | prepare time, candor / sysbench over the rounds | per round |"
+	echo "|---|---|---|"
+	for db in $DBS; do
+		csum=0 ssum=0 rounds=()
+		for round in $(seq 1 "$ROUNDS"); do
+			c=${PREP[$db $round candor]:-} s=${PREP[$db $round sysbench]:-}
+			if [ -z "$c" ] || [ -z "$s" ]; then continue; fi
+			csum=$(calc "$csum + $c") ssum=$(calc "$ssum + $s")
+			rounds+=("$(calc "f'{$c / $s:.2f}'")")
+		done
+		if [ "${#rounds[@]}" != 0 ]; then
+			echo "| $db | $(calc "f'{$csum / $ssum:.2f}'") | ${rounds[*]} |"
+		fi
+	done
+fi
 if [ "$PERF_STAT" = 1 ]; then
 	echo
 	echo "| db | test | threads | round | tool | nanosleep/txn | futex/txn | context switches/txn |"
