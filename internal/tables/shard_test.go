@@ -272,3 +272,42 @@ func TestShardMarkRanges(t *testing.T) {
 		t.Errorf("a mark of %d characters fits", len(long.String()))
 	}
 }
+
+// TestSwapMarkOnRealTargets: the mark's compare-and-swap changes it only
+// while it reads what was read (on MySQL, whose UPDATE counts changed rows
+// only, too), so two shards' updates never lose one another's range.
+func TestSwapMarkOnRealTargets(t *testing.T) {
+	for name, url := range realTargets(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			table := targettest.TableName("tables_swap")
+			wl := shardWorkload(t, table, 0)
+			tgt := openBound(t, url, wl)
+			targettest.DropAtEnd(t, tgt, table)
+			s, err := Prepare(ctx, tgt, wl, Request{LoadPhase: true, Shard: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			c := targettest.Connect(t, tgt)
+			d := tgt.Dialect()
+			old := markOf(t, tgt, table).Raw
+			next := Parse(old).Claim(KeyRange{100, 100}).String()
+			if ok, err := target.SwapMark(ctx, c, d, table, "stale", next); ok || err != nil {
+				t.Fatalf("swap from a stale mark: %v %v", ok, err)
+			}
+			if got := markOf(t, tgt, table).Raw; got != old {
+				t.Fatalf("a stale swap changed the mark to %q", got)
+			}
+			if ok, err := target.SwapMark(ctx, c, d, table, old, next); !ok || err != nil {
+				t.Fatalf("swap: %v %v", ok, err)
+			}
+			if ok, err := target.SwapMark(ctx, c, d, table, next, next); !ok || err != nil {
+				t.Fatalf("swap to the same mark: %v %v", ok, err)
+			}
+			if got := markOf(t, tgt, table); !reflect.DeepEqual(got.Pending, []KeyRange{{0, 200}}) {
+				t.Fatalf("mark after the swap: %q", got.Raw)
+			}
+		})
+	}
+}
