@@ -404,7 +404,7 @@ func openTarget(ctx context.Context, phase string, urls []string, f *runFlags, w
 // command, which releases the tables' locks.
 func prepareTables(ctx context.Context, tgt target.Target, wl workload.Workload, phase string, f *runFlags, status io.Writer) (*tables.Session, error) {
 	s, err := tables.Prepare(ctx, tgt, wl, tables.Request{LoadPhase: phase == phaseLoad, Mode: f.load,
-		AllowForeign: f.allowForeign, Status: status})
+		Shard: phase == phaseLoad && f.shard.count > 1, AllowForeign: f.allowForeign, Status: status})
 	if err != nil {
 		return nil, tablesError(ctx, err)
 	}

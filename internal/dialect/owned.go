@@ -30,6 +30,12 @@ type OwnershipStatements struct {
 	// Remark sets the mark of table ? (the second parameter) to workload ?
 	// (the first): a load that finished rewrites the mark it began with.
 	Remark string
+	// RemarkIf sets the mark of table ? (the second parameter) to workload
+	// ? (the first) only while it still reads ? (the third): an atomic
+	// compare-and-swap of the mark row, so that loads of one table's key
+	// ranges running at once (sharded loads) each add their range without
+	// losing another's. "" where the product has none (CQL).
+	RemarkIf string
 	// DropTable returns DROP TABLE <table>; table is used verbatim.
 	DropTable func(table string) string
 }
@@ -66,6 +72,7 @@ func Ownership(d Dialect) OwnershipStatements {
 		Mark:        "INSERT INTO " + MarkerTable + " (table_name, workload, created_at) VALUES (" + p1 + ", " + p2 + ", " + p3 + ")",
 		Unmark:      "DELETE FROM " + MarkerTable + " WHERE table_name = " + p1,
 		Remark:      "UPDATE " + MarkerTable + " SET workload = " + p1 + " WHERE table_name = " + p2,
+		RemarkIf:    "UPDATE " + MarkerTable + " SET workload = " + p1 + " WHERE table_name = " + p2 + " AND workload = " + p3,
 		DropTable:   func(table string) string { return "DROP TABLE " + table },
 	}
 }

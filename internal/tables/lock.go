@@ -142,6 +142,27 @@ func (l *Locks) acquire(ctx context.Context, shared bool) error {
 	return nil
 }
 
+// tryExclusive takes every table's lock exclusively if it can at once;
+// when one is held by another process it gives back what it took and
+// returns false.
+func (l *Locks) tryExclusive(ctx context.Context) (bool, error) {
+	l.shared = false
+	for _, t := range l.tables {
+		ok, err := l.lk.try(ctx, t, false)
+		if err == nil && ok {
+			l.held[t] = true
+			continue
+		}
+		_ = l.lk.release(ctx, t) // what a partial try kept (slotLocker's gate)
+		l.releaseAll(ctx)
+		if err != nil {
+			return false, &Error{Kind: Unreachable, Err: fmt.Errorf("take candor's lock of table %s (%s): %w", t, l.lk.kind(), err)}
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
 // releaseAll drops every hold; errors are ignored (closing the locker's
 // session releases them anyway).
 func (l *Locks) releaseAll(ctx context.Context) {

@@ -57,10 +57,13 @@ func (r KeyRange) String() string {
 // Mark is what candor records for a table it creates, taken apart. Its
 // text form (String) is
 //
-//	WORKLOAD data=HASH state=loading|loaded [keys=S+C,...] [shape=HASH HOLDS...]
+//	WORKLOAD data=HASH state=loading|loaded [keys=S+C,...] [pending=S+C,...] [shape=HASH HOLDS...]
 //
 // data is the hash of the workload's data signature (DataSigner), keys the
 // record numbers its loads inserted (workloads other than TableReusers),
+// pending the record numbers sharded loads (load --shard) have begun to
+// insert and not finished: loads still running, or interrupted ones
+// (whose records the table may hold in part; state stays loading),
 // shape the hash of a workload.TableReuser's shape signature, followed by
 // what one table holds in words (its Holds). Marks written by earlier
 // versions lack state and keys: they count as loaded, with unknown keys.
@@ -70,6 +73,7 @@ type Mark struct {
 	Data     string     // hash of the data signature; "" when none
 	State    State      // stateUnrecorded on marks older than states
 	Keys     []KeyRange // record numbers loaded, merged and sorted; nil: not recorded
+	Pending  []KeyRange // record numbers shard loads began and did not finish, merged; nil: none
 	Shape    string     // hash of the shape signature; "" when none
 	Holds    string     // what the table holds, after the shape; "" when none
 }
@@ -102,20 +106,81 @@ func (m Mark) String() string {
 	}
 	keys := ""
 	if len(m.Keys) > 0 {
-		parts := make([]string, len(m.Keys))
-		for i, r := range m.Keys {
-			parts[i] = fmt.Sprintf("%d+%d", r.Start, r.Count)
-		}
-		keys = " keys=" + strings.Join(parts, ",")
+		keys = " keys=" + rangesText(m.Keys)
+	}
+	pending := ""
+	if len(m.Pending) > 0 {
+		pending = " pending=" + rangesText(m.Pending)
 	}
 	shape := ""
 	if m.Shape != "" {
 		shape = " shape=" + m.Shape + " " + m.Holds
 	}
-	if b.Len()+len(keys)+len(shape) > maxMarkLen {
+	if b.Len()+len(keys)+len(pending)+len(shape) > maxMarkLen {
 		keys = "" // unknown keys count as covering, as on old marks
 	}
-	return b.String() + keys + shape
+	return b.String() + keys + pending + shape
+}
+
+// rangesText is ranges in the mark's S+C,... form.
+func rangesText(rs []KeyRange) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = fmt.Sprintf("%d+%d", r.Start, r.Count)
+	}
+	return strings.Join(parts, ",")
+}
+
+// pendingFits reports whether the mark's text holds all its pending
+// ranges: they are never left out (a load in progress forgotten would let
+// a run measure a table being loaded), so a claim that does not fit is
+// refused instead.
+func (m Mark) pendingFits() bool {
+	return len(m.String()) <= maxMarkLen
+}
+
+// Claim returns m with r added to the records sharded loads are inserting,
+// and in state loading: the table holds part of r until Finish.
+func (m Mark) Claim(r KeyRange) Mark {
+	m.Pending = mergeRanges(append(slices.Clone(m.Pending), r))
+	m.State = StateLoading
+	return m
+}
+
+// Finish returns m with r, whose load finished, moved from the pending
+// records to the loaded ones; the state turns loaded once no shard load is
+// pending.
+func (m Mark) Finish(r KeyRange) Mark {
+	m.Pending = subtractRange(m.Pending, r)
+	if len(m.Pending) == 0 {
+		m.Pending = nil
+		m.State = StateLoaded
+	}
+	return m.WithKeys(r)
+}
+
+// PendingOverlaps reports whether a sharded load began, and did not
+// finish, to insert some record of r.
+func (m Mark) PendingOverlaps(r KeyRange) bool {
+	return Mark{Keys: m.Pending}.Overlaps(r)
+}
+
+// subtractRange is rs without the records of r.
+func subtractRange(rs []KeyRange, r KeyRange) []KeyRange {
+	var out []KeyRange
+	for _, k := range rs {
+		if k.End() <= r.Start || r.End() <= k.Start {
+			out = append(out, k)
+			continue
+		}
+		if k.Start < r.Start {
+			out = append(out, KeyRange{k.Start, r.Start - k.Start})
+		}
+		if r.End() < k.End() {
+			out = append(out, KeyRange{r.End(), k.End() - r.End()})
+		}
+	}
+	return out
 }
 
 // Parse takes a recorded mark apart. Words it does not know are ignored;
@@ -138,6 +203,11 @@ func Parse(raw string) Mark {
 			m.State = State(v)
 		case k == "keys" && m.Keys == nil:
 			m.Keys = parseKeys(v)
+		case k == "pending" && m.Pending == nil:
+			m.Pending = parseKeys(v)
+			if len(m.Pending) == 0 {
+				m.Pending = nil
+			}
 		}
 	}
 	return m

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/workload"
@@ -63,6 +64,13 @@ type Request struct {
 	LoadPhase bool
 	// Mode is a run's --load: LoadAuto, LoadAlways or LoadNever.
 	Mode string
+	// Shard: a load phase that is one of several shards loading disjoint
+	// key ranges of the tables at once (load --shard). It holds their locks
+	// shared, so that the shards' loads run concurrently; the first creates
+	// the tables (exclusively, then shared), and each records its range in
+	// the marks atomically: pending while it loads, loaded when it
+	// finished (MarkLoaded).
+	Shard bool
 	// AllowForeign lets candor use, and with LoadAlways drop, tables it did
 	// not create (--allow-foreign-tables).
 	AllowForeign bool
@@ -110,6 +118,8 @@ type Session struct {
 	locks   *Locks
 	fresh   bool
 	loading []string // tables a load fills, for MarkLoaded
+	// pendingSeen: decide read a mark with shard loads pending.
+	pendingSeen bool
 }
 
 // Prepare readies wl's tables on tgt for req: it checks that candor created
@@ -136,7 +146,11 @@ func Prepare(ctx context.Context, tgt target.Target, wl workload.Workload, req R
 		names = append(names, t.Name)
 	}
 	s.locks = newLocks(lk, names, req.Status)
-	if err := s.withConn(ctx, s.prepare); err != nil {
+	prep := s.prepare
+	if req.LoadPhase && req.Shard {
+		prep = s.prepareShard
+	}
+	if err := s.withConn(ctx, prep); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -168,13 +182,16 @@ func (s *Session) prepare(ctx context.Context) error {
 			return err
 		}
 		p, err := s.decide(ctx)
-		if err != nil {
-			return err
-		}
-		if !p.changes() {
+		if err == nil && !p.changes() {
 			s.apply(ctx, p) // notes only
 			return nil
 		}
+		if err != nil && !s.pendingSeen {
+			return err
+		}
+		// Shard loads in progress (pending) are waited for under the
+		// exclusive lock, as a load that holds the lock is; once it is
+		// taken, what is still pending was interrupted.
 		s.locks.releaseAll(ctx)
 	}
 	if err := s.locks.acquire(ctx, false); err != nil {
@@ -187,6 +204,53 @@ func (s *Session) prepare(ctx context.Context) error {
 		return err
 	}
 	return s.apply(ctx, p)
+}
+
+// prepareShard readies the tables for one shard's load under a shared
+// lock, which the other shards' loads share. Tables to create are created
+// by the first shard that takes their lock exclusively; it tries that lock
+// without waiting (waiting would queue it behind the loads of the shards
+// that found the tables), creates them with its range pending, and shares
+// the lock again with no gap. The others find them created.
+func (s *Session) prepareShard(ctx context.Context) error {
+	said := false
+	for {
+		if err := s.locks.acquire(ctx, true); err != nil {
+			return err
+		}
+		p, err := s.decide(ctx)
+		if err != nil {
+			return err
+		}
+		if len(p.create) == 0 {
+			return s.apply(ctx, p)
+		}
+		s.locks.releaseAll(ctx)
+		ok, err := s.locks.tryExclusive(ctx)
+		if err != nil {
+			return err
+		}
+		if ok {
+			// Decided again under the exclusive lock: another shard may
+			// have created the tables meanwhile.
+			if p, err = s.decide(ctx); err != nil {
+				return err
+			}
+			if err := s.apply(ctx, p); err != nil {
+				return err
+			}
+			return s.locks.downgrade(ctx)
+		}
+		if !said {
+			fmt.Fprintf(s.req.Status, "waiting for table %s: another shard's load is creating it; Ctrl-C to give up\n", strings.Join(p.create, ", "))
+			said = true
+		}
+		select {
+		case <-ctx.Done():
+			return &Error{Kind: Interrupted, Err: fmt.Errorf("gave up waiting for table %s to be created: %w", strings.Join(p.create, ", "), ctx.Err())}
+		case <-time.After(pollInterval):
+		}
+	}
 }
 
 // decide inspects the tables and decides.
@@ -205,6 +269,9 @@ func (s *Session) decide(ctx context.Context) (plan, error) {
 				return plan{}, &Error{Kind: Unreachable, Err: err}
 			}
 			info.mark = Parse(raw)
+			if info.mark.Pending != nil {
+				s.pendingSeen = true
+			}
 		}
 		infos = append(infos, info)
 	}
@@ -243,7 +310,7 @@ func decide(wl workload.Workload, req Request, fresh bool, infos []tableInfo) (p
 			}
 		case req.LoadPhase:
 			switch {
-			case !m.Loaded():
+			case !m.Loaded() && !(req.Shard && m.Pending != nil):
 				return p, refusef("table %s holds an unfinished load: the load that created it was interrupted, failed or killed; "+
 					"run 'candor cleanup %s' (same --target and options) first, then load again", t.name, name)
 			case reuser != nil && (count > 0 || !m.SameData(wl)):
@@ -253,8 +320,8 @@ func decide(wl workload.Workload, req Request, fresh bool, infos []tableInfo) (p
 				return p, refusef("table %s already exists (%s): run the tests on it as it is, or 'candor cleanup %s' first to prepare it again", t.name, m.HoldsText(), name)
 			case !m.SameData(wl):
 				return p, refusef("table %s %s; run 'candor cleanup %s' with those options first, or use 'run --load always'", t.name, m.OtherData(wl), name)
-			case count > 0 && m.Overlaps(need):
-				return p, refusef("table %s already holds %s, some of the records %s this load inserts: run 'candor cleanup %s' (same --target) first, or load another insertstart/insertcount slice", t.name, m.KeysText(), need, name)
+			case count > 0 && (m.Overlaps(need) || m.PendingOverlaps(need)):
+				return p, overlapError(t.name, m, need, name)
 			case count > 0:
 				p.loadInto = append(p.loadInto, t.name)
 			}
@@ -316,6 +383,73 @@ func decide(wl workload.Workload, req Request, fresh bool, infos []tableInfo) (p
 	return p, nil
 }
 
+// overlapError refuses a load of records need into a table whose mark m
+// says it holds some of them, or that a shard's load began to insert some.
+func overlapError(table string, m Mark, need KeyRange, name string) error {
+	if m.Overlaps(need) {
+		return refusef("table %s already holds %s, some of the records %s this load inserts: run 'candor cleanup %s' (same --target) first, or load another insertstart/insertcount slice", table, m.KeysText(), need, name)
+	}
+	return refusef("table %s: the load of records %s by another shard overlaps the records %s this load inserts; it is still running, or it was interrupted (then the table holds part of it): "+
+		"give each shard the same --shard N and its own index, or run 'candor cleanup %s' (same --target) and load again", table, Mark{Keys: m.Pending}.KeysText(), need, name)
+}
+
+// claim records in table's mark that this shard's load inserts its records
+// (pending), after checking again against the mark as it is now: another
+// shard may have claimed records since decide read it. The mark is swapped
+// atomically (target.SwapMark), read again and retried when another shard
+// changed it first.
+func (s *Session) claim(ctx context.Context, table string) error {
+	start, count := s.wl.LoadRange()
+	need := KeyRange{start, count}
+	name := s.wl.Name()
+	return s.swapMark(ctx, table, func(m Mark) (Mark, error) {
+		switch {
+		case !m.Loaded() && m.Pending == nil:
+			return m, refusef("table %s holds an unfinished load: the load that created it was interrupted, failed or killed; "+
+				"run 'candor cleanup %s' (same --target and options) first, then load again", table, name)
+		case !m.SameData(s.wl):
+			return m, refusef("table %s %s; run 'candor cleanup %s' with those options first, or use 'run --load always'", table, m.OtherData(s.wl), name)
+		case m.Overlaps(need) || m.PendingOverlaps(need):
+			return m, overlapError(table, m, need, name)
+		}
+		c := m.Claim(need)
+		if !c.pendingFits() {
+			return m, refusef("table %s: the mark cannot record one more shard load in progress (%s pending; at most %d characters): load with fewer shards at once", table, Mark{Keys: m.Pending}.KeysText(), maxMarkLen)
+		}
+		return c, nil
+	})
+}
+
+// swapMark changes table's mark by change, atomically: read, change,
+// compare-and-swap, again until no other process changed it in between. A
+// table without a mark (foreign, allowed) is left as it is.
+func (s *Session) swapMark(ctx context.Context, table string, change func(Mark) (Mark, error)) error {
+	d := s.tgt.Dialect()
+	for {
+		raw, ok, err := target.TableOwner(ctx, s.conn, d, table)
+		if err != nil {
+			return &Error{Kind: Unreachable, Err: err}
+		}
+		if !ok {
+			return nil
+		}
+		m, err := change(Parse(raw))
+		if err != nil {
+			return err
+		}
+		done, err := target.SwapMark(ctx, s.conn, d, table, raw, m.String())
+		if err != nil {
+			return &Error{Kind: Unreachable, Err: err}
+		}
+		if done {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return &Error{Kind: Interrupted, Err: fmt.Errorf("recording the load of table %s in its mark: %w", table, ctx.Err())}
+		}
+	}
+}
+
 // apply carries out p: its notes, drops and creations.
 func (s *Session) apply(ctx context.Context, p plan) error {
 	for _, n := range p.notes {
@@ -332,6 +466,13 @@ func (s *Session) apply(ctx context.Context, p plan) error {
 	if err := s.create(ctx, p.create); err != nil {
 		return err
 	}
+	if s.req.Shard && s.req.LoadPhase {
+		for _, t := range p.loadInto {
+			if err := s.claim(ctx, t); err != nil {
+				return err
+			}
+		}
+	}
 	s.loading = append(slices.Clone(p.create), p.loadInto...)
 	if !p.load {
 		s.loading = nil
@@ -342,12 +483,16 @@ func (s *Session) apply(ctx context.Context, p plan) error {
 // create creates the named tables of the workload, marked as candor's:
 // "loading" when a load is to fill them, else "loaded".
 func (s *Session) create(ctx context.Context, names []string) error {
-	_, count := s.wl.LoadRange()
+	start, count := s.wl.LoadRange()
 	st := StateLoaded
 	if count > 0 {
 		st = StateLoading
 	}
-	mark := New(s.wl, st).String()
+	m := New(s.wl, st)
+	if s.req.Shard && s.req.LoadPhase && count > 0 {
+		m = m.Claim(KeyRange{start, count})
+	}
+	mark := m.String()
 	for _, t := range s.wl.Schema() {
 		if !slices.Contains(names, t.Name) {
 			continue
@@ -377,6 +522,17 @@ func (s *Session) markLoaded(ctx context.Context) error {
 	start, count := s.wl.LoadRange()
 	_, reuser := s.wl.(workload.TableReuser)
 	d := s.tgt.Dialect()
+	if s.req.Shard && s.req.LoadPhase {
+		// Other shards change the marks at the same time: each moves its
+		// own range from pending to loaded, atomically.
+		for _, t := range s.loading {
+			if err := s.swapMark(ctx, t, func(m Mark) (Mark, error) { return m.Finish(KeyRange{start, count}), nil }); err != nil {
+				return err
+			}
+		}
+		s.loading, s.Load = nil, false
+		return nil
+	}
 	for _, t := range s.loading {
 		raw, ok, err := target.TableOwner(ctx, s.conn, d, t)
 		if err != nil {

@@ -258,3 +258,31 @@ func SetMark(ctx context.Context, c Conn, d dialect.Dialect, table, mark string)
 	}
 	return nil
 }
+
+// SwapMark replaces the mark of table with mark only while it still reads
+// old, in one statement (dialect's RemarkIf), and reports whether it did:
+// false when another process changed the mark meanwhile (read it again and
+// retry). MySQL counts only changed rows, so a statement that changed none
+// is checked by reading the mark back. Where the product has no such
+// statement (CQL) the mark is replaced as SetMark does.
+func SwapMark(ctx context.Context, c Conn, d dialect.Dialect, table, old, mark string) (bool, error) {
+	if err := CheckTableName(table); err != nil {
+		return false, err
+	}
+	o := dialect.Ownership(d)
+	if o.RemarkIf == "" {
+		return true, SetMark(ctx, c, d, table, mark)
+	}
+	n, err := c.Exec(ctx, o.RemarkIf, mark, strings.ToLower(table), old)
+	if err != nil {
+		return false, fmt.Errorf("updating the ownership mark of table %q in %s: %w", table, MarkerTable, err)
+	}
+	if n > 0 {
+		return true, nil
+	}
+	now, ok, err := TableOwner(ctx, c, d, table)
+	if err != nil {
+		return false, err
+	}
+	return ok && now == mark && old == mark, nil
+}
