@@ -197,3 +197,77 @@ func TestPGClusterStopWithPausedSyncStandby(t *testing.T) {
 		t.Errorf("stop left %s behind: %v", dir, err)
 	}
 }
+
+// TestPGClusterDetach: detach cuts an asynchronous standby off its
+// primary for certain (a pause does not: the WAL in the socket buffers
+// reaches the standby after the resume). A row committed after detach
+// returns never reaches the standby, attach brings it, and a row
+// committed after a second detach is missing from the standby promoted
+// after the primary's kill. Detaching the primary is refused.
+func TestPGClusterDetach(t *testing.T) {
+	script := clusterScript(t)
+	dir := filepath.Join(os.TempDir(), "candor-fault-pgd-"+time.Now().Format("150405.000000"))
+	t.Cleanup(func() {
+		if out, err := exec.Command(script, "stop", dir).CombinedOutput(); err != nil {
+			t.Errorf("stop: %v\n%s", err, out)
+		}
+	})
+	urls := strings.Fields(runScript(t, script, "start", dir, "--standbys", "1", "--sync", "none"))
+	ctx := context.Background()
+	primary := connect(t, urls[0])
+	standby := connect(t, urls[1])
+	count := func(c *pgx.Conn, i int) int {
+		var n int
+		if err := c.QueryRow(ctx, "SELECT count(*) FROM detach_t WHERE i = $1", i).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	waitFor := func(i int) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			var n int
+			if err := standby.QueryRow(ctx, "SELECT count(*) FROM detach_t WHERE i = $1", i).Scan(&n); err == nil && n == 1 {
+				return
+			}
+		}
+		t.Fatalf("row %d did not reach the standby within 20 s", i)
+	}
+	if _, err := primary.Exec(ctx, "CREATE TABLE detach_t (i int PRIMARY KEY); INSERT INTO detach_t VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(1)
+
+	if out, err := exec.Command(script, "detach", dir, "0").CombinedOutput(); err == nil || !strings.Contains(string(out), "node 0 is not a standby") {
+		t.Errorf("detach of the primary: %v, %q; want a refusal", err, out)
+	}
+	if lsn := strings.TrimSpace(runScript(t, script, "detach", dir, "1")); !strings.Contains(lsn, "/") {
+		t.Errorf("detach printed %q, want the last received WAL position", lsn)
+	}
+	var receivers int
+	standby.QueryRow(ctx, "SELECT count(*) FROM pg_stat_wal_receiver").Scan(&receivers)
+	if receivers != 0 {
+		t.Errorf("%d WAL receivers after detach, want none", receivers)
+	}
+	if _, err := primary.Exec(ctx, "INSERT INTO detach_t VALUES (2)"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // a streaming standby replays a row in milliseconds
+	if count(standby, 2) != 0 {
+		t.Fatal("a row committed after detach reached the standby")
+	}
+	runScript(t, script, "attach", dir, "1")
+	waitFor(2)
+
+	runScript(t, script, "detach", dir, "1")
+	if _, err := primary.Exec(ctx, "INSERT INTO detach_t VALUES (3)"); err != nil {
+		t.Fatal(err)
+	}
+	standby.Close(ctx)
+	runScript(t, script, "kill", dir, "0")
+	runScript(t, script, "promote", dir, "1")
+	promoted := connect(t, urls[1])
+	if count(promoted, 2) != 1 || count(promoted, 3) != 0 {
+		t.Errorf("promoted standby holds row 2 %d times and row 3 %d times; want 1 and 0", count(promoted, 2), count(promoted, 3))
+	}
+}
