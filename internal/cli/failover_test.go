@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -15,52 +14,8 @@ import (
 	"github.com/candor-bench/candor/internal/ledger"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/testutil/pgcluster"
 )
-
-// clusterScript returns scripts/pg-cluster.sh, skipping in -short mode and
-// when the PostgreSQL binaries are not installed.
-func clusterScript(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: skipping the PostgreSQL cluster test")
-	}
-	if m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_basebackup"); len(m) == 0 {
-		t.Skip("PostgreSQL binaries are not installed (/usr/lib/postgresql/*/bin): skipping the cluster test")
-	}
-	sh, err := filepath.Abs("../../scripts/pg-cluster.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sh
-}
-
-// startCluster starts a cluster in a fresh short directory (its Unix
-// sockets live there) and stops it when the test ends.
-func startCluster(t *testing.T, sh string, args ...string) (dir string, urls []string) {
-	t.Helper()
-	parent, err := os.MkdirTemp("", "candor-fo-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(parent, 0o755) // the nodes may run as user postgres
-	dir = filepath.Join(parent, "c")
-	t.Cleanup(func() {
-		if out, err := exec.Command(sh, "stop", dir).CombinedOutput(); err != nil {
-			t.Errorf("stop: %v\n%s", err, out)
-		}
-		os.RemoveAll(parent)
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	var stderr strings.Builder
-	cmd := exec.CommandContext(ctx, sh, append([]string{"start", dir}, args...)...)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("pg-cluster.sh start: %v\n%s", err, stderr.String())
-	}
-	return dir, strings.Fields(string(out))
-}
 
 // serverIDs reads the ids of a ledger table straight from a server.
 func serverIDs(t *testing.T, url, table string) map[int64]int {
@@ -109,8 +64,8 @@ func runPhaseOf(t *testing.T, path string) *result.Phase {
 // promoted node (--target-role primary), and the RTO is the scripted
 // outage (1 s) within 1 s.
 func TestFailoverSynchronousLosesNothing(t *testing.T) {
-	sh := clusterScript(t)
-	dir, urls := startCluster(t, sh, "--standbys", "1", "--sync", "one")
+	sh := pgcluster.Script(t)
+	dir, urls := pgcluster.Start(t, sh, "--standbys", "1", "--sync", "one")
 	work := t.TempDir()
 	out := filepath.Join(work, "sync.json")
 	code, stdout, stderr := runCLI(t, work, nil, "run", "ledger", "--target", urls[0], "--target", urls[1], "--target-role", "primary",
@@ -166,12 +121,12 @@ func TestFailoverSynchronousLosesNothing(t *testing.T) {
 // standby after the resume, even from a killed primary, so in some runs
 // nothing was lost. detach drops the receiver's connection instead.
 func TestFailoverAsynchronousLosesAcknowledged(t *testing.T) {
-	sh := clusterScript(t)
-	dir, urls := startCluster(t, sh, "--standbys", "1", "--sync", "none")
+	sh := pgcluster.Script(t)
+	dir, urls := pgcluster.Start(t, sh, "--standbys", "1", "--sync", "none")
 	work := t.TempDir()
 	out := filepath.Join(work, "async.json")
 	code, stdout, stderr := runCLI(t, work, nil, "run", "ledger", "--target", urls[0], "--target", urls[1], "--target-role", "primary",
-		"--threads", "4", "--rate", "400", "--time", "8s",
+		"--threads", "4", "--rate", "400", "--time", "10s",
 		"--fault", "at=1s run="+sh+" detach "+dir+" 1",
 		// The promote after the kill, in one command: promoted first, the
 		// standby would take no writes (the old primary still would).
