@@ -34,7 +34,21 @@
 #   scripts/pg-cluster.sh pause DIR NODE / resume DIR NODE
 #       SIGSTOP / SIGCONT the postmaster and all its processes: the node
 #       freezes (connections stay open, nothing answers, a standby receives no
-#       WAL) and carries on where it stopped.
+#       WAL) and carries on where it stopped. A pause does not cut a
+#       standby off: the WAL already in the kernel's socket buffers between
+#       it and its primary (megabytes on loopback) still reaches it after
+#       the resume, even from a primary killed meanwhile. Use detach for a
+#       standby that must miss what its primary commits from now on.
+#   scripts/pg-cluster.sh detach DIR NODE / attach DIR NODE
+#       detach cuts a running standby off its primary: its WAL receiver
+#       stops (primary_conninfo emptied by ALTER SYSTEM, reloaded) and the
+#       command returns once it is gone, printing on stdout the last WAL
+#       position the standby received. WAL the receiver had not yet written
+#       is dropped with its connection: nothing the primary commits after
+#       detach returns reaches the standby, which stays up, read-only, and
+#       can be promoted. attach restores the connection (and waits until the
+#       standby streams again, up to 60 s). A detached standby stays
+#       detached across a restart.
 #   scripts/pg-cluster.sh promote DIR NODE
 #       pg_ctl promote: the standby leaves recovery and accepts writes. Other
 #       standbys keep following the old primary (they are not re-pointed).
@@ -100,16 +114,18 @@ postmaster_pid() {
 # process stays a zombie until its parent, often init, reaps it).
 alive() {
 	local s
-	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	read -r s 2>/dev/null <"/proc/$1/stat" || return 1
 	s=${s##*) }
 	[ "${s%% *}" != Z ]
 }
 
-# children prints the PIDs whose parent is $1 (read from /proc, no procps).
+# children prints the PIDs whose parent is $1 (read from /proc, no procps;
+# with the read builtin, not a cat per process: on a busy machine forking
+# hundreds of cats delayed a kill or a pause by seconds).
 children() {
 	local parent=$1 f s p
 	for f in /proc/[0-9]*/stat; do
-		s=$(cat "$f" 2>/dev/null) || continue
+		read -r s 2>/dev/null <"$f" || continue
 		s=${s##*) }
 		# shellcheck disable=SC2086
 		set -- $s
@@ -335,6 +351,48 @@ resume_node() {
 	log "node $node resumed"
 }
 
+# standby_of fails unless node $2 runs and is in recovery.
+standby_of() {
+	local dir=$1 node=$2
+	check_node "$dir" "$node"
+	[ ! -f "$(node_dir "$dir" "$node")/paused" ] || die "node $node is paused: resume it first ($0 resume $dir $node)"
+	postmaster_pid "$dir" "$node" >/dev/null || die "node $node is not running"
+	[ "$(psql_node "$dir" "$node" "SELECT pg_is_in_recovery()")" = t ] || die "node $node is not a standby"
+}
+
+detach_node() {
+	local dir=$1 node=$2 i left
+	standby_of "$dir" "$node"
+	psql_node "$dir" "$node" "ALTER SYSTEM SET primary_conninfo = ''" >&2
+	psql_node "$dir" "$node" "SELECT pg_reload_conf()" >/dev/null
+	# The startup process stops the WAL receiver at its next look for WAL
+	# and, with no conninfo, starts none again.
+	for i in $(seq 1 300); do
+		left=$(psql_node "$dir" "$node" "SELECT count(*) FROM pg_stat_wal_receiver")
+		[ "$left" != 0 ] || break
+		sleep 0.1
+	done
+	[ "$left" = 0 ] || die "node $node's WAL receiver did not stop within 30 s (log: $(node_dir "$dir" "$node")/postgres.log)"
+	psql_node "$dir" "$node" "SELECT pg_last_wal_receive_lsn()"
+	log "node $node detached from its primary"
+}
+
+attach_node() {
+	local dir=$1 node=$2 i state=""
+	standby_of "$dir" "$node"
+	psql_node "$dir" "$node" "ALTER SYSTEM RESET primary_conninfo" >&2
+	psql_node "$dir" "$node" "SELECT pg_reload_conf()" >/dev/null
+	# A standby without a receiver retries streaming every
+	# wal_retrieve_retry_interval (5 s by default).
+	for i in $(seq 1 600); do
+		state=$(psql_node "$dir" "$node" "SELECT status FROM pg_stat_wal_receiver")
+		[ "$state" != streaming ] || break
+		sleep 0.1
+	done
+	[ "$state" = streaming ] || die "node $node does not stream again within 60 s (is its primary up? log: $(node_dir "$dir" "$node")/postgres.log)"
+	log "node $node attached to its primary again"
+}
+
 promote_node() {
 	local dir=$1 node=$2 bin
 	check_node "$dir" "$node"
@@ -421,12 +479,14 @@ start) start "$dir" "$@" ;;
 stop) stop "$dir" ;;
 urls) [ -f "$dir/urls" ] || die "no cluster in $dir"; cat "$dir/urls" ;;
 status) status "$dir" ;;
-kill | pause | resume | promote | restart)
+kill | pause | resume | detach | attach | promote | restart)
 	[ $# -eq 1 ] || die "$cmd needs a node number: $0 $cmd DIR NODE"
 	case $cmd in
 	kill) kill_node "$dir" "$1" ;;
 	pause) pause_node "$dir" "$1" ;;
 	resume) resume_node "$dir" "$1" ;;
+	detach) detach_node "$dir" "$1" ;;
+	attach) attach_node "$dir" "$1" ;;
 	promote) promote_node "$dir" "$1" ;;
 	restart) restart_node "$dir" "$1" ;;
 	esac

@@ -3,10 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -14,52 +14,8 @@ import (
 	"github.com/candor-bench/candor/internal/ledger"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/testutil/pgcluster"
 )
-
-// clusterScript returns scripts/pg-cluster.sh, skipping in -short mode and
-// when the PostgreSQL binaries are not installed.
-func clusterScript(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: skipping the PostgreSQL cluster test")
-	}
-	if m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_basebackup"); len(m) == 0 {
-		t.Skip("PostgreSQL binaries are not installed (/usr/lib/postgresql/*/bin): skipping the cluster test")
-	}
-	sh, err := filepath.Abs("../../scripts/pg-cluster.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sh
-}
-
-// startCluster starts a cluster in a fresh short directory (its Unix
-// sockets live there) and stops it when the test ends.
-func startCluster(t *testing.T, sh string, args ...string) (dir string, urls []string) {
-	t.Helper()
-	parent, err := os.MkdirTemp("", "candor-fo-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(parent, 0o755) // the nodes may run as user postgres
-	dir = filepath.Join(parent, "c")
-	t.Cleanup(func() {
-		if out, err := exec.Command(sh, "stop", dir).CombinedOutput(); err != nil {
-			t.Errorf("stop: %v\n%s", err, out)
-		}
-		os.RemoveAll(parent)
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	var stderr strings.Builder
-	cmd := exec.CommandContext(ctx, sh, append([]string{"start", dir}, args...)...)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("pg-cluster.sh start: %v\n%s", err, stderr.String())
-	}
-	return dir, strings.Fields(string(out))
-}
 
 // serverIDs reads the ids of a ledger table straight from a server.
 func serverIDs(t *testing.T, url, table string) map[int64]int {
@@ -108,8 +64,8 @@ func runPhaseOf(t *testing.T, path string) *result.Phase {
 // promoted node (--target-role primary), and the RTO is the scripted
 // outage (1 s) within 1 s.
 func TestFailoverSynchronousLosesNothing(t *testing.T) {
-	sh := clusterScript(t)
-	dir, urls := startCluster(t, sh, "--standbys", "1", "--sync", "one")
+	sh := pgcluster.Script(t)
+	dir, urls := pgcluster.Start(t, sh, "--standbys", "1", "--sync", "one")
 	work := t.TempDir()
 	out := filepath.Join(work, "sync.json")
 	code, stdout, stderr := runCLI(t, work, nil, "run", "ledger", "--target", urls[0], "--target", urls[1], "--target-role", "primary",
@@ -145,44 +101,49 @@ func TestFailoverSynchronousLosesNothing(t *testing.T) {
 	}
 }
 
-// An asynchronous standby frozen (SIGSTOP) at 1 s (rows of 4,000 bytes from 4 workers:
-// more WAL than the sockets buffer before the kill), the primary killed at
-// 4.5 s, then the standby resumed and promoted: the acknowledged writes it never
-// received are lost, and the ledger's count equals an independent one —
-// the ids the old primary holds (restarted alone) and the promoted standby
-// does not, leaving out writes whose answer never came.
+// An asynchronous standby cut off its primary at 1 s (pg-cluster.sh
+// detach: its WAL receiver stops), the primary killed at 3 s and the
+// standby promoted: the acknowledged writes the standby never received are
+// lost. What is guaranteed, and checked independently of the ledger's own
+// arithmetic:
+//   - the ledger's lost count equals the ids the old primary holds
+//     (restarted alone) and the promoted standby lacks, acknowledged;
+//   - every write sent after the detach returned and acknowledged before
+//     the kill began is lost (so lost > 0);
+//   - the standby holds a prefix of the primary's history: no kept write
+//     was sent after a lost one was acknowledged;
+//   - the earliest lost acknowledgement is the ledger's, and the RPO is
+//     measured from the first fault (the detach).
 //
-// Opt-in (CANDOR_TEST_ASYNC_FAILOVER=1) until it is steady: in about one run
-// in three the frozen standby still ends up with every write, or the
-// earliest lost acknowledgement falls outside the expected window; the
-// freeze's effect on the WAL sender needs a closer look. internal/ledger's
-// cluster test checks the same accounting below the CLI and is steady.
+// A SIGSTOP of the standby (pg-cluster.sh pause) does not guarantee a
+// loss: the WAL already in the loopback socket buffers (megabytes; a
+// ledger row's padding compresses to a few bytes of WAL) reaches the
+// standby after the resume, even from a killed primary, so in some runs
+// nothing was lost. detach drops the receiver's connection instead.
 func TestFailoverAsynchronousLosesAcknowledged(t *testing.T) {
-	if os.Getenv("CANDOR_TEST_ASYNC_FAILOVER") == "" {
-		t.Skip("opt-in: set CANDOR_TEST_ASYNC_FAILOVER=1 (not yet steady, see the comment)")
-	}
-	sh := clusterScript(t)
-	dir, urls := startCluster(t, sh, "--standbys", "1", "--sync", "none")
+	sh := pgcluster.Script(t)
+	dir, urls := pgcluster.Start(t, sh, "--standbys", "1", "--sync", "none")
 	work := t.TempDir()
 	out := filepath.Join(work, "async.json")
 	code, stdout, stderr := runCLI(t, work, nil, "run", "ledger", "--target", urls[0], "--target", urls[1], "--target-role", "primary",
-		"--threads", "4", "--time", "7s", "-p", "pad=4000",
-		"--fault", "at=1s run="+sh+" pause "+dir+" 1",
-		// The kill, the resume and the promote in one command, in that
-		// order: as two faults half a second apart, a kill slowed on a busy
-		// machine could end after the resume, and the standby catch up.
-		"--fault", "at=4500ms run="+sh+" kill "+dir+" 0 && "+sh+" resume "+dir+" 1 && "+sh+" promote "+dir+" 1", "-o", out)
+		"--threads", "4", "--rate", "400", "--time", "10s",
+		"--fault", "at=1s run="+sh+" detach "+dir+" 1",
+		// The promote after the kill, in one command: promoted first, the
+		// standby would take no writes (the old primary still would).
+		"--fault", "at=3s run="+sh+" kill "+dir+" 0 && "+sh+" promote "+dir+" 1", "-o", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	p := runPhaseOf(t, out)
+	if len(p.Faults) != 2 || p.Faults[0].Status != "done" || p.Faults[1].Status != "done" {
+		t.Fatalf("faults %+v: want both done", p.Faults)
+	}
 	a := p.Ledger.Accounting
-	if a == nil {
+	if a == nil || a.Fault == nil {
 		t.Fatalf("no accounting: %+v", p.Ledger)
 	}
-	if a.Lost == 0 {
-		t.Fatalf("nothing lost with an asynchronous standby frozen before the kill: %+v", a)
-	}
+	detached, killed := p.Faults[0].End, p.Faults[1].Start
+
 	// The independent count.
 	promoted := serverIDs(t, urls[1], "candor_ledger")
 	if out, err := exec.Command(sh, "restart", dir, "0").CombinedOutput(); err != nil {
@@ -193,17 +154,21 @@ func TestFailoverAsynchronousLosesAcknowledged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	acked := map[int64]bool{}
+	acked := map[int64]ledger.Record{}
 	for _, r := range records {
 		if r.Outcome == ledger.Acknowledged {
-			acked[r.ID] = true
+			acked[r.ID] = r
 		}
 	}
 	independent, unanswered := 0, 0
+	var earliest int64
 	for id := range old {
 		if promoted[id] == 0 {
-			if acked[id] {
+			if r, ok := acked[id]; ok {
 				independent++
+				if earliest == 0 || r.End < earliest {
+					earliest = r.End
+				}
 			} else {
 				unanswered++
 			}
@@ -212,13 +177,37 @@ func TestFailoverAsynchronousLosesAcknowledged(t *testing.T) {
 	if a.Lost != independent {
 		t.Errorf("ledger lost %d, the old primary holds %d acknowledged ids the promoted standby lacks (and %d unanswered)", a.Lost, independent, unanswered)
 	}
-	// RPO and RTO are measured from the first fault, the freeze: the
-	// lost writes were acknowledged after it and before the kill.
-	freeze, kill := p.Faults[0].Start, p.Faults[1].End
-	if a.Fault == nil || a.Fault.EarliestLostAck == nil || a.Fault.EarliestLostAck.Before(freeze) || a.Fault.EarliestLostAck.After(kill) ||
-		a.Fault.RPOSeconds != freeze.Sub(*a.Fault.EarliestLostAck).Seconds() {
-		t.Errorf("fault accounting %+v: the earliest lost acknowledgement must come between the freeze (%v) and the kill (%v), the RPO from the freeze", a.Fault, freeze, kill)
+	var cutOff, keptLatestStart int64
+	for id, r := range acked {
+		switch {
+		case r.Start >= detached.UnixNano() && r.End <= killed.UnixNano():
+			cutOff++
+			if promoted[id] != 0 {
+				t.Errorf("write %d, sent after the detach and acknowledged before the kill, is on the promoted standby", id)
+			}
+		case promoted[id] != 0 && old[id] != 0:
+			keptLatestStart = max(keptLatestStart, r.Start)
+		}
 	}
+	if cutOff == 0 || a.Lost == 0 {
+		t.Fatalf("%d writes acknowledged between the detach (%v) and the kill (%v), %d lost: want some", cutOff, detached, killed, a.Lost)
+	}
+	if earliest <= keptLatestStart {
+		t.Errorf("a write kept by the standby was sent at %v, after a lost one was acknowledged (%v): not a prefix",
+			time.Unix(0, keptLatestStart), time.Unix(0, earliest))
+	}
+	// RPO is measured from the first fault, the detach; compared within
+	// 1 µs: the ledger divides nanoseconds by 1e9, Duration.Seconds adds
+	// whole and fractional seconds, and the two differ in the last bit
+	// for about 1 duration in 12 (an exact comparison failed on that alone).
+	f := a.Fault
+	if f.EarliestLostAck == nil || f.EarliestLostAck.UnixNano() != earliest ||
+		math.Abs(f.RPOSeconds-p.Faults[0].Start.Sub(*f.EarliestLostAck).Seconds()) > 1e-6 {
+		t.Errorf("fault accounting %+v: want the earliest lost acknowledgement at %v, the RPO from the detach (%v)",
+			f, time.Unix(0, earliest).UTC(), p.Faults[0].Start)
+	}
+	t.Logf("acknowledged %d, lost %d (%d sent after the detach and acknowledged before the kill), %d unanswered, RPO %.3f s",
+		a.Acknowledged, a.Lost, cutOff, unanswered, f.RPOSeconds)
 }
 
 // A 3 s network pause through the in-process proxy: a band in the

@@ -10,41 +10,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/candor-bench/candor/internal/testutil/pgcluster"
 )
-
-// clusterScript returns the path of scripts/pg-cluster.sh, skipping the
-// test in -short mode and when PostgreSQL is not installed (the script
-// would install it as root; scripts/test.sh starts a PostgreSQL first, which
-// installs it). The script runs as root (nodes owned by postgres) or as an
-// ordinary user.
-func clusterScript(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: skipping the PostgreSQL cluster test")
-	}
-	if m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_basebackup"); len(m) == 0 {
-		t.Skip("PostgreSQL binaries are not installed (/usr/lib/postgresql/*/bin): skipping the cluster test")
-	}
-	script, err := filepath.Abs("../../scripts/pg-cluster.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return script
-}
-
-func runScript(t *testing.T, args ...string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	return string(out)
-}
 
 func connect(t *testing.T, url string) *pgx.Conn {
 	t.Helper()
@@ -63,15 +31,8 @@ func connect(t *testing.T, url string) *pgx.Conn {
 // executor, as a run would do it), the standby promoted, and it takes
 // writes.
 func TestPGClusterFailover(t *testing.T) {
-	script := clusterScript(t)
-	dir := filepath.Join(os.TempDir(), "candor-fault-pgc-"+time.Now().Format("150405.000000"))
-	t.Cleanup(func() {
-		out, err := exec.Command(script, "stop", dir).CombinedOutput()
-		if err != nil {
-			t.Errorf("stop: %v\n%s", err, out)
-		}
-	})
-	urls := strings.Fields(runScript(t, script, "start", dir, "--standbys", "1", "--sync", "one"))
+	script := pgcluster.Script(t)
+	dir, urls := pgcluster.Start(t, script, "--standbys", "1", "--sync", "one")
 	if len(urls) != 2 {
 		t.Fatalf("start printed %d URLs, want 2 (primary, standby): %q", len(urls), urls)
 	}
@@ -128,7 +89,7 @@ func TestPGClusterFailover(t *testing.T) {
 	if err := promoted.QueryRow(ctx, "SELECT count(*) FROM failover_t").Scan(&n); err != nil || n != 2 {
 		t.Fatalf("rows on the promoted standby: %d, %v; want 2", n, err)
 	}
-	status := runScript(t, script, "status", dir)
+	status := pgcluster.Run(t, script, "status", dir)
 	if !strings.Contains(status, "0 ") || !strings.Contains(status, " down ") || !strings.Contains(status, "running primary") {
 		t.Errorf("status after fail-over:\n%s", status)
 	}
@@ -169,17 +130,15 @@ func TestPGClusterBadInput(t *testing.T) {
 // holds the primary's commits; stop still ends the cluster promptly (it
 // resumes the standby and releases the primary first).
 func TestPGClusterStopWithPausedSyncStandby(t *testing.T) {
-	script := clusterScript(t)
-	dir := filepath.Join(os.TempDir(), "candor-fault-pgs-"+time.Now().Format("150405.000000"))
-	defer exec.Command(script, "stop", dir).Run() // in case of an early failure
-	urls := strings.Fields(runScript(t, script, "start", dir, "--standbys", "1", "--sync", "any"))
+	script := pgcluster.Script(t)
+	dir, urls := pgcluster.Start(t, script, "--standbys", "1", "--sync", "any")
 	primary := connect(t, urls[0])
 	ctx := context.Background()
 	if _, err := primary.Exec(ctx, "CREATE TABLE paused_t (i int)"); err != nil {
 		t.Fatal(err)
 	}
-	runScript(t, script, "pause", dir, "1")
-	if !strings.Contains(runScript(t, script, "status", dir), "1 ") {
+	pgcluster.Run(t, script, "pause", dir, "1")
+	if !strings.Contains(pgcluster.Run(t, script, "status", dir), "1 ") {
 		t.Fatal("status lists no node 1")
 	}
 	cctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
@@ -189,11 +148,79 @@ func TestPGClusterStopWithPausedSyncStandby(t *testing.T) {
 		t.Fatal("a commit returned while the only synchronous standby was frozen")
 	}
 	begin := time.Now()
-	runScript(t, script, "stop", dir)
+	pgcluster.Run(t, script, "stop", dir)
 	if d := time.Since(begin); d > 60*time.Second {
 		t.Errorf("stop took %v", d)
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("stop left %s behind: %v", dir, err)
+	}
+}
+
+// TestPGClusterDetach: detach cuts an asynchronous standby off its
+// primary for certain (a pause does not: the WAL in the socket buffers
+// reaches the standby after the resume). A row committed after detach
+// returns never reaches the standby, attach brings it, and a row
+// committed after a second detach is missing from the standby promoted
+// after the primary's kill. Detaching the primary is refused.
+func TestPGClusterDetach(t *testing.T) {
+	script := pgcluster.Script(t)
+	dir, urls := pgcluster.Start(t, script, "--standbys", "1", "--sync", "none")
+	ctx := context.Background()
+	primary := connect(t, urls[0])
+	standby := connect(t, urls[1])
+	count := func(c *pgx.Conn, i int) int {
+		var n int
+		if err := c.QueryRow(ctx, "SELECT count(*) FROM detach_t WHERE i = $1", i).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	waitFor := func(i int) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			var n int
+			if err := standby.QueryRow(ctx, "SELECT count(*) FROM detach_t WHERE i = $1", i).Scan(&n); err == nil && n == 1 {
+				return
+			}
+		}
+		t.Fatalf("row %d did not reach the standby within 20 s", i)
+	}
+	if _, err := primary.Exec(ctx, "CREATE TABLE detach_t (i int PRIMARY KEY); INSERT INTO detach_t VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(1)
+
+	if out, err := exec.Command(script, "detach", dir, "0").CombinedOutput(); err == nil || !strings.Contains(string(out), "node 0 is not a standby") {
+		t.Errorf("detach of the primary: %v, %q; want a refusal", err, out)
+	}
+	if lsn := strings.TrimSpace(pgcluster.Run(t, script, "detach", dir, "1")); !strings.Contains(lsn, "/") {
+		t.Errorf("detach printed %q, want the last received WAL position", lsn)
+	}
+	var receivers int
+	standby.QueryRow(ctx, "SELECT count(*) FROM pg_stat_wal_receiver").Scan(&receivers)
+	if receivers != 0 {
+		t.Errorf("%d WAL receivers after detach, want none", receivers)
+	}
+	if _, err := primary.Exec(ctx, "INSERT INTO detach_t VALUES (2)"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // a streaming standby replays a row in milliseconds
+	if count(standby, 2) != 0 {
+		t.Fatal("a row committed after detach reached the standby")
+	}
+	pgcluster.Run(t, script, "attach", dir, "1")
+	waitFor(2)
+
+	pgcluster.Run(t, script, "detach", dir, "1")
+	if _, err := primary.Exec(ctx, "INSERT INTO detach_t VALUES (3)"); err != nil {
+		t.Fatal(err)
+	}
+	standby.Close(ctx)
+	pgcluster.Run(t, script, "kill", dir, "0")
+	pgcluster.Run(t, script, "promote", dir, "1")
+	promoted := connect(t, urls[1])
+	if count(promoted, 2) != 1 || count(promoted, 3) != 0 {
+		t.Errorf("promoted standby holds row 2 %d times and row 3 %d times; want 1 and 0", count(promoted, 2), count(promoted, 3))
 	}
 }

@@ -4,10 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,38 +11,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/candor-bench/candor/internal/fault"
+	"github.com/candor-bench/candor/internal/testutil/pgcluster"
 )
-
-// clusterScript returns scripts/pg-cluster.sh, skipping in -short mode and
-// when PostgreSQL is not installed.
-func clusterScript(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: skipping the PostgreSQL cluster test")
-	}
-	if m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_basebackup"); len(m) == 0 {
-		t.Skip("PostgreSQL binaries are not installed (/usr/lib/postgresql/*/bin): skipping the cluster test")
-	}
-	script, err := filepath.Abs("../../scripts/pg-cluster.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return script
-}
-
-func script(t *testing.T, args ...string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	var stderr strings.Builder
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	return string(out)
-}
 
 func connectPG(t *testing.T, url string) *pgx.Conn {
 	t.Helper()
@@ -104,14 +70,8 @@ func ids(t *testing.T, c *pgx.Conn) map[int64]int {
 // primary has (restarted alone afterwards) and the promoted standby has
 // not, all acknowledged after the freeze.
 func TestAsyncFailoverLosesAcknowledgedWrites(t *testing.T) {
-	sh := clusterScript(t)
-	dir := filepath.Join(os.TempDir(), "candor-ledger-pgc-"+time.Now().Format("150405.000000"))
-	t.Cleanup(func() {
-		if out, err := exec.Command(sh, "stop", dir).CombinedOutput(); err != nil {
-			t.Errorf("stop: %v\n%s", err, out)
-		}
-	})
-	urls := strings.Fields(script(t, sh, "start", dir, "--standbys", "1", "--sync", "none"))
+	sh := pgcluster.Script(t)
+	dir, urls := pgcluster.Start(t, sh, "--standbys", "1", "--sync", "none")
 	ctx := context.Background()
 	primary := connectPG(t, urls[0])
 	if _, err := primary.Exec(ctx, "CREATE TABLE ledger_t (id bigint PRIMARY KEY, pad bytea)"); err != nil {
@@ -156,7 +116,7 @@ func TestAsyncFailoverLosesAcknowledgedWrites(t *testing.T) {
 	// which compress to nothing less) until the primary's WAL sender is
 	// 2 MB behind: the socket buffers between them are full, so what
 	// follows cannot reach the standby.
-	script(t, sh, "pause", dir, "1")
+	pgcluster.Run(t, sh, "pause", dir, "1")
 	frozenAt := seq
 	pad := make([]byte, 8192)
 	for i := 0; ; i++ {
@@ -180,13 +140,13 @@ func TestAsyncFailoverLosesAcknowledgedWrites(t *testing.T) {
 
 	// The fault: the primary dies.
 	faultAt := time.Now()
-	script(t, sh, "kill", dir, "0")
+	pgcluster.Run(t, sh, "kill", dir, "0")
 	faultEnd := time.Now()
 	if o := write(primary, nil); o == Acknowledged {
 		t.Fatal("a write was acknowledged by a killed primary")
 	}
-	script(t, sh, "resume", dir, "1")
-	script(t, sh, "promote", dir, "1")
+	pgcluster.Run(t, sh, "resume", dir, "1")
+	pgcluster.Run(t, sh, "promote", dir, "1")
 	promoted := connectPG(t, urls[1])
 	for range 20 {
 		if o := write(promoted, nil); o != Acknowledged {
@@ -206,7 +166,7 @@ func TestAsyncFailoverLosesAcknowledgedWrites(t *testing.T) {
 
 	// Independent count: the old primary, restarted alone, holds every
 	// acknowledged write up to the kill.
-	script(t, sh, "restart", dir, "0")
+	pgcluster.Run(t, sh, "restart", dir, "0")
 	onOld := ids(t, connectPG(t, urls[0]))
 	var missing []int64
 	for id := range onOld {
@@ -243,14 +203,8 @@ func TestAsyncFailoverLosesAcknowledgedWrites(t *testing.T) {
 // promoted 0.5 s later. No acknowledged write is lost, and the RTO the
 // ledger reports lies within 1 s of the scripted outage (kill to promoted).
 func TestSyncFailoverLosesNothing(t *testing.T) {
-	sh := clusterScript(t)
-	dir := filepath.Join(os.TempDir(), "candor-ledger-pgs-"+time.Now().Format("150405.000000"))
-	t.Cleanup(func() {
-		if out, err := exec.Command(sh, "stop", dir).CombinedOutput(); err != nil {
-			t.Errorf("stop: %v\n%s", err, out)
-		}
-	})
-	urls := strings.Fields(script(t, sh, "start", dir, "--standbys", "1", "--sync", "one"))
+	sh := pgcluster.Script(t)
+	dir, urls := pgcluster.Start(t, sh, "--standbys", "1", "--sync", "one")
 	ctx := context.Background()
 	if _, err := connectPG(t, urls[0]).Exec(ctx, "CREATE TABLE ledger_t (id bigint PRIMARY KEY, pad bytea)"); err != nil {
 		t.Fatal(err)
@@ -314,11 +268,11 @@ func TestSyncFailoverLosesNothing(t *testing.T) {
 
 	time.Sleep(time.Second)
 	faultAt := time.Now()
-	script(t, sh, "kill", dir, "0")
+	pgcluster.Run(t, sh, "kill", dir, "0")
 	faultEnd := time.Now()
 	time.Sleep(500 * time.Millisecond)
 	promoteStart := time.Now()
-	script(t, sh, "promote", dir, "1")
+	pgcluster.Run(t, sh, "promote", dir, "1")
 	promoted := time.Now()
 	time.Sleep(time.Second)
 	close(stop)
@@ -354,14 +308,9 @@ func TestSyncFailoverLosesNothing(t *testing.T) {
 // PostgreSQL node, through the in-process proxy and the fault executor: the
 // event is recorded, no write is lost, and the RTO is 3 s ± 0.3 s.
 func TestProxyPauseRTO(t *testing.T) {
-	sh := clusterScript(t)
-	dir := filepath.Join(os.TempDir(), "candor-ledger-pgp-"+time.Now().Format("150405.000000"))
-	t.Cleanup(func() {
-		if out, err := exec.Command(sh, "stop", dir).CombinedOutput(); err != nil {
-			t.Errorf("stop: %v\n%s", err, out)
-		}
-	})
-	url := strings.TrimSpace(script(t, sh, "start", dir, "--standbys", "0"))
+	sh := pgcluster.Script(t)
+	_, urls := pgcluster.Start(t, sh, "--standbys", "0")
+	url := urls[0]
 	ctx := context.Background()
 	if _, err := connectPG(t, url).Exec(ctx, "CREATE TABLE ledger_t (id bigint PRIMARY KEY, pad bytea)"); err != nil {
 		t.Fatal(err)
