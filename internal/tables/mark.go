@@ -57,13 +57,18 @@ func (r KeyRange) String() string {
 // Mark is what candor records for a table it creates, taken apart. Its
 // text form (String) is
 //
-//	WORKLOAD data=HASH state=loading|loaded [keys=S+C,...] [pending=S+C,...] [shape=HASH HOLDS...]
+//	WORKLOAD data=HASH state=loading|loaded [keys=S+C,...] [pending=S+C,...] [loads=N] [shape=HASH HOLDS...]
 //
 // data is the hash of the workload's data signature (DataSigner), keys the
 // record numbers its loads inserted (workloads other than TableReusers),
 // pending the record numbers sharded loads (load --shard) have begun to
 // insert and not finished: loads still running, or interrupted ones
-// (whose records the table may hold in part; state stays loading),
+// (whose records the table may hold in part; state stays loading), loads
+// how many such loads there are. When the pending ranges, fragmented by
+// shards finishing in any order, would make the mark too long, they are
+// folded into keys (which then name the records loaded or being loaded)
+// and only their number stays: 64 shards of one load fit that way,
+// and a table with loads pending counts as loading either way,
 // shape the hash of a workload.TableReuser's shape signature, followed by
 // what one table holds in words (its Holds). Marks written by earlier
 // versions lack state and keys: they count as loaded, with unknown keys.
@@ -73,7 +78,8 @@ type Mark struct {
 	Data     string     // hash of the data signature; "" when none
 	State    State      // stateUnrecorded on marks older than states
 	Keys     []KeyRange // record numbers loaded, merged and sorted; nil: not recorded
-	Pending  []KeyRange // record numbers shard loads began and did not finish, merged; nil: none
+	Pending  []KeyRange // record numbers shard loads began and did not finish, merged; nil: none or folded
+	Loads    int        // shard loads begun and not finished; with Pending nil, their ranges are in Keys
 	Shape    string     // hash of the shape signature; "" when none
 	Holds    string     // what the table holds, after the shape; "" when none
 }
@@ -112,14 +118,44 @@ func (m Mark) String() string {
 	if len(m.Pending) > 0 {
 		pending = " pending=" + rangesText(m.Pending)
 	}
+	if m.Loads > 0 {
+		pending += " loads=" + strconv.Itoa(m.Loads)
+	}
 	shape := ""
 	if m.Shape != "" {
 		shape = " shape=" + m.Shape + " " + m.Holds
+	}
+	if b.Len()+len(keys)+len(pending)+len(shape) > maxMarkLen && len(m.Pending) > 0 && m.Loads > 0 && m.Keys != nil {
+		return m.folded().String()
 	}
 	if b.Len()+len(keys)+len(pending)+len(shape) > maxMarkLen {
 		keys = "" // unknown keys count as covering, as on old marks
 	}
 	return b.String() + keys + pending + shape
+}
+
+// folded is m with its pending ranges folded into its keys: Loads alone
+// then says that loads are pending.
+func (m Mark) folded() Mark {
+	m.Keys = mergeRanges(append(slices.Clone(m.Keys), m.Pending...))
+	m.Pending = nil
+	return m
+}
+
+// isFolded reports whether m's pending loads are counted without their
+// ranges (folded into Keys).
+func (m Mark) isFolded() bool { return m.Loads > 0 && m.Pending == nil }
+
+// ShardLoading reports whether sharded loads of the table began and did
+// not finish (still running, or interrupted).
+func (m Mark) ShardLoading() bool { return m.Loads > 0 || m.Pending != nil }
+
+// PendingText says which records shard loads in progress insert, in words.
+func (m Mark) PendingText() string {
+	if m.isFolded() {
+		return fmt.Sprintf("%d shard loads in progress, within %s", m.Loads, m.KeysText())
+	}
+	return Mark{Keys: m.Pending}.KeysText()
 }
 
 // rangesText is ranges in the mark's S+C,... form.
@@ -136,13 +172,19 @@ func rangesText(rs []KeyRange) string {
 // a run measure a table being loaded), so a claim that does not fit is
 // refused instead.
 func (m Mark) pendingFits() bool {
-	return len(m.String()) <= maxMarkLen
+	s := m.String()
+	return len(s) <= maxMarkLen && (m.Keys == nil || Parse(s).Keys != nil)
 }
 
 // Claim returns m with r added to the records sharded loads are inserting,
 // and in state loading: the table holds part of r until Finish.
 func (m Mark) Claim(r KeyRange) Mark {
-	m.Pending = mergeRanges(append(slices.Clone(m.Pending), r))
+	if m.isFolded() {
+		m = m.WithKeys(r)
+	} else {
+		m.Pending = mergeRanges(append(slices.Clone(m.Pending), r))
+	}
+	m.Loads++
 	m.State = StateLoading
 	return m
 }
@@ -151,8 +193,14 @@ func (m Mark) Claim(r KeyRange) Mark {
 // records to the loaded ones; the state turns loaded once no shard load is
 // pending.
 func (m Mark) Finish(r KeyRange) Mark {
-	m.Pending = subtractRange(m.Pending, r)
-	if len(m.Pending) == 0 {
+	folded := m.isFolded()
+	if m.Loads > 0 {
+		m.Loads--
+	}
+	if !folded {
+		m.Pending = subtractRange(m.Pending, r)
+	}
+	if m.Loads == 0 && len(m.Pending) == 0 {
 		m.Pending = nil
 		m.State = StateLoaded
 	}
@@ -160,8 +208,12 @@ func (m Mark) Finish(r KeyRange) Mark {
 }
 
 // PendingOverlaps reports whether a sharded load began, and did not
-// finish, to insert some record of r.
+// finish, to insert some record of r (when the pending ranges are folded,
+// whether r overlaps the records loaded or being loaded).
 func (m Mark) PendingOverlaps(r KeyRange) bool {
+	if m.isFolded() {
+		return m.Overlaps(r)
+	}
 	return Mark{Keys: m.Pending}.Overlaps(r)
 }
 
@@ -207,6 +259,10 @@ func Parse(raw string) Mark {
 			m.Pending = parseKeys(v)
 			if len(m.Pending) == 0 {
 				m.Pending = nil
+			}
+		case k == "loads" && m.Loads == 0:
+			if n, err := strconv.Atoi(v); err == nil && n > 0 {
+				m.Loads = n
 			}
 		}
 	}

@@ -269,7 +269,7 @@ func (s *Session) decide(ctx context.Context) (plan, error) {
 				return plan{}, &Error{Kind: Unreachable, Err: err}
 			}
 			info.mark = Parse(raw)
-			if info.mark.Pending != nil {
+			if info.mark.ShardLoading() {
 				s.pendingSeen = true
 			}
 		}
@@ -310,7 +310,7 @@ func decide(wl workload.Workload, req Request, fresh bool, infos []tableInfo) (p
 			}
 		case req.LoadPhase:
 			switch {
-			case !m.Loaded() && !(req.Shard && m.Pending != nil):
+			case !m.Loaded() && !(req.Shard && m.ShardLoading()):
 				return p, refusef("table %s holds an unfinished load: the load that created it was interrupted, failed or killed; "+
 					"run 'candor cleanup %s' (same --target and options) first, then load again", t.name, name)
 			case reuser != nil && (count > 0 || !m.SameData(wl)):
@@ -386,11 +386,11 @@ func decide(wl workload.Workload, req Request, fresh bool, infos []tableInfo) (p
 // overlapError refuses a load of records need into a table whose mark m
 // says it holds some of them, or that a shard's load began to insert some.
 func overlapError(table string, m Mark, need KeyRange, name string) error {
-	if m.Overlaps(need) {
+	if m.Overlaps(need) && !m.isFolded() {
 		return refusef("table %s already holds %s, some of the records %s this load inserts: run 'candor cleanup %s' (same --target) first, or load another insertstart/insertcount slice", table, m.KeysText(), need, name)
 	}
 	return refusef("table %s: the load of records %s by another shard overlaps the records %s this load inserts; it is still running, or it was interrupted (then the table holds part of it): "+
-		"give each shard the same --shard N and its own index, or run 'candor cleanup %s' (same --target) and load again", table, Mark{Keys: m.Pending}.KeysText(), need, name)
+		"give each shard the same --shard N and its own index, or run 'candor cleanup %s' (same --target) and load again", table, m.PendingText(), need, name)
 }
 
 // claim records in table's mark that this shard's load inserts its records
@@ -404,7 +404,7 @@ func (s *Session) claim(ctx context.Context, table string) error {
 	name := s.wl.Name()
 	return s.swapMark(ctx, table, func(m Mark) (Mark, error) {
 		switch {
-		case !m.Loaded() && m.Pending == nil:
+		case !m.Loaded() && !m.ShardLoading():
 			return m, refusef("table %s holds an unfinished load: the load that created it was interrupted, failed or killed; "+
 				"run 'candor cleanup %s' (same --target and options) first, then load again", table, name)
 		case !m.SameData(s.wl):
@@ -414,7 +414,7 @@ func (s *Session) claim(ctx context.Context, table string) error {
 		}
 		c := m.Claim(need)
 		if !c.pendingFits() {
-			return m, refusef("table %s: the mark cannot record one more shard load in progress (%s pending; at most %d characters): load with fewer shards at once", table, Mark{Keys: m.Pending}.KeysText(), maxMarkLen)
+			return m, refusef("table %s: the mark cannot record one more shard load in progress (%s pending; at most %d characters): load with fewer shards at once", table, m.PendingText(), maxMarkLen)
 		}
 		return c, nil
 	})
