@@ -19,7 +19,10 @@
 # default). The keyspace ycsb is candor's (its load creates it); go-ycsb's
 # table usertable lives beside candor's candor_usertable in it. go-ycsb's
 # load sends one INSERT per record and waits for it; candor's keeps
-# load_window (default 32) INSERTs in flight per load thread.
+# load_window (default 32) INSERTs in flight per load thread. candor's
+# driver writes each request to its connection at once (write_coalesce=0,
+# candor's default); go-ycsb's holds it up to 200µs to send it with others
+# (its gocql's default).
 #
 # After each load (candor's, then go-ycsb's) the script waits for the load's
 # background work to end before anything else runs, so that neither the other
@@ -27,9 +30,12 @@
 # node has no compaction or memtable flush running or queued for 3 s in a
 # row (bench/cqlidle, from system_views.thread_pools and
 # system_views.sstable_tasks; at most COMPACTION_WAIT seconds, default 300),
-# then until the Cassandra process (when the script started it) uses under
-# 10% of a core and the machine is at least 90% idle, each for a second (at
-# most SETTLE_MAX seconds, default 60). Each wait prints what it waited for
+# then until the Cassandra process uses under 10% of a core in 3 seconds in
+# a row (when the script started it; with CASSANDRA_URL, until the machine
+# is at least 90% idle for a second), at most SETTLE_MAX seconds (default
+# 60). The machine's idle share is printed, not waited for, when the
+# script knows Cassandra's pid: other work on a shared machine would hold
+# every run back to SETTLE_MAX. Each wait prints what it waited for
 # and how long; a wait that hits its bound says so and the script goes on.
 #
 # go-ycsb v1.0.1 ignores maxexecutiontime, so its runs get a huge
@@ -84,31 +90,41 @@ final_total() {
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
 # settle_after_load WHAT waits for the load's compactions and flushes to
-# end (bench/cqlidle), then for the Cassandra process (CASS_PID, when known)
-# to use under 10% of a core and the machine to be at least 90% idle, each
-# over one second, for at most SETTLE_MAX seconds; it prints the waits.
+# end (bench/cqlidle), then until Cassandra has used under 10% of a core in
+# each of 3 seconds in a row (when the script started it and knows its
+# pid), or else until the machine has been at least 90% idle for a second;
+# at most SETTLE_MAX seconds. It prints the waits and the machine's idle
+# share.
 settle_after_load() {
-	local t0 a b pa pb
+	local t0 a b pa pb quiet=0 idle
 	log "after $1: waiting for Cassandra's compactions and flushes (at most ${COMPACTION_WAIT}s)"
 	bin/cqlidle -max "${COMPACTION_WAIT}s" "$URL" || die "cannot read Cassandra's compaction state (bench/cqlidle)"
 	t0=$(date +%s)
 	while :; do
 		a=$(awk '/^cpu / {print $2+$3+$4+$5+$6+$7+$8, $5+$6}' /proc/stat)
-		pa=0 pb=0
-		[ -n "$CASS_PID" ] && pa=$(cpu_ticks "$CASS_PID" 2>/dev/null || echo 0)
+		[ -n "$CASS_PID" ] && pa=$(cpu_ticks "$CASS_PID")
 		sleep 1
 		b=$(awk '/^cpu / {print $2+$3+$4+$5+$6+$7+$8, $5+$6}' /proc/stat)
-		[ -n "$CASS_PID" ] && pb=$(cpu_ticks "$CASS_PID" 2>/dev/null || echo 0)
-		# /proc/stat counts ticks of all cores; a process's ticks are of
-		# one: under 10% of a core is under TICKS/10 per second.
-		if python3 -c "a=[float(x) for x in '$a'.split()]; b=[float(x) for x in '$b'.split()]
-tick=(b[0]-a[0])/$CORES
-exit(0 if (b[1]-a[1]) >= 0.9*(b[0]-a[0]) and ($pb-$pa) < 0.1*tick else 1)"; then
-			log "after $1: machine and Cassandra settled after $(($(date +%s) - t0))s"
+		[ -n "$CASS_PID" ] && pb=$(cpu_ticks "$CASS_PID")
+		idle=$(python3 -c "a=[float(x) for x in '$a'.split()]; b=[float(x) for x in '$b'.split()]; print(round(100*(b[1]-a[1])/(b[0]-a[0])))")
+		if [ -n "$CASS_PID" ]; then
+			# /proc/stat counts the ticks of all cores, a process those of
+			# one: under 10% of a core is under a tenth of a core's ticks.
+			if python3 -c "a=[float(x) for x in '$a'.split()]; b=[float(x) for x in '$b'.split()]; exit(0 if $pb - $pa < 0.1*(b[0]-a[0])/$CORES else 1)"; then
+				quiet=$((quiet + 1))
+			else
+				quiet=0
+			fi
+			if [ "$quiet" -ge 3 ]; then
+				log "after $1: Cassandra idle for 3 s after $(($(date +%s) - t0))s (machine ${idle}% idle)"
+				return
+			fi
+		elif [ "$idle" -ge 90 ]; then
+			log "after $1: machine ${idle}% idle after $(($(date +%s) - t0))s"
 			return
 		fi
 		if [ $(($(date +%s) - t0)) -ge "$SETTLE_MAX" ]; then
-			log "after $1: the machine or Cassandra did not settle within ${SETTLE_MAX}s (last second: Cassandra $((pb - pa)) ticks); going on"
+			log "after $1: not settled within ${SETTLE_MAX}s (last second: machine ${idle}% idle${CASS_PID:+, Cassandra $((pb - pa)) ticks}); going on"
 			return
 		fi
 	done
