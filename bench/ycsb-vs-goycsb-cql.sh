@@ -8,6 +8,8 @@
 # Environment: RECORDS (100000), DURATION seconds per run (30), THREADS
 # ("4 16"), WORKLOADS ("a c"; go-ycsb's binding has no scan, so no E),
 # ROUNDS (1; each round alternates who goes first), LOAD_THREADS (4),
+# COMPACTION_WAIT and SETTLE_MAX (seconds, 300 and 60: bounds of the waits
+# after each load, below),
 # CASSANDRA_URL (use a running Cassandra, e.g. from cassandra-sandbox.sh,
 # instead of starting one), GOYCSB (path to a go-ycsb binary; built here
 # from the Go module proxy into ~/.cache/candor-bench when absent).
@@ -17,7 +19,24 @@
 # default). The keyspace ycsb is candor's (its load creates it); go-ycsb's
 # table usertable lives beside candor's candor_usertable in it. go-ycsb's
 # load sends one INSERT per record and waits for it; candor's keeps
-# load_window (default 32) INSERTs in flight per load thread.
+# load_window (default 32) INSERTs in flight per load thread. candor's
+# driver writes each request to its connection at once (write_coalesce=0,
+# candor's default); go-ycsb's holds it up to 200µs to send it with others
+# (its gocql's default).
+#
+# After each load (candor's, then go-ycsb's) the script waits for the load's
+# background work to end before anything else runs, so that neither the other
+# client's load nor the first run shares the server with it: first until the
+# node has no compaction or memtable flush running or queued for 3 s in a
+# row (bench/cqlidle, from system_views.thread_pools and
+# system_views.sstable_tasks; at most COMPACTION_WAIT seconds, default 300),
+# then until the Cassandra process uses under 10% of a core in 3 seconds in
+# a row (when the script started it; with CASSANDRA_URL, until the machine
+# is at least 90% idle for a second), at most SETTLE_MAX seconds (default
+# 60). The machine's idle share is printed, not waited for, when the
+# script knows Cassandra's pid: other work on a shared machine would hold
+# every run back to SETTLE_MAX. Each wait prints what it waited for
+# and how long; a wait that hits its bound says so and the script goes on.
 #
 # go-ycsb v1.0.1 ignores maxexecutiontime, so its runs get a huge
 # operationcount and one SIGINT after DURATION seconds (see
@@ -33,6 +52,8 @@ THREADS=${THREADS:-"4 16"}
 WORKLOADS=${WORKLOADS:-"a c"}
 ROUNDS=${ROUNDS:-1}
 LOAD_THREADS=${LOAD_THREADS:-4}
+COMPACTION_WAIT=${COMPACTION_WAIT:-300}
+SETTLE_MAX=${SETTLE_MAX:-60}
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/candor-bench
 GOYCSB=${GOYCSB:-$CACHE/go-ycsb}
 GOYCSB_VERSION=v1.0.1
@@ -65,8 +86,53 @@ final_total() {
 		die "go-ycsb's final report is missing in $1 (it ended without \"Run finished\" and a TOTAL line)"
 }
 
+# cpu_ticks PID prints the user+system clock ticks of process PID.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# settle_after_load WHAT waits for the load's compactions and flushes to
+# end (bench/cqlidle), then until Cassandra has used under 10% of a core in
+# each of 3 seconds in a row (when the script started it and knows its
+# pid), or else until the machine has been at least 90% idle for a second;
+# at most SETTLE_MAX seconds. It prints the waits and the machine's idle
+# share.
+settle_after_load() {
+	local t0 a b pa pb quiet=0 idle
+	log "after $1: waiting for Cassandra's compactions and flushes (at most ${COMPACTION_WAIT}s)"
+	bin/cqlidle -max "${COMPACTION_WAIT}s" "$URL" || die "cannot read Cassandra's compaction state (bench/cqlidle)"
+	t0=$(date +%s)
+	while :; do
+		a=$(awk '/^cpu / {print $2+$3+$4+$5+$6+$7+$8, $5+$6}' /proc/stat)
+		[ -n "$CASS_PID" ] && pa=$(cpu_ticks "$CASS_PID")
+		sleep 1
+		b=$(awk '/^cpu / {print $2+$3+$4+$5+$6+$7+$8, $5+$6}' /proc/stat)
+		[ -n "$CASS_PID" ] && pb=$(cpu_ticks "$CASS_PID")
+		idle=$(python3 -c "a=[float(x) for x in '$a'.split()]; b=[float(x) for x in '$b'.split()]; print(round(100*(b[1]-a[1])/(b[0]-a[0])))")
+		if [ -n "$CASS_PID" ]; then
+			# /proc/stat counts the ticks of all cores, a process those of
+			# one: under 10% of a core is under a tenth of a core's ticks.
+			if python3 -c "a=[float(x) for x in '$a'.split()]; b=[float(x) for x in '$b'.split()]; exit(0 if $pb - $pa < 0.1*(b[0]-a[0])/$CORES else 1)"; then
+				quiet=$((quiet + 1))
+			else
+				quiet=0
+			fi
+			if [ "$quiet" -ge 3 ]; then
+				log "after $1: Cassandra idle for 3 s after $(($(date +%s) - t0))s (machine ${idle}% idle)"
+				return
+			fi
+		elif [ "$idle" -ge 90 ]; then
+			log "after $1: machine ${idle}% idle after $(($(date +%s) - t0))s"
+			return
+		fi
+		if [ $(($(date +%s) - t0)) -ge "$SETTLE_MAX" ]; then
+			log "after $1: not settled within ${SETTLE_MAX}s (last second: machine ${idle}% idle${CASS_PID:+, Cassandra $((pb - pa)) ticks}); going on"
+			return
+		fi
+	done
+}
+
 build_goycsb
 make -s build
+go build -o bin/cqlidle ./bench/cqlidle
 CASSDIR=""
 if [ -z "${CASSANDRA_URL:-}" ]; then
 	CASSDIR=$(mktemp -d /tmp/candor-bench-cass.XXXXXX)
@@ -74,6 +140,8 @@ if [ -z "${CASSANDRA_URL:-}" ]; then
 	trap 'scripts/cassandra-sandbox.sh stop "$CASSDIR" >/dev/null 2>&1 || true' EXIT
 	CASSANDRA_URL=$(scripts/cassandra-sandbox.sh start "$CASSDIR")
 fi
+CASS_PID=""
+[ -n "$CASSDIR" ] && CASS_PID=$(cat "$CASSDIR/node1/pid" 2>/dev/null || true)
 HOSTPORT=$(echo "$CASSANDRA_URL" | sed 's#^[a-z]*://\([^/?]*\).*#\1#')
 case $HOSTPORT in *,*) die "CASSANDRA_URL: give one node (go-ycsb's cluster property takes host:port)" ;; esac
 URL="cql://$HOSTPORT/ycsb?consistency=QUORUM"
@@ -91,13 +159,16 @@ bin/candor load ycsb -P workloads/workloada -p recordcount="$RECORDS" -p table=c
 	--target "$URL" --threads "$LOAD_THREADS" -q -o "$OUT/load.json" >/dev/null 2>"$OUT/load.err" ||
 	die "candor's load failed: $(cat "$OUT/load.err")"
 t1=$(date +%s.%N)
+settle_after_load "candor's load"
+t1b=$(date +%s.%N)
 "$GOYCSB" load cassandra -P workloads/workloada -p recordcount="$RECORDS" -p threadcount="$LOAD_THREADS" \
 	-p dropdata=true "${GPROPS[@]}" >"$OUT/goycsb-load.txt" 2>&1
 t2=$(date +%s.%N)
 grep -q '^Run finished' "$OUT/goycsb-load.txt" || die "go-ycsb's load did not finish: see $OUT/goycsb-load.txt"
 grep -q 'INSERT_ERROR' "$OUT/goycsb-load.txt" && die "go-ycsb's load had errors: see $OUT/goycsb-load.txt"
+settle_after_load "go-ycsb's load"
 cl=$(rate "$RECORDS" "$t0" "$t1")
-gl=$(rate "$RECORDS" "$t1" "$t2")
+gl=$(rate "$RECORDS" "$t1b" "$t2")
 echo "Load, $RECORDS records, $LOAD_THREADS threads (records/s):"
 echo
 echo "| candor | go-ycsb | ratio |"

@@ -23,6 +23,8 @@
 //	load_window           INSERTs in flight per load thread     default 32
 //	page_size             rows per page                          default 5000
 //	timeout               per request, e.g. 11s                  default 11s
+//	write_coalesce        hold a request this long to send it    default 0
+//	                      with others in one write (0: at once; the driver's own default is 200us)
 //	local_dc              route to this data centre's nodes
 //	tls                   true: TLS (also implied by tls_ca/tls_cert/tls_key)
 //	tls_ca, tls_cert, tls_key   PEM files; tls_verify=false skips the host name check
@@ -130,6 +132,7 @@ func (c Config) clusterConfig(connectTimeout time.Duration) *gocql.ClusterConfig
 	cl.NumConns = c.Connections
 	cl.PageSize = c.PageSize
 	cl.Timeout = c.Timeout
+	cl.WriteCoalesceWaitTime = c.WriteCoalesce
 	cl.ConnectTimeout = connectTimeout
 	cl.Consistency = consistency(c.ReadConsistency)
 	cl.SerialConsistency = consistency(c.SerialConsistency)

@@ -34,6 +34,13 @@ type Conn struct {
 
 	copyKey, copySQL string // CopyFrom's INSERT, for the last table and columns
 
+	// stmts holds a driver Query per statement text run on s, built once
+	// with its consistency and reused with new values (Query.Bind): a
+	// workload runs the same few statements over and over, and building a
+	// Query per operation costs allocations the driver does not need.
+	stmts  []stmt
+	stmtsS *gocql.Session // the session the cached Queries belong to
+
 	raw  []rawCol
 	dest []any
 	cols [][]byte
@@ -54,9 +61,10 @@ func (c *Conn) Exec(ctx context.Context, sql string, args ...any) (int64, error)
 	if err != nil {
 		return 0, err
 	}
-	iter := s.Query(sql, args...).Consistency(c.write).IterContext(ctx)
+	st := c.stmt(s, sql, c.write)
+	iter := st.q.Bind(args...).IterContext(ctx)
 	var n int64
-	if isWrite(sql) {
+	if st.write {
 		n = 1
 	}
 	if cols := iter.Columns(); len(cols) > 0 && cols[0].Name == "[applied]" {
@@ -72,6 +80,40 @@ func (c *Conn) Exec(ctx context.Context, sql string, args ...any) (int64, error)
 	return n, nil
 }
 
+// stmt is a statement text with its driver Query.
+type stmt struct {
+	sql   string
+	q     *gocql.Query
+	write bool // isWrite(sql)
+}
+
+// maxStmts bounds Conn.stmts: past it, statements get a Query each time
+// (a workload runs a handful; a long tail of ad hoc statements is not
+// worth keeping).
+const maxStmts = 64
+
+// stmt returns the Query for sql on s at consistency cons, from the
+// Conn's cache or built (and cached while there is room). Exec and Query
+// are the only users, each with its own level, and a text is either a
+// write (Exec) or a read (Query) in practice; a text run by both gets one
+// entry per level.
+func (c *Conn) stmt(s *gocql.Session, sql string, cons gocql.Consistency) *stmt {
+	if c.stmtsS != s {
+		c.stmts, c.stmtsS = c.stmts[:0], s
+	}
+	for i := range c.stmts {
+		if st := &c.stmts[i]; st.sql == sql && st.q.GetConsistency() == cons {
+			return st
+		}
+	}
+	st := stmt{sql: sql, q: s.Query(sql).Consistency(cons), write: isWrite(sql)}
+	if len(c.stmts) < maxStmts {
+		c.stmts = append(c.stmts, st)
+		return &c.stmts[len(c.stmts)-1]
+	}
+	return &st
+}
+
 // isWrite reports whether sql is an INSERT, UPDATE, DELETE or BATCH.
 func isWrite(sql string) bool {
 	s := strings.TrimLeftFunc(sql, unicode.IsSpace)
@@ -79,9 +121,10 @@ func isWrite(sql string) bool {
 	if i := strings.IndexFunc(s, unicode.IsSpace); i >= 0 {
 		word = s[:i]
 	}
-	switch strings.ToLower(word) {
-	case "insert", "update", "delete", "begin":
-		return true
+	for _, w := range [...]string{"insert", "update", "delete", "begin"} {
+		if strings.EqualFold(word, w) {
+			return true
+		}
 	}
 	return false
 }
@@ -100,7 +143,7 @@ func (c *Conn) Query(ctx context.Context, sql string, args []any, fn func(cols [
 	if err != nil {
 		return 0, err
 	}
-	iter := s.Query(sql, args...).Consistency(c.read).IterContext(ctx)
+	iter := c.stmt(s, sql, c.read).q.Bind(args...).IterContext(ctx)
 	ncol := len(iter.Columns())
 	c.grow(ncol)
 	n := 0

@@ -371,3 +371,60 @@ func TestTLS(t *testing.T) {
 		t.Errorf("Open with TLS but without the sandbox's CA = %v, want ErrUnreachable", err)
 	}
 }
+
+// A Conn builds one driver Query per statement text and consistency and
+// rebinds it for each execution: the values of each call are the ones
+// sent, a statement run at two levels gets a Query for each, and past
+// maxStmts texts statements still run (uncached).
+func TestConnReusesQueries(t *testing.T) {
+	u, _ := keyspaceURL(t, "read_consistency=ONE&write_consistency=QUORUM")
+	tg := open(t, u)
+	ctx := context.Background()
+	c := targettest.Connect(t, tg).(*Conn)
+	if _, err := c.Exec(ctx, "CREATE TABLE kv (k text PRIMARY KEY, v text)"); err != nil {
+		t.Fatal(err)
+	}
+	const ins = "INSERT INTO kv (k, v) VALUES (?, ?)"
+	for i := range 5 {
+		if n, err := c.Exec(ctx, ins, fmt.Sprint("k", i), fmt.Sprint("v", i)); err != nil || n != 1 {
+			t.Fatalf("INSERT %d = %d, %v", i, n, err)
+		}
+	}
+	var q0 any
+	cached := 0
+	for _, st := range c.stmts {
+		if st.sql == ins {
+			cached++
+			q0 = st.q
+		}
+	}
+	if cached != 1 {
+		t.Fatalf("%d cached Queries for the INSERT after 5 runs, want 1", cached)
+	}
+	if st := c.stmt(c.s, ins, c.write); any(st.q) != q0 || !st.write {
+		t.Errorf("stmt for the INSERT again = %p (write %v), want the cached %p", st.q, st.write, q0)
+	}
+	if st := c.stmt(c.s, ins, c.read); any(st.q) == q0 || st.q.GetConsistency() != c.read {
+		t.Errorf("stmt for the INSERT at the read level = the write level's Query (%v)", st.q.GetConsistency())
+	}
+	const sel = "SELECT v FROM kv WHERE k = ?"
+	for i := range 5 {
+		got := targettest.Rows(t, c, sel, fmt.Sprint("k", i))
+		if len(got) != 1 || got[0][0] != fmt.Sprint("v", i) {
+			t.Errorf("row k%d = %q, want v%d", i, got, i)
+		}
+	}
+	// More texts than the cache holds: each still runs with its values.
+	for i := range maxStmts + 5 {
+		sql := fmt.Sprintf("INSERT INTO kv (k, v) VALUES ('x%d', ?)", i)
+		if _, err := c.Exec(ctx, sql, fmt.Sprint("w", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(c.stmts) > maxStmts {
+		t.Errorf("%d cached statements, want at most %d", len(c.stmts), maxStmts)
+	}
+	if got := targettest.Rows(t, c, sel, fmt.Sprint("x", maxStmts+4)); len(got) != 1 || got[0][0] != fmt.Sprint("w", maxStmts+4) {
+		t.Errorf("row past the cache = %q", got)
+	}
+}

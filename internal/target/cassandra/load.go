@@ -50,6 +50,7 @@ func (c *Conn) CopyFrom(ctx context.Context, table string, columns []string, row
 	for range workers {
 		go func() {
 			defer wg.Done()
+			q := s.Query(stmt).Consistency(c.load).Idempotent(true) // one per goroutine, rebound per row
 			for ctx.Err() == nil {
 				i := next.Add(1) - 1
 				if i >= int64(len(rows)) {
@@ -63,7 +64,7 @@ func (c *Conn) CopyFrom(ctx context.Context, table string, columns []string, row
 					})
 					return
 				}
-				if err := s.Query(stmt, row...).Consistency(c.load).Idempotent(true).ExecContext(ctx); err != nil {
+				if err := q.Bind(row...).ExecContext(ctx); err != nil {
 					once.Do(func() { first = err; cancel() })
 					return
 				}

@@ -19,8 +19,27 @@ func TestParseURLDefaults(t *testing.T) {
 	if strings.Join(c.Hosts, ",") != "127.0.0.1" || c.Port != 9042 || c.Keyspace != "ycsb" ||
 		c.ReadConsistency != "ONE" || c.WriteConsistency != "ONE" || c.SerialConsistency != "SERIAL" ||
 		c.Strategy != "SimpleStrategy" || c.Replication != 1 || c.ReplicationSet || c.Connections != 2 || c.LoadWindow != 32 ||
-		c.PageSize != 5000 || c.Timeout != 11*time.Second || c.TLS || !c.TLSVerify || c.AllowForeignKeyspace {
+		c.PageSize != 5000 || c.Timeout != 11*time.Second || c.WriteCoalesce != 0 || c.TLS || !c.TLSVerify || c.AllowForeignKeyspace {
 		t.Errorf("defaults = %+v", c)
+	}
+	// Without write_coalesce the driver writes each request at once (its
+	// own default holds it 200µs for others, which at a few threads costs
+	// latency and client CPU per operation).
+	if cl := c.clusterConfig(time.Second); cl.WriteCoalesceWaitTime != 0 {
+		t.Errorf("driver WriteCoalesceWaitTime = %v by default, want 0", cl.WriteCoalesceWaitTime)
+	}
+}
+
+func TestParseURLWriteCoalesce(t *testing.T) {
+	for v, want := range map[string]time.Duration{"0": 0, "0s": 0, "200us": 200 * time.Microsecond, "10ms": 10 * time.Millisecond} {
+		c, err := ParseURL("cql://h/ks?write_coalesce=" + v)
+		if err != nil || c.WriteCoalesce != want {
+			t.Errorf("write_coalesce=%s: %v, %v; want %v", v, c.WriteCoalesce, err, want)
+			continue
+		}
+		if cl := c.clusterConfig(time.Second); cl.WriteCoalesceWaitTime != want {
+			t.Errorf("write_coalesce=%s: driver WriteCoalesceWaitTime = %v", v, cl.WriteCoalesceWaitTime)
+		}
 	}
 }
 
@@ -79,6 +98,9 @@ func TestParseURLErrors(t *testing.T) {
 		"cql://h/ks?load_window=0":                        "in flight",
 		"cql://h/ks?page_size=-1":                         "rows per page",
 		"cql://h/ks?timeout=5":                            "duration",
+		"cql://h/ks?write_coalesce=5":                     "write_coalesce=5: expected 0",
+		"cql://h/ks?write_coalesce=-1ms":                  "up to 10ms",
+		"cql://h/ks?write_coalesce=1s":                    "up to 10ms",
 		"cql://h/ks?tls=maybe":                            "true or false",
 		"cql://h/ks?tls_cert=/c.pem":                      "go together",
 		"cql://h/ks?nodes=3":                              "unknown parameter \"nodes\"; valid parameters: allow_foreign_keyspace",
