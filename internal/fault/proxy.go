@@ -172,6 +172,7 @@ type nodeProxy struct {
 	ctx              context.Context // cancelled by close: ends dials
 	cancel           context.CancelFunc
 	state            atomic.Pointer[netState]
+	faultPath        atomic.Int64   // directions of connections on the fault path now
 	wg               sync.WaitGroup // the accept loop and every connection's goroutines
 
 	mu     sync.Mutex
@@ -446,6 +447,7 @@ func (p *pipe) hand(b []byte, st *netState) bool {
 	if p.q == nil {
 		p.q = make(chan chunk, 64)
 		p.writerDone = make(chan struct{})
+		p.n.faultPath.Add(1)
 		p.n.wg.Add(1)
 		go p.write(p.q, p.writerDone)
 	}
@@ -479,6 +481,7 @@ func (p *pipe) drain() bool {
 func (p *pipe) write(q <-chan chunk, done chan struct{}) {
 	defer p.n.wg.Done()
 	defer close(done)
+	defer p.n.faultPath.Add(-1)
 	for {
 		select {
 		case c, ok := <-q:
