@@ -364,11 +364,12 @@ func (pc *proxyConn) close(reset bool) {
 
 // pipe copies one direction of a connection. While the node's state is
 // lean for its direction it writes each chunk it reads straight on (the
-// lean path: one goroutine, one read and one write per chunk, no copy).
-// While a fault is in effect it hands each chunk, stamped with the time it
-// was read, to a writer goroutine that applies the faults (the fault path);
-// when the faults end it waits for the writer to deliver what it holds and
-// goes back to the lean path.
+// lean path: one goroutine, one read and one write per chunk, nothing
+// allocated). While a fault is in effect it hands each chunk, stamped with
+// the time it was read, to a writer goroutine that applies the faults (the
+// fault path);
+// at its first chunk after the faults end it waits for the writer to
+// deliver what it holds and goes back to the lean path.
 type pipe struct {
 	n        *nodeProxy
 	pc       *proxyConn
