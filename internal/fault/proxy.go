@@ -3,202 +3,554 @@ package fault
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math/rand/v2"
 	"net"
 	"net/url"
 	"sync"
-
-	toxiproxy "github.com/Shopify/toxiproxy/v2"
-	"github.com/Shopify/toxiproxy/v2/toxics"
-	"github.com/rs/zerolog"
+	"sync/atomic"
+	"time"
 )
-
-// pauseToxic holds everything that reaches it until it is removed; toxiproxy
-// then forwards what was held (ToxicLink.RemoveToxic drains the stub's
-// input), so nothing is lost.
-type pauseToxic struct{}
-
-func (*pauseToxic) Pipe(stub *toxics.ToxicStub) { <-stub.Interrupt }
-
-const pauseToxicType = "candor_pause"
-
-func init() { toxics.Register(pauseToxicType, new(pauseToxic)) }
 
 // ProxySet is one TCP proxy per target node, listening on 127.0.0.1 on a
 // free port and forwarding to the node. It implements Network. Safe for
 // concurrent use.
 type ProxySet struct {
-	server  *toxiproxy.ApiServer
-	proxies []*toxiproxy.Proxy
-
-	mu     sync.Mutex
-	active map[string]*toxiproxy.Proxy // toxic name → its proxy, to lift on Close
+	nodes []*nodeProxy
 }
 
 var _ Network = (*ProxySet)(nil)
 
+// dialTimeout bounds the proxy's connection to its node.
+const dialTimeout = 10 * time.Second
+
 // StartProxies starts one proxy per upstream address (host:port), in order:
 // node i is upstreams[i]. Close stops them.
 func StartProxies(upstreams []string) (*ProxySet, error) {
-	// toxiproxy logs through zerolog; nothing of it reaches candor's output.
-	server := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop())
-	ps := &ProxySet{server: server, active: map[string]*toxiproxy.Proxy{}}
+	ps := &ProxySet{}
 	for i, up := range upstreams {
 		if _, _, err := net.SplitHostPort(up); err != nil {
 			ps.Close()
 			return nil, fmt.Errorf("node %d: upstream %q is not host:port: %w", i, up, err)
 		}
-		p := toxiproxy.NewProxy(server, fmt.Sprintf("node%d", i), "127.0.0.1:0", up)
-		if err := p.Start(); err != nil {
+		n, err := startNode(up)
+		if err != nil {
 			ps.Close()
 			return nil, fmt.Errorf("node %d: starting the proxy in front of %s: %w", i, up, err)
 		}
-		ps.proxies = append(ps.proxies, p)
+		ps.nodes = append(ps.nodes, n)
 	}
 	return ps, nil
 }
 
 // Len is the number of nodes.
-func (ps *ProxySet) Len() int { return len(ps.proxies) }
+func (ps *ProxySet) Len() int { return len(ps.nodes) }
 
 // Addr is the host:port candor connects to instead of node i.
-func (ps *ProxySet) Addr(i int) string { return ps.proxies[i].Listen }
+func (ps *ProxySet) Addr(i int) string { return ps.nodes[i].listen }
 
 // Upstream is node i's own address.
-func (ps *ProxySet) Upstream(i int) string { return ps.proxies[i].Upstream }
+func (ps *ProxySet) Upstream(i int) string { return ps.nodes[i].upstream }
 
-// nodes resolves a fault's node to proxies.
-func (ps *ProxySet) nodes(node int) ([]*toxiproxy.Proxy, error) {
+// targets resolves a fault's node to proxies.
+func (ps *ProxySet) targets(node int) ([]*nodeProxy, error) {
 	if node == NodeAll {
-		return ps.proxies, nil
+		return ps.nodes, nil
 	}
-	if node < 0 || node >= len(ps.proxies) {
-		return nil, fmt.Errorf("node %d does not exist: %d node(s) behind the proxy", node, len(ps.proxies))
+	if node < 0 || node >= len(ps.nodes) {
+		return nil, fmt.Errorf("node %d does not exist: %d node(s) behind the proxy", node, len(ps.nodes))
 	}
-	return ps.proxies[node : node+1], nil
-}
-
-type toxicSpec struct {
-	Name       string         `json:"name"`
-	Type       string         `json:"type"`
-	Stream     string         `json:"stream"`
-	Toxicity   float32        `json:"toxicity"`
-	Attributes map[string]any `json:"attributes"`
-}
-
-// toxicsFor translates a fault into toxiproxy toxics, named after the
-// fault's index so that overlapping faults on one node do not collide.
-func toxicsFor(index int, f Fault) []toxicSpec {
-	name := func(stream string) string { return fmt.Sprintf("f%d-%s-%s", index, f.Net, stream) }
-	both := func(typ string, attrs map[string]any) []toxicSpec {
-		return []toxicSpec{
-			{Name: name("up"), Type: typ, Stream: "upstream", Toxicity: 1, Attributes: attrs},
-			{Name: name("down"), Type: typ, Stream: "downstream", Toxicity: 1, Attributes: attrs},
-		}
-	}
-	switch f.Net {
-	case NetPause:
-		return both(pauseToxicType, map[string]any{})
-	case NetLatency:
-		// Once per round trip: on what comes back from the node only.
-		return []toxicSpec{{Name: name("down"), Type: "latency", Stream: "downstream", Toxicity: 1,
-			Attributes: map[string]any{"latency": f.Delay.Milliseconds(), "jitter": f.Jitter.Milliseconds()}}}
-	case NetBandwidth:
-		// toxiproxy's rate is in KB/s (1000 bytes).
-		return both("bandwidth", map[string]any{"rate": f.Rate / 1000})
-	case NetReset:
-		if f.For > 0 {
-			// Connections opened during the window are reset on their
-			// first bytes.
-			return both("reset_peer", map[string]any{"timeout": 0})
-		}
-	}
-	return nil
+	return ps.nodes[node : node+1], nil
 }
 
 // Apply puts fault f (schedule position index) on its node(s) and returns
-// the function that lifts it. A reset first cuts every open connection by
-// restarting the node's listener on the same address.
+// the function that lifts it; lifting twice is a no-op. It takes effect on
+// the connections already open as on new ones. A reset first cuts every
+// open connection through the node's proxy.
 func (ps *ProxySet) Apply(index int, f Fault) (func() error, error) {
 	if !f.Has("net") {
 		return nil, errors.New("not a network fault")
 	}
-	targets, err := ps.nodes(f.Node)
+	switch f.Net {
+	case NetPause, NetLatency, NetBandwidth, NetReset:
+	default:
+		return nil, fmt.Errorf("fault %d: unknown network fault %q", index, f.Net)
+	}
+	targets, err := ps.targets(f.Node)
 	if err != nil {
 		return nil, err
 	}
 	if f.Net == NetReset {
-		for _, p := range targets {
-			p.Stop()
-			if err := p.Start(); err != nil {
-				return nil, fmt.Errorf("reset: restarting the proxy of %s on %s: %w", p.Upstream, p.Listen, err)
-			}
+		for _, n := range targets {
+			n.resetAll()
+		}
+		if f.For == 0 {
+			return func() error { return nil }, nil
 		}
 	}
-	var added []string
-	lift := func() error {
-		var errs []error
-		for _, n := range added {
-			if err := ps.remove(n); err != nil {
-				errs = append(errs, err)
-			}
-		}
-		return errors.Join(errs...)
+	type applied struct {
+		n  *nodeProxy
+		id uint64
 	}
-	for _, p := range targets {
-		for _, t := range toxicsFor(index, f) {
-			body, _ := json.Marshal(t)
-			if _, err := p.Toxics.AddToxicJson(bytes.NewReader(body)); err != nil {
-				lerr := lift()
-				return nil, errors.Join(fmt.Errorf("adding %s toxic to the proxy of %s: %w", t.Type, p.Upstream, err), lerr)
-			}
-			key := p.Name + "/" + t.Name
-			ps.mu.Lock()
-			ps.active[key] = p
-			ps.mu.Unlock()
-			added = append(added, key)
-		}
+	var done []applied
+	for _, n := range targets {
+		done = append(done, applied{n, n.add(f)})
 	}
-	return lift, nil
+	var once sync.Once
+	return func() error {
+		once.Do(func() {
+			for _, a := range done {
+				a.n.remove(a.id)
+			}
+		})
+		return nil
+	}, nil
 }
 
-// remove lifts one toxic by its key (proxy/toxic); lifting twice is a no-op.
-func (ps *ProxySet) remove(key string) error {
-	ps.mu.Lock()
-	p, ok := ps.active[key]
-	delete(ps.active, key)
-	ps.mu.Unlock()
-	if !ok {
-		return nil
-	}
-	name := key[len(p.Name)+1:]
-	if err := p.Toxics.RemoveToxic(context.Background(), name); err != nil {
-		return fmt.Errorf("removing toxic %s from the proxy of %s: %w", name, p.Upstream, err)
+// Close lifts every fault still applied (a paused connection would never
+// end otherwise), stops every proxy and closes its connections, and returns
+// once every goroutine of the proxies has ended.
+func (ps *ProxySet) Close() error {
+	for _, n := range ps.nodes {
+		n.close()
 	}
 	return nil
 }
 
-// Close lifts every fault still applied (a paused connection would never
-// end otherwise) and stops every proxy, closing their connections.
-func (ps *ProxySet) Close() error {
-	ps.mu.Lock()
-	keys := make([]string, 0, len(ps.active))
-	for k := range ps.active {
-		keys = append(keys, k)
+// netState is what the faults applied to one node add up to. It is
+// replaced as a whole (never changed) when a fault starts or ends, and the
+// replaced state's changed channel is closed, which wakes every transfer
+// waiting on it to look again.
+type netState struct {
+	// leanUp and leanDown: nothing to do in that direction (up: candor to
+	// the node; down: the node to candor); bytes go straight through.
+	leanUp, leanDown bool
+	pause            bool          // hold everything
+	reset            bool          // cut a connection on its next bytes
+	delay, jitter    time.Duration // added to what comes down
+	rate             int64         // bytes/s per direction; 0 = unlimited
+	changed          chan struct{}
+}
+
+func (s *netState) lean(down bool) bool {
+	if down {
+		return s.leanDown
 	}
-	ps.mu.Unlock()
-	var errs []error
-	for _, k := range keys {
-		if err := ps.remove(k); err != nil {
-			errs = append(errs, err)
+	return s.leanUp
+}
+
+// combine adds up the faults in effect: overlapping pauses or resets are
+// one, latencies add, the smallest rate wins.
+func combine(faults map[uint64]Fault) *netState {
+	s := &netState{changed: make(chan struct{})}
+	for _, f := range faults {
+		switch f.Net {
+		case NetPause:
+			s.pause = true
+		case NetReset:
+			s.reset = true
+		case NetLatency:
+			s.delay += f.Delay
+			s.jitter += f.Jitter
+		case NetBandwidth:
+			if s.rate == 0 || f.Rate < s.rate {
+				s.rate = f.Rate
+			}
 		}
 	}
-	for _, p := range ps.proxies {
-		p.Stop()
+	s.leanUp = !s.pause && !s.reset && s.rate == 0
+	s.leanDown = s.leanUp && s.delay == 0
+	return s
+}
+
+// nodeProxy is the proxy in front of one node.
+type nodeProxy struct {
+	listen, upstream string
+	ln               net.Listener
+	ctx              context.Context // cancelled by close: ends dials
+	cancel           context.CancelFunc
+	state            atomic.Pointer[netState]
+	faultPath        atomic.Int64   // directions of connections on the fault path now
+	wg               sync.WaitGroup // the accept loop and every connection's goroutines
+
+	mu     sync.Mutex
+	faults map[uint64]Fault
+	nextID uint64
+	conns  map[*proxyConn]struct{}
+	closed bool
+}
+
+func startNode(upstream string) (*nodeProxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
 	}
-	return errors.Join(errs...)
+	ctx, cancel := context.WithCancel(context.Background())
+	n := &nodeProxy{listen: ln.Addr().String(), upstream: upstream, ln: ln, ctx: ctx, cancel: cancel,
+		faults: map[uint64]Fault{}, conns: map[*proxyConn]struct{}{}}
+	n.state.Store(combine(nil))
+	n.wg.Add(1)
+	go n.accept()
+	return n, nil
+}
+
+func (n *nodeProxy) accept() {
+	defer n.wg.Done()
+	for {
+		c, err := n.ln.Accept()
+		if errors.Is(err, net.ErrClosed) {
+			return
+		}
+		if err != nil {
+			// Out of file descriptors or the like: try again shortly,
+			// unless the proxy is closing.
+			select {
+			case <-n.ctx.Done():
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			continue
+		}
+		pc := &proxyConn{client: c.(*net.TCPConn), closing: make(chan struct{})}
+		n.mu.Lock()
+		if n.closed {
+			n.mu.Unlock()
+			c.Close()
+			return
+		}
+		n.conns[pc] = struct{}{}
+		n.wg.Add(1)
+		n.mu.Unlock()
+		go n.serve(pc)
+	}
+}
+
+// serve dials the node for one accepted connection and copies both ways
+// until both directions have ended or either failed.
+func (n *nodeProxy) serve(pc *proxyConn) {
+	defer n.wg.Done()
+	defer func() {
+		pc.close(false)
+		n.mu.Lock()
+		delete(n.conns, pc)
+		n.mu.Unlock()
+	}()
+	d := net.Dialer{Timeout: dialTimeout}
+	c, err := d.DialContext(n.ctx, "tcp", n.upstream)
+	if err != nil {
+		return // candor sees its connection closed, as when the node refuses it
+	}
+	if !pc.setServer(c.(*net.TCPConn)) {
+		c.Close()
+		return
+	}
+	up := &pipe{n: n, pc: pc, src: pc.client, dst: pc.server}
+	down := &pipe{n: n, pc: pc, src: pc.server, dst: pc.client, down: true}
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		up.run()
+	}()
+	down.run()
+	<-up.finished()
+}
+
+// add records fault f on the node and returns its id for remove.
+func (n *nodeProxy) add(f Fault) uint64 {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.nextID++
+	n.faults[n.nextID] = f
+	n.publish()
+	return n.nextID
+}
+
+func (n *nodeProxy) remove(id uint64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if _, ok := n.faults[id]; ok {
+		delete(n.faults, id)
+		n.publish()
+	}
+}
+
+// publish replaces the node's state by what its faults add up to and wakes
+// whatever waited on the old one. n.mu is held.
+func (n *nodeProxy) publish() {
+	old := n.state.Swap(combine(n.faults))
+	close(old.changed)
+}
+
+// resetAll cuts every open connection through the node at once.
+func (n *nodeProxy) resetAll() {
+	n.mu.Lock()
+	conns := make([]*proxyConn, 0, len(n.conns))
+	for pc := range n.conns {
+		conns = append(conns, pc)
+	}
+	n.mu.Unlock()
+	for _, pc := range conns {
+		pc.close(true)
+	}
+}
+
+func (n *nodeProxy) close() {
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		return
+	}
+	n.closed = true
+	clear(n.faults)
+	n.publish()
+	conns := make([]*proxyConn, 0, len(n.conns))
+	for pc := range n.conns {
+		conns = append(conns, pc)
+	}
+	n.mu.Unlock()
+	n.cancel()
+	n.ln.Close()
+	for _, pc := range conns {
+		pc.close(false)
+	}
+	n.wg.Wait()
+}
+
+// proxyConn is one connection through the proxy: candor's side and the
+// node's.
+type proxyConn struct {
+	client  *net.TCPConn
+	closing chan struct{} // closed by close: ends every wait
+
+	mu     sync.Mutex
+	server *net.TCPConn // nil until dialled
+	closed bool
+}
+
+// setServer records the node's side; false if the connection was closed
+// meanwhile.
+func (pc *proxyConn) setServer(c *net.TCPConn) bool {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.closed {
+		return false
+	}
+	pc.server = c
+	return true
+}
+
+// close closes both sides, once; with reset, both peers see the
+// connection reset (RST) rather than ended.
+func (pc *proxyConn) close(reset bool) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.closed {
+		return
+	}
+	pc.closed = true
+	close(pc.closing)
+	for _, c := range []*net.TCPConn{pc.client, pc.server} {
+		if c == nil {
+			continue
+		}
+		if reset {
+			c.SetLinger(0)
+		}
+		c.Close()
+	}
+}
+
+// pipe copies one direction of a connection. While the node's state is
+// lean for its direction it writes each chunk it reads straight on (the
+// lean path: one goroutine, one read and one write per chunk, nothing
+// allocated). While a fault is in effect it hands each chunk, stamped with
+// the time it was read, to a writer goroutine that applies the faults (the
+// fault path);
+// at its first chunk after the faults end it waits for the writer to
+// deliver what it holds and goes back to the lean path.
+type pipe struct {
+	n        *nodeProxy
+	pc       *proxyConn
+	src, dst *net.TCPConn
+	down     bool
+
+	q          chan chunk    // to the writer; nil on the lean path
+	writerDone chan struct{} // closed when the writer has ended
+	done       chan struct{} // closed when run has returned
+	doneOnce   sync.Once
+}
+
+type chunk struct {
+	data []byte
+	at   time.Time     // when it was read
+	skew time.Duration // its jitter
+}
+
+const chunkSize = 32 << 10
+
+func (p *pipe) finished() chan struct{} {
+	p.doneOnce.Do(func() { p.done = make(chan struct{}) })
+	return p.done
+}
+
+func (p *pipe) run() {
+	defer close(p.finished())
+	buf := make([]byte, chunkSize)
+	for {
+		k, err := p.src.Read(buf)
+		if k > 0 {
+			st := p.n.state.Load()
+			switch {
+			case st.lean(p.down) && p.q == nil:
+				if _, werr := p.dst.Write(buf[:k]); werr != nil {
+					p.pc.close(false)
+					return
+				}
+			case st.lean(p.down):
+				// Back from the fault path: what the writer holds goes
+				// first.
+				if !p.drain() {
+					return
+				}
+				if _, werr := p.dst.Write(buf[:k]); werr != nil {
+					p.pc.close(false)
+					return
+				}
+			case st.reset:
+				p.pc.close(true)
+				return
+			default:
+				if !p.hand(buf[:k], st) {
+					return
+				}
+			}
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				p.pc.close(false)
+				return
+			}
+			// Half-close: the other direction goes on.
+			if p.q != nil && !p.drain() {
+				return
+			}
+			p.dst.CloseWrite()
+			return
+		}
+	}
+}
+
+// hand gives a copy of b to the writer, starting it if need be; false if
+// the connection ended.
+func (p *pipe) hand(b []byte, st *netState) bool {
+	if p.q == nil {
+		p.q = make(chan chunk, 64)
+		p.writerDone = make(chan struct{})
+		p.n.faultPath.Add(1)
+		p.n.wg.Add(1)
+		go p.write(p.q, p.writerDone)
+	}
+	c := chunk{data: bytes.Clone(b), at: time.Now()}
+	if st.jitter > 0 {
+		c.skew = time.Duration(rand.Int64N(int64(2*st.jitter)+1)) - st.jitter
+	}
+	select {
+	case p.q <- c:
+		return true
+	case <-p.writerDone:
+		return false
+	}
+}
+
+// drain ends the writer once it has delivered what it holds; false if the
+// connection ended.
+func (p *pipe) drain() bool {
+	close(p.q)
+	<-p.writerDone
+	p.q = nil
+	select {
+	case <-p.pc.closing:
+		return false
+	default:
+		return true
+	}
+}
+
+// write delivers chunks under the node's faults, in order.
+func (p *pipe) write(q <-chan chunk, done chan struct{}) {
+	defer p.n.wg.Done()
+	defer close(done)
+	defer p.n.faultPath.Add(-1)
+	for {
+		select {
+		case c, ok := <-q:
+			if !ok || !p.deliver(c) {
+				return
+			}
+		case <-p.pc.closing:
+			return
+		}
+	}
+}
+
+// deliver writes one chunk once the faults in effect let it: not while
+// paused, not before its delay is over, no faster than the rate. A change
+// of faults while it waits is taken into account at once.
+func (p *pipe) deliver(c chunk) bool {
+	data := c.data
+	for len(data) > 0 {
+		st := p.n.state.Load()
+		var wait time.Duration
+		piece := len(data)
+		switch {
+		case st.reset:
+			p.pc.close(true)
+			return false
+		case st.pause:
+			wait = -1 // until the state changes
+		case p.down && st.delay > 0 && time.Until(c.at.Add(st.delay+c.skew)) > 0:
+			wait = time.Until(c.at.Add(st.delay + c.skew))
+		}
+		if wait == 0 {
+			if st.rate > 0 {
+				// Pieces of at most a tenth of a second's worth.
+				piece = min(piece, max(1, int(st.rate/10)))
+			}
+			if _, err := p.dst.Write(data[:piece]); err != nil {
+				p.pc.close(false)
+				return false
+			}
+			data = data[piece:]
+			if st.rate == 0 {
+				continue
+			}
+			wait = time.Duration(int64(piece) * int64(time.Second) / st.rate)
+		}
+		if !p.sleep(wait, st) {
+			return false
+		}
+	}
+	return true
+}
+
+// sleep waits d (forever when negative) or until the state changes; false
+// if the connection ended.
+func (p *pipe) sleep(d time.Duration, st *netState) bool {
+	var timer <-chan time.Time
+	if d >= 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timer = t.C
+	}
+	select {
+	case <-timer:
+	case <-st.changed:
+	case <-p.pc.closing:
+		return false
+	}
+	return true
 }
 
 // RewriteURL returns rawURL with its host:port replaced by addr, for a

@@ -2,10 +2,13 @@ package fault
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"net"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -319,5 +322,254 @@ func BenchmarkRoundTrip(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// replyServer reads everything until the client half-closes, then sends it
+// all back and closes: it checks that the proxy forwards a half-close both
+// ways and delivers what follows it.
+func replyServer(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				b, err := io.ReadAll(c)
+				if err != nil {
+					return
+				}
+				c.Write(b)
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func randomBytes(n int, seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, seed))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+func TestProxyLeanPathIntact(t *testing.T) {
+	ps, err := StartProxies([]string{replyServer(t), echoServer(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ps.Close()
+	// Half-close: everything up, the client's end of stream, everything
+	// down, the node's end of stream.
+	for _, size := range []int{0, 1, 100, chunkSize - 1, chunkSize + 1, 4 << 20} {
+		c, err := net.DialTimeout("tcp", ps.Addr(0), 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		want := randomBytes(size, uint64(size))
+		werr := make(chan error, 1)
+		go func() {
+			_, err := c.Write(want)
+			if err == nil {
+				err = c.(*net.TCPConn).CloseWrite()
+			}
+			werr <- err
+		}()
+		got, err := io.ReadAll(c)
+		if err != nil {
+			t.Fatalf("%d bytes: reading the reply: %v", size, err)
+		}
+		if err := <-werr; err != nil {
+			t.Fatalf("%d bytes: writing: %v", size, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%d bytes: got %d bytes back, not the same", size, len(got))
+		}
+		c.Close()
+	}
+	// Many small round trips of varying size on one connection.
+	cl := dial(t, ps.Addr(1))
+	for i := 1; i <= 300; i++ {
+		if _, err := cl.roundTrip(strings.Repeat(string(rune('a'+i%26)), i), 5*time.Second); err != nil {
+			t.Fatalf("round trip %d: %v", i, err)
+		}
+	}
+	for i := range ps.Len() {
+		if n := ps.nodes[i].faultPath.Load(); n != 0 {
+			t.Errorf("node %d: %d direction(s) on the fault path with no fault", i, n)
+		}
+	}
+}
+
+func TestProxyFaultOnOpenConnection(t *testing.T) {
+	ps := proxies(t, 1)
+	cl := dial(t, ps.Addr(0))
+	if _, err := cl.roundTrip("lean", 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	lift, err := ps.Apply(0, mustFault(t, "at=0s for=1s net=latency delay=150ms node=0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := cl.roundTrip("slow", 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d < 150*time.Millisecond {
+		t.Errorf("round trip on an open connection with delay=150ms took %v", d)
+	}
+	if n := ps.nodes[0].faultPath.Load(); n != 1 {
+		t.Errorf("%d direction(s) on the fault path under latency, want 1 (what comes back)", n)
+	}
+	// A large payload under the fault arrives intact and in order (read
+	// while it is written: the echo would stall once the buffers between
+	// are full).
+	big := randomBytes(1<<20, 7)
+	cl.c.SetDeadline(time.Now().Add(20 * time.Second))
+	werr := make(chan error, 1)
+	go func() {
+		_, err := cl.c.Write(big)
+		werr <- err
+	}()
+	got := make([]byte, len(big))
+	if _, err := io.ReadFull(cl.r, got); err != nil {
+		t.Fatalf("large payload under latency: %v", err)
+	}
+	if err := <-werr; err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, big) {
+		t.Fatal("large payload under latency: not the same bytes back")
+	}
+	if err := lift(); err != nil {
+		t.Fatal(err)
+	}
+	// Back on the lean path once something has gone through.
+	for i := range 3 {
+		if _, err := cl.roundTrip("lean again", 5*time.Second); err != nil {
+			t.Fatalf("round trip %d after the fault: %v", i, err)
+		}
+	}
+	if n := ps.nodes[0].faultPath.Load(); n != 0 {
+		t.Errorf("%d direction(s) still on the fault path after the fault ended", n)
+	}
+	// And a fault switched on again takes effect again.
+	lift, err = ps.Apply(1, mustFault(t, "at=0s for=1s net=pause node=0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cl.roundTrip("paused", 300*time.Millisecond); !os.IsTimeout(err) {
+		t.Fatalf("round trip during a pause: %v, want a timeout", err)
+	}
+	lift()
+	cl.c.SetDeadline(time.Now().Add(5 * time.Second))
+	if got, err := cl.r.ReadString('\n'); err != nil || got != "paused\n" {
+		t.Fatalf("after the pause: %q, %v; want the held line", got, err)
+	}
+}
+
+// proxyGoroutines lists the stacks of goroutines running the proxy's code.
+func proxyGoroutines() []string {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var found []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "fault.(*pipe)") || strings.Contains(g, "fault.(*nodeProxy)") {
+			found = append(found, g)
+		}
+	}
+	return found
+}
+
+func TestProxyNoGoroutineLeft(t *testing.T) {
+	ps := proxies(t, 2)
+	// Connections in every state: idle, closed by candor, half-closed,
+	// paused with bytes held, on the fault path with nothing to deliver.
+	var cls []*client
+	for i := range 6 {
+		cl := dial(t, ps.Addr(i%2))
+		if _, err := cl.roundTrip("x", 5*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		cls = append(cls, cl)
+	}
+	cls[0].c.Close()
+	cls[1].c.(*net.TCPConn).CloseWrite()
+	if _, err := ps.Apply(0, mustFault(t, "at=0s for=1s net=pause node=0")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ps.Apply(1, mustFault(t, "at=0s for=1s net=latency delay=20ms node=1")); err != nil {
+		t.Fatal(err)
+	}
+	for i, cl := range cls[2:] {
+		if i%2 == 0 {
+			io.WriteString(cl.c, "held\n") // node 0: held by the pause
+			continue
+		}
+		// node 1: delivered; the fault path's writer waits for more
+		if _, err := cl.roundTrip("delayed", 5*time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(proxyGoroutines()) == 0 {
+		t.Fatal("no proxy goroutine found before Close: the check below would prove nothing")
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- ps.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("Close hung, waiting for:\n%s", strings.Join(proxyGoroutines(), "\n\n"))
+	}
+	// Close has waited for them; one may still be returning (runnable at
+	// its closing brace, its deferred calls done).
+	waitGoroutines(t, 0, "after Close")
+	// Connections that end on their own leave nothing behind either.
+	ps = proxies(t, 1)
+	for range 5 {
+		cl := dial(t, ps.Addr(0))
+		if _, err := cl.roundTrip("y", 5*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		cl.c.Close()
+	}
+	// The accept loop only.
+	waitGoroutines(t, 1, "after every connection ended")
+}
+
+// waitGoroutines waits up to 10 s for the proxy's goroutines to be down to
+// want (the accept loops: one per running proxy).
+func waitGoroutines(t *testing.T, want int, when string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		g := proxyGoroutines()
+		accepts := 0
+		for _, s := range g {
+			if strings.Contains(s, "(*nodeProxy).accept") {
+				accepts++
+			}
+		}
+		if len(g) == want && accepts == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d proxy goroutine(s) left %s, want %d (accept loops):\n%s", len(g), when, want, strings.Join(g, "\n\n"))
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
