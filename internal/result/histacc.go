@@ -104,59 +104,65 @@ func (a *histAcc) add(enc string) error {
 		return a.addOther(enc)
 	}
 	if a.counts == nil || g != a.geom {
-		a.geom, a.counts = g, make([]int64, countsLen(g))
+		// One spare count past the end: addCounts writes without a
+		// branch, and a write to the spare is always followed by an error.
+		n := countsLen(g)
+		a.geom, a.counts = g, make([]int64, n+1)[:n]
 	}
 	a.any = true
-	hi, err := addCounts(a.counts, p[40:])
-	a.hi = max(a.hi, hi)
+	size := len(a.counts)
+	hi, err := addCounts(a.counts[:size+1], p[40:])
+	a.hi = min(max(a.hi, hi), size)
+	if err != nil {
+		a.counts[:size+1][size] = 0
+	}
 	return err
 }
 
 // addCounts adds a V2 payload (zig-zag LEB128 counts, negative values
-// runs of zeros) into counts; hi is one past the last count it added to.
+// runs of zeros) into counts, whose last element is a spare that a valid
+// payload never reaches; hi is one past the last count it added to.
 func addCounts(counts []int64, p []byte) (hi int, err error) {
+	n := len(counts) - 1
 	idx := 0
 	for len(p) > 0 {
+		if idx > n {
+			break
+		}
 		if b := p[0]; b < 0x80 {
 			// One byte: most counts and zero runs of a latency histogram.
-			v := int64(b>>1) ^ -int64(b&1)
+			// Counts and runs alternate at random, so both are handled
+			// without a branch: a run adds 0 and moves idx by its length,
+			// a count adds itself and moves idx by one.
 			p = p[1:]
-			if v < 0 {
-				if -v > int64(len(counts)-idx) {
-					return idx, fmt.Errorf("histogram: zero run past the counts")
-				}
-				idx += int(-v)
-				continue
-			}
-			if idx >= len(counts) {
-				return idx, fmt.Errorf("histogram: count past the counts")
-			}
-			counts[idx] += v
-			idx++
+			v := int64(b>>1) ^ -int64(b&1)
+			neg := v >> 63 // -1 for a run of zeros, 0 for a count
+			counts[idx] += v &^ neg
+			idx += int(-v&neg | 1&^neg)
 			continue
 		}
-		u, n := binary.Uvarint(p)
-		if n <= 0 || n > 9 {
+		u, k := binary.Uvarint(p)
+		if k <= 0 || k > 9 {
 			if len(p) < 9 {
 				return idx, fmt.Errorf("histogram: truncated count")
 			}
 			// The ninth byte of HdrHistogram's LEB128 holds 8 bits.
-			u, n = leb9(p)
+			u, k = leb9(p)
 		}
-		p = p[n:]
+		p = p[k:]
 		v := int64(u>>1) ^ -int64(u&1)
 		if v < 0 {
-			if -v > int64(len(counts)-idx) {
+			if -v > int64(n-idx) {
 				return idx, fmt.Errorf("histogram: zero run past the counts")
 			}
 			idx += int(-v)
 			continue
 		}
-		if idx >= len(counts) {
-			return idx, fmt.Errorf("histogram: count past the counts")
-		}
 		counts[idx] += v
 		idx++
+	}
+	if idx > n {
+		return n + 1, fmt.Errorf("histogram: counts past the end of the histogram")
 	}
 	return idx, nil
 }

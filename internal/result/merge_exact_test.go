@@ -160,3 +160,47 @@ func TestIntervalStatsEqualsHdr(t *testing.T) {
 		}
 	}
 }
+
+// A payload that runs past the histogram's counts is refused, whichever
+// way it gets there, and leaves no count behind in the spare slot.
+func TestAddCountsRefusesPastTheEnd(t *testing.T) {
+	payload := func(vals ...int64) []byte {
+		var p []byte
+		for _, v := range vals {
+			p = appendZigZag(p, v)
+		}
+		return p
+	}
+	const n = 8
+	for _, c := range []struct {
+		name string
+		p    []byte
+		ok   bool
+	}{
+		{"every count", payload(1, 2, 3, 4, 5, 6, 7, 8), true},
+		{"a run to the end", payload(1, -7), true},
+		{"a count past the end", payload(-8, 5), false},
+		{"a zero count past the end", payload(-8, 0), false},
+		{"a run past the end", payload(1, -8), false},
+		{"a long count past the end", payload(-8, 1<<40), false},
+		{"a long run past the end", payload(-(1 << 20)), false},
+	} {
+		counts := make([]int64, n+1)
+		_, err := addCounts(counts, c.p)
+		if (err == nil) != c.ok {
+			t.Errorf("%s: error %v, want ok=%v", c.name, err, c.ok)
+		}
+		if c.ok && counts[n] != 0 {
+			t.Errorf("%s: the spare count is %d", c.name, counts[n])
+		}
+	}
+	var a histAcc
+	h := hdr.New(1, 1000, 1)
+	h.RecordValue(3)
+	if err := a.add(enc(t, h)); err != nil {
+		t.Fatal(err)
+	}
+	if spare := a.counts[:len(a.counts)+1][len(a.counts)]; spare != 0 {
+		t.Errorf("the spare count is %d after a valid histogram", spare)
+	}
+}
