@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
-	"io"
 	"math"
 	"math/bits"
 	"sync"
@@ -29,9 +28,8 @@ type histAcc struct {
 	other   *hdr.Histogram // inputs of a geometry other than geom's
 	raw     []byte
 	payload []byte
-	zr      io.ReadCloser
+	inf     inflater
 	zw      *zlib.Writer
-	br      bytes.Reader
 }
 
 // geometries caches the counts length of a geometry.
@@ -77,20 +75,9 @@ func (a *histAcc) add(enc string) error {
 	if clen < 0 || clen > len(raw)-8 {
 		return fmt.Errorf("histogram: compressed length %d past its %d bytes", clen, len(raw)-8)
 	}
-	a.br.Reset(raw[8 : 8+clen])
-	if a.zr == nil {
-		if a.zr, err = zlib.NewReader(&a.br); err != nil {
-			return fmt.Errorf("histogram: %w", err)
-		}
-	} else if err := a.zr.(zlib.Resetter).Reset(&a.br, nil); err != nil {
+	if a.payload, err = a.inf.zlib(a.payload[:0], raw[8:8+clen]); err != nil {
 		return fmt.Errorf("histogram: %w", err)
 	}
-	a.payload = a.payload[:0]
-	buf := bytes.NewBuffer(a.payload)
-	if _, err := buf.ReadFrom(a.zr); err != nil {
-		return fmt.Errorf("histogram: %w", err)
-	}
-	a.payload = buf.Bytes()
 	p := a.payload
 	if len(p) < 40 || int32(binary.BigEndian.Uint32(p))&^0xf0 != hdr.V2EncodingCookieBase {
 		return a.addOther(enc)
