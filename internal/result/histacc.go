@@ -2,6 +2,7 @@ package result
 
 import (
 	"bytes"
+	"compress/zlib"
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
@@ -10,7 +11,6 @@ import (
 	"sync"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/klauspost/compress/zlib"
 )
 
 // histAcc adds HdrHistogram V2 compressed encodings (EncodeHistogram's
