@@ -30,6 +30,7 @@ type histAcc struct {
 	payload []byte
 	inf     inflater
 	zw      *zlib.Writer
+	zbuf    bytes.Buffer
 }
 
 // geometries caches the counts length of a geometry.
@@ -234,12 +235,13 @@ func (a *histAcc) encode() (string, error) {
 	binary.BigEndian.PutUint64(p[24:], uint64(a.geom[1]))
 	binary.BigEndian.PutUint64(p[32:], math.Float64bits(1))
 	a.payload = p
-	var z bytes.Buffer
+	z := &a.zbuf
+	z.Reset()
 	z.Write(make([]byte, 8))
 	if a.zw == nil {
-		a.zw, _ = zlib.NewWriterLevel(&z, zlib.DefaultCompression)
+		a.zw, _ = zlib.NewWriterLevel(z, zlib.DefaultCompression)
 	} else {
-		a.zw.Reset(&z)
+		a.zw.Reset(z)
 	}
 	if _, err := a.zw.Write(p); err != nil {
 		return "", err

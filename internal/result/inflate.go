@@ -422,7 +422,11 @@ func appendMatch(out []byte, back, n int) ([]byte, error) {
 	if back > at || at+n > maxOutput {
 		return out, errInflate
 	}
-	out = append(out, make([]byte, n)...)
+	if cap(out)-at >= n {
+		out = out[:at+n] // every byte is written below
+	} else {
+		out = append(out, make([]byte, n)...)
+	}
 	if back >= n {
 		copy(out[at:], out[at-back:at-back+n])
 		return out, nil
