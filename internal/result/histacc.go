@@ -194,10 +194,11 @@ func (a *histAcc) histogram() *hdr.Histogram {
 	return h
 }
 
-// encode is EncodeHistogram of the sum, written from the counts (hdr's
-// Encode compresses at zlib's best level, the slowest, and a merge encodes
-// one histogram per interval and operation). Sums holding an input of
-// another geometry go through hdr.
+// encode is EncodeHistogram of the sum, written from the counts and
+// compressed at zlib's fastest level (hdr's Encode uses the best, the
+// slowest; a merge encodes one histogram per interval and operation, and
+// the fastest level is about twice as fast as the default for a 2% longer
+// text). Sums holding an input of another geometry go through hdr.
 func (a *histAcc) encode() (string, error) {
 	if a.other != nil || !a.any {
 		h := a.histogram()
@@ -239,7 +240,7 @@ func (a *histAcc) encode() (string, error) {
 	z.Reset()
 	z.Write(make([]byte, 8))
 	if a.zw == nil {
-		a.zw, _ = zlib.NewWriterLevel(z, zlib.DefaultCompression)
+		a.zw, _ = zlib.NewWriterLevel(z, zlib.BestSpeed)
 	} else {
 		a.zw.Reset(z)
 	}
