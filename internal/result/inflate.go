@@ -64,7 +64,13 @@ func (h *huffman) build(lengths []uint8, tb int) error {
 	}
 	table := h.table[:1<<tb]
 	h.mask = 1<<tb - 1
-	clear(table)
+	covered := 0
+	for l := 1; l <= tb; l++ {
+		covered += int(h.count[l]) << (tb - l)
+	}
+	if covered < len(table) {
+		clear(table) // slots no short code fills: longer codes, or none
+	}
 	code, idx := 0, 0
 	for l := 1; l <= tb; l++ {
 		for range h.count[l] {
@@ -350,7 +356,7 @@ func (z *inflater) block(out []byte, b *bitReader) ([]byte, error) {
 			b.buf, b.nbits, b.pos = buf, nbits, pos
 			return z.blockTail(out, b)
 		}
-		e := lit.table[buf&lit.mask]
+		e := lit.table[buf&(1<<tableBits-1)]
 		if e == 0 {
 			b.buf, b.nbits, b.pos = buf, nbits, pos
 			s, err := b.decode(lit)
@@ -389,7 +395,7 @@ func (z *inflater) block(out []byte, b *bitReader) ([]byte, error) {
 		buf >>= x
 		nbits -= x
 		var d int
-		if e := dist.table[buf&dist.mask]; e != 0 {
+		if e := dist.table[buf&(1<<distBits-1)]; e != 0 {
 			l := uint(e & 15)
 			buf >>= l
 			nbits -= l
