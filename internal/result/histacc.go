@@ -77,7 +77,9 @@ func (a *histAcc) add(enc string) error {
 		return fmt.Errorf("histogram: compressed length %d past its %d bytes", clen, len(raw)-8)
 	}
 	if a.payload, err = a.inf.zlib(a.payload[:0], raw[8:8+clen]); err != nil {
-		return fmt.Errorf("histogram: %w", err)
+		// What the inflater refuses goes to hdr's decoder (compress/zlib),
+		// which reads it or says what is wrong with it.
+		return a.addOther(enc)
 	}
 	p := a.payload
 	if len(p) < 40 || int32(binary.BigEndian.Uint32(p))&^0xf0 != hdr.V2EncodingCookieBase {
