@@ -5,12 +5,15 @@ import (
 	"compress/zlib"
 	"encoding/base64"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/bits"
 	"sync"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	kzlib "github.com/klauspost/compress/zlib"
 )
 
 // histAcc adds HdrHistogram V2 compressed encodings (EncodeHistogram's
@@ -28,7 +31,8 @@ type histAcc struct {
 	other   *hdr.Histogram // inputs of a geometry other than geom's
 	raw     []byte
 	payload []byte
-	inf     inflater
+	zsrc    bytes.Reader
+	zr      io.ReadCloser // klauspost's zlib reader, Reset per input
 	zw      *zlib.Writer
 	zbuf    bytes.Buffer
 }
@@ -76,7 +80,7 @@ func (a *histAcc) add(enc string) error {
 	if clen < 0 || clen > len(raw)-8 {
 		return fmt.Errorf("histogram: compressed length %d past its %d bytes", clen, len(raw)-8)
 	}
-	if a.payload, err = a.inf.zlib(a.payload[:0], raw[8:8+clen]); err != nil {
+	if a.payload, err = a.inflate(a.payload[:0], raw[8:8+clen]); err != nil {
 		// What the inflater refuses goes to hdr's decoder (compress/zlib),
 		// which reads it or says what is wrong with it.
 		return a.addOther(enc)
@@ -194,6 +198,36 @@ func (a *histAcc) histogram() *hdr.Histogram {
 		h.Merge(a.other)
 	}
 	return h
+}
+
+// inflate appends the zlib stream src, decompressed, to dst. It reuses
+// one reader of github.com/klauspost/compress/zlib (a drop-in for
+// compress/zlib, about a fifth faster at inflating; inflating is the
+// largest part of a merge).
+func (a *histAcc) inflate(dst, src []byte) ([]byte, error) {
+	a.zsrc.Reset(src)
+	if a.zr == nil {
+		zr, err := kzlib.NewReader(&a.zsrc)
+		if err != nil {
+			return dst, err
+		}
+		a.zr = zr
+	} else if err := a.zr.(kzlib.Resetter).Reset(&a.zsrc, nil); err != nil {
+		return dst, err
+	}
+	for {
+		if len(dst) == cap(dst) {
+			dst = append(dst, 0)[:len(dst)]
+		}
+		n, err := a.zr.Read(dst[len(dst):cap(dst)])
+		dst = dst[:len(dst)+n]
+		if errors.Is(err, io.EOF) {
+			return dst, nil
+		}
+		if err != nil {
+			return dst, err
+		}
+	}
 }
 
 // encode is EncodeHistogram of the sum, written from the counts and
