@@ -515,9 +515,7 @@ func mergeInterval(acc *histAcc, d *IntervalOp, encs []string) error {
 			return err
 		}
 	}
-	h := acc.histogram()
-	p := h.ValueAtPercentilesSlice([]float64{50, 99})
-	d.P50, d.P99, d.Max, d.Mean = p[0], p[1], h.Max(), h.Mean()
+	d.P50, d.P99, d.Max, d.Mean = acc.intervalStats()
 	enc, err := acc.encode()
 	if err != nil {
 		return err

@@ -1,6 +1,8 @@
 package result
 
 import (
+	"bytes"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -179,5 +181,37 @@ func TestMergeRefuses(t *testing.T) {
 	var me *MergeError
 	if !errors.As(err, &me) || len(me.Problems) != 2 {
 		t.Errorf("error %v, want the two differences listed", err)
+	}
+}
+
+// TestHistAccDamaged: every byte of an encoded histogram flipped in turn,
+// and every truncation, is either read as some histogram or refused with an
+// error; none panics, and an input refused leaves the sum as it was.
+func TestHistAccDamaged(t *testing.T) {
+	h := newHist()
+	for v := int64(1); v < 1e12; v = v*3 + 7 {
+		h.RecordValues(v, v%97+1)
+	}
+	good, err := base64.StdEncoding.DecodeString(enc(t, h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	try := func(b []byte) {
+		var a histAcc
+		if err := a.add(enc(t, h)); err != nil {
+			t.Fatal(err)
+		}
+		before := a.histogram().TotalCount()
+		if err := a.add(base64.StdEncoding.EncodeToString(b)); err != nil && a.histogram().TotalCount() != before {
+			t.Fatalf("a refused input changed the sum: %d, was %d", a.histogram().TotalCount(), before)
+		}
+	}
+	for i := range good {
+		for _, x := range []byte{0x01, 0x80, 0xff} {
+			b := bytes.Clone(good)
+			b[i] ^= x
+			try(b)
+		}
+		try(good[:i])
 	}
 }
