@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -332,8 +333,37 @@ func ledgerDirOf(resultPath string, rep, repeat int) string {
 	return d
 }
 
-// firstFault is the fault RPO and RTO are measured from: the first to
-// start.
+// outageFault is the fault RPO and RTO are measured from: of the faults
+// that started at or after the first one and by the first write that
+// failed or went unanswered after it, the last to start; the first fault
+// when no write failed. A schedule that first detaches a standby, then
+// kills the primary, measures from the kill, the fault that cut the
+// writes off, not from the detach that prepared the loss.
+func outageFault(evs []result.FaultEvent, records []ledger.Record) (int, bool) {
+	first, ok := firstFault(evs)
+	if !ok {
+		return first, false
+	}
+	from := evs[first].Start.UnixNano()
+	failed := int64(math.MaxInt64)
+	for _, r := range records {
+		if r.Outcome != ledger.Acknowledged && r.End >= from {
+			failed = min(failed, r.End)
+		}
+	}
+	best := first
+	if failed == math.MaxInt64 {
+		return best, true
+	}
+	for i, ev := range evs {
+		if at := ev.Start.UnixNano(); !ev.Start.IsZero() && at <= failed && at > evs[best].Start.UnixNano() {
+			best = i
+		}
+	}
+	return best, true
+}
+
+// firstFault is the first fault to start.
 func firstFault(evs []result.FaultEvent) (int, bool) {
 	best := -1
 	for i, ev := range evs {
@@ -379,7 +409,7 @@ func accountLedger(ctx context.Context, tgt target.Target, wl workload.Workload,
 		return lr
 	}
 	in := ledger.Input{Records: records, Present: present}
-	if i, ok := firstFault(evs); ok {
+	if i, ok := outageFault(evs, records); ok {
 		idx := evs[i].Index
 		lr.FaultIndex = &idx
 		in.FaultAt = evs[i].Start.UnixNano()

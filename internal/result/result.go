@@ -265,8 +265,10 @@ type LedgerResult struct {
 	Dir string `json:"dir"`
 	// Table is the table whose ids were read back.
 	Table string `json:"table"`
-	// FaultIndex is the fault RPO and RTO are measured from (the first
-	// that ran); absent without one.
+	// FaultIndex is the fault RPO and RTO are measured from: of the
+	// faults that started by the first write that failed or went
+	// unanswered after the first fault, the last to start (the first fault
+	// when no write failed); absent without one.
 	FaultIndex *int `json:"fault_index,omitempty"`
 	// RecoveredAfterS is how long after the phase candor waited for the
 	// target to answer before reading back (--recovery-timeout).
