@@ -193,7 +193,7 @@ func runConfig(fs *pflag.FlagSet, phase string, f *runFlags, lim workload.Limits
 		Threads: f.threads, Duration: f.duration.d, Operations: f.operations, Warmup: f.warmup.d,
 		Rate: f.rate, Arrival: f.arrival, Retries: f.retries, ReportInterval: f.reportInterval.d,
 		Seed: f.seed, LoadBatch: f.batch, LoadRetries: f.retries, RetryInterval: time.Second,
-		SessionIO: target.SessionIO(f.sessionIO), Transactions: lim.Transactions, MaxErrorRate: f.maxErrorRate.v,
+		SessionIO: target.SessionIO(f.sessionIO), MaxErrorRate: f.maxErrorRate.v,
 	}
 	if !fs.Changed("retries") && lim.LoadRetries > 0 {
 		cfg.LoadRetries, cfg.RetryInterval = lim.LoadRetries, lim.LoadRetryInterval

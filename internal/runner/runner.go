@@ -47,14 +47,11 @@ type Config struct {
 	// RetryInterval is the pause before retrying a failed load batch.
 	RetryInterval time.Duration
 	// SessionIO is how a run phase's sessions wait for their server:
-	// target.IOAuto ("" too) chooses by the target's capabilities, the
-	// sessions per core and Transactions; target.IOBlocking or
+	// target.IOAuto ("" too) chooses by the target's capabilities and the
+	// sessions per core; target.IOBlocking or
 	// target.IOPoller force it on targets that offer the choice
 	// (target.ChooseSessionIO).
 	SessionIO target.SessionIO
-	// Transactions says the workload's operations are multi-statement
-	// transactions (workload.Limits.Transactions).
-	Transactions bool
 	// StopOnError ends the run phase as failed at the first operation whose
 	// error is not retried (workload.Limits.StopOnError).
 	StopOnError bool
@@ -86,7 +83,7 @@ type Config struct {
 // autogroups are off).
 func (c Config) ChooseSessionIO(tgt target.Target) (target.SessionIO, error) {
 	threadFair := target.OnThisMachine(tgt) && measure.SchedAutogroup() == "off"
-	return target.ChooseSessionIO(tgt.Capabilities(), c.SessionIO, c.Threads, measure.Cores, c.Transactions, threadFair)
+	return target.ChooseSessionIO(tgt.Capabilities(), c.SessionIO, c.Threads, measure.Cores, threadFair)
 }
 
 // Validate returns every problem with the configuration at once.

@@ -762,28 +762,25 @@ func TestSessionIOChoice(t *testing.T) {
 		local = target.IOBlocking
 	}
 	cases := []struct {
-		name         string
-		target       fake.Config
-		threads      int
-		sessionIO    target.SessionIO
-		transactions bool
-		want         target.SessionIO
+		name      string
+		target    fake.Config
+		threads   int
+		sessionIO target.SessionIO
+		want      target.SessionIO
 	}{
-		{"few sessions per core block", fake.Config{Blocking: true, PollerFrom: 4}, 4*cores - 1, "", false, target.IOBlocking},
-		{"many sessions per core poll", fake.Config{Blocking: true, PollerFrom: 4}, 4 * cores, target.IOAuto, false, target.IOPoller},
-		{"transactions need four times as many", fake.Config{Blocking: true, PollerFrom: 4}, 4 * cores, "", true, target.IOBlocking},
-		{"transactions poll from 16 per core", fake.Config{Blocking: true, PollerFrom: 4}, 16 * cores, "", true, target.IOPoller},
-		{"server on this machine", fake.Config{Blocking: true, PollerFrom: 4, OnThisMachine: true}, 4 * cores, "", false, local},
-		{"a driver that never polls", fake.Config{Blocking: true}, 64 * cores, "", false, target.IOBlocking},
-		{"forced poller", fake.Config{Blocking: true}, 1, "poller", false, target.IOPoller},
-		{"forced blocking", fake.Config{Blocking: true, PollerFrom: 1}, 8 * cores, "blocking", false, target.IOBlocking},
-		{"no sockets", fake.Config{}, 8 * cores, "", false, ""},
+		{"few sessions per core block", fake.Config{Blocking: true, PollerFrom: 16}, 16*cores - 1, "", target.IOBlocking},
+		{"many sessions per core poll", fake.Config{Blocking: true, PollerFrom: 16}, 16 * cores, target.IOAuto, target.IOPoller},
+		{"server on this machine", fake.Config{Blocking: true, PollerFrom: 16, OnThisMachine: true}, 16 * cores, "", local},
+		{"a driver that never polls", fake.Config{Blocking: true}, 64 * cores, "", target.IOBlocking},
+		{"forced poller", fake.Config{Blocking: true}, 1, "poller", target.IOPoller},
+		{"forced blocking", fake.Config{Blocking: true, PollerFrom: 1}, 8 * cores, "blocking", target.IOBlocking},
+		{"no sockets", fake.Config{}, 8 * cores, "", ""},
 	}
 	before := runtime.GOMAXPROCS(0)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ft := fake.New(c.target)
-			cfg := Config{Threads: c.threads, Operations: int64(10 * c.threads), SessionIO: c.sessionIO, Transactions: c.transactions}
+			cfg := Config{Threads: c.threads, Operations: int64(10 * c.threads), SessionIO: c.sessionIO}
 			p, err := newRunner(ft, cfg).Run(context.Background())
 			if err != nil {
 				t.Fatal(err)

@@ -38,7 +38,7 @@ func TestLocalHost(t *testing.T) {
 }
 
 func TestChooseSessionIOThreadFair(t *testing.T) {
-	caps := target.Capabilities{BlockingSessions: true, PollerFrom: 4}
+	caps := target.Capabilities{BlockingSessions: true, PollerFrom: 8}
 	cases := []struct {
 		name       string
 		requested  target.SessionIO
@@ -52,7 +52,7 @@ func TestChooseSessionIOThreadFair(t *testing.T) {
 		{"few sessions block either way", "", 4, false, target.IOBlocking},
 	}
 	for _, c := range cases {
-		got, err := target.ChooseSessionIO(caps, c.requested, c.sessions, 2, false, c.threadFair)
+		got, err := target.ChooseSessionIO(caps, c.requested, c.sessions, 2, c.threadFair)
 		if err != nil || got != c.want {
 			t.Errorf("%s: ChooseSessionIO = %q, %v; want %q", c.name, got, err, c.want)
 		}

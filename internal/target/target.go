@@ -97,13 +97,6 @@ const (
 	IOAuto SessionIO = "auto"
 )
 
-// transactionPollerFactor multiplies Capabilities.PollerFrom for a run whose
-// operations are multi-statement transactions: their sessions spend longer
-// waiting for locks and commits, so fewer have a reply to handle at any
-// moment, and a session delayed in the poller's queue holds its locks the
-// longer (docs/BENCHMARKS.md §7).
-const transactionPollerFactor = 4
-
 // ValidSessionIO returns nil when s is a value --session-io accepts ("" is
 // IOAuto), else an error naming s and listing the valid values.
 func ValidSessionIO(s SessionIO) error {
@@ -119,15 +112,16 @@ func ValidSessionIO(s SessionIO) error {
 // BlockingSessions has no choice: "" (IOAuto requested) or an error wrapping
 // ErrUnsupported (a mode requested). Otherwise a requested IOBlocking or
 // IOPoller is returned as it is, and IOAuto ("" too) chooses IOPoller from
-// caps.PollerFrom sessions per core (four times as many when the
-// operations are multi-statement transactions), IOBlocking below, and
+// caps.PollerFrom sessions per core, whatever the operations (measured on
+// every sysbench test and YCSB workload, docs/BENCHMARKS.md §7),
+// IOBlocking below, and
 // always IOBlocking when threadFair says that the server runs on the
 // client's machine and the kernel shares the cores among threads rather
 // than among sessions (Linux with autogroups off). The kernel then weighs
 // the poller's few threads one by one against the server's many, and at 16
 // sessions on 2 cores the poller lost to blocking sessions where with
 // autogroups on it had won (docs/BENCHMARKS.md §7).
-func ChooseSessionIO(caps Capabilities, requested SessionIO, sessions, cores int, transactions, threadFair bool) (SessionIO, error) {
+func ChooseSessionIO(caps Capabilities, requested SessionIO, sessions, cores int, threadFair bool) (SessionIO, error) {
 	if err := ValidSessionIO(requested); err != nil {
 		return "", err
 	}
@@ -143,11 +137,7 @@ func ChooseSessionIO(caps Capabilities, requested SessionIO, sessions, cores int
 	if threadFair {
 		return IOBlocking, nil
 	}
-	from := caps.PollerFrom
-	if transactions {
-		from *= transactionPollerFactor
-	}
-	if from > 0 && sessions >= from*max(cores, 1) {
+	if from := caps.PollerFrom; from > 0 && sessions >= from*max(cores, 1) {
 		return IOPoller, nil
 	}
 	return IOBlocking, nil

@@ -238,10 +238,6 @@ type Limits struct {
 	// RetryClasses are the error classes retried; nil means retryable and
 	// connection. sysbench also restarts on unique violations.
 	RetryClasses []target.ErrorClass
-	// Transactions says every operation is a multi-statement transaction
-	// (BEGIN ... COMMIT): it picks the run's session I/O
-	// (target.ChooseSessionIO).
-	Transactions bool
 	// StopOnError ends the run at the first operation that fails with an
 	// error of a class outside RetryClasses (sysbench's FATAL); otherwise
 	// such an operation counts as failed and the run goes on (YCSB).

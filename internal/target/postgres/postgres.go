@@ -137,14 +137,17 @@ func (t *Target) Dialect() dialect.Dialect {
 	return t.dialect
 }
 
-// pollerFrom is Capabilities.PollerFrom: measured beside sysbench on two
-// shared cores (docs/BENCHMARKS.md §7), sessions in Go's network poller
-// beat blocking ones on PostgreSQL from 4 sessions per core for
-// single-statement operations (oltp_point_select at 8 threads: 1.0 against
-// 0.86× sysbench's rate; at 16: 1.07 against 0.80), and from 16 for
-// transactions (oltp_read_write at 16 threads: 0.90 against 0.99; at 32:
-// 0.99 against 0.93).
-const pollerFrom = 4
+// pollerFrom is Capabilities.PollerFrom: measured on two cores shared with
+// the server under Debian's default scheduling (autogroups on), every
+// sysbench test and YCSB workload at 4, 8, 16, 32 and 64 sessions
+// (docs/BENCHMARKS.md §7), blocking sessions were the faster at 8 per core
+// and below in all but a few cells (the poller lost up to 21% at 4 per
+// core: select_random_points, YCSB C and E by up to 37%), and the poller
+// at 32 per core in all but one (oltp_insert, 2%). Between the two the
+// cells split; 16 per core keeps the single statements that favour
+// blocking sessions there (select_random_*, YCSB C and E) and every
+// multi-statement transaction on the side they win.
+const pollerFrom = 16
 
 // Capabilities implements target.Target: transactions, COPY FROM, multi-row
 // INSERT, 65535 bind parameters per statement, and blocking sessions (on

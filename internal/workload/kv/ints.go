@@ -164,7 +164,7 @@ func (w *Ints) Ignored() []string { return nil }
 
 // Limits carries --operations (operationcount) when given.
 func (w *Ints) Limits() workload.Limits {
-	return workload.Limits{Operations: w.opts.OperationCount, Transactions: w.opts.Atomicity == AtomicityTransaction}
+	return workload.Limits{Operations: w.opts.OperationCount}
 }
 
 // Bind builds the statements for env's dialect. kv-ints-batch with

@@ -522,8 +522,8 @@ func TestBatchAtomicityWithoutTransactions(t *testing.T) {
 	for _, atomicity := range []string{AtomicityLogged, AtomicityUnlogged, AtomicityNone} {
 		t.Run(atomicity, func(t *testing.T) {
 			w := boundInts(t, true, cqlEnv, "rows=50", "columns=4", "atomicity="+atomicity)
-			if w.Config().Atomicity != atomicity || w.Limits().Transactions {
-				t.Fatalf("options %+v, limits %+v", w.Config(), w.Limits())
+			if w.Config().Atomicity != atomicity {
+				t.Fatalf("options %+v", w.Config())
 			}
 			db := newIntsDB(w.Statements())
 			c := &fakeConn{db}

@@ -266,11 +266,11 @@ func TestLimitsOpsCounters(t *testing.T) {
 	// reconnect, stops at any other error, and counts --events over all
 	// threads.
 	if l.Duration != 10*time.Second || l.Retries != -1 || !l.StopOnError || !l.SharedOperations ||
-		!reflect.DeepEqual(l.RetryClasses, []target.ErrorClass{target.ClassRetryable, target.ClassConstraint, target.ClassConnection}) || !l.Transactions {
+		!reflect.DeepEqual(l.RetryClasses, []target.ErrorClass{target.ClassRetryable, target.ClassConstraint, target.ClassConnection}) {
 		t.Errorf("Limits = %+v", l)
 	}
-	// Transactions follows BEGIN/COMMIT: skip-trx and single-statement tests
-	// run in autocommit.
+	// usesTransactions follows BEGIN/COMMIT: skip-trx and single-statement
+	// tests run in autocommit (and need no transactions of the target).
 	for _, c := range []struct {
 		test  string
 		props []string
@@ -280,8 +280,8 @@ func TestLimitsOpsCounters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := w.Limits().Transactions; got != c.want {
-			t.Errorf("%s %v: Limits().Transactions = %v, want %v", c.test, c.props, got, c.want)
+		if got := w.usesTransactions(); got != c.want {
+			t.Errorf("%s %v: usesTransactions() = %v, want %v", c.test, c.props, got, c.want)
 		}
 	}
 	if !reflect.DeepEqual(w.Ops(), []string{"TRANSACTION"}) || !reflect.DeepEqual(w.Counters(), []string{"reads", "writes", "other"}) {

@@ -100,8 +100,8 @@
 //     reserves ids in blocks).
 //   - Sessions wait for replies in a blocking read per thread, as sysbench's
 //     do, except where the runner puts them in Go's network poller
-//     (Limits.Transactions and target.ChooseSessionIO: on PostgreSQL from 4
-//     sessions per core, 16 for tests with BEGIN/COMMIT). The statements are
+//     (target.ChooseSessionIO: on PostgreSQL from 16 sessions per client
+//     core). The statements are
 //     the same; latency then includes the wait for a thread to run the
 //     session once its reply has come.
 //   - An event that has not returned when --time ends is not counted, nor are its
@@ -382,7 +382,6 @@ func (w *Workload) Limits() workload.Limits {
 		Duration:         10 * time.Second,
 		Retries:          -1,
 		RetryClasses:     append(slices.Clip(RestartClasses), target.ClassConnection),
-		Transactions:     w.usesTransactions(),
 		StopOnError:      true,
 		SharedOperations: true,
 	}
