@@ -16,6 +16,13 @@ import (
 
 // echoServer answers every line with the same line until the client closes.
 func echoServer(t testing.TB) string {
+	return tcpServer(t, func(c net.Conn) { io.Copy(c, c) })
+}
+
+// tcpServer listens on a free loopback port until the test ends, serves
+// each connection with serve on a goroutine of its own (closing it after),
+// and returns its address.
+func tcpServer(t testing.TB, serve func(net.Conn)) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -30,7 +37,7 @@ func echoServer(t testing.TB) string {
 			}
 			go func() {
 				defer c.Close()
-				io.Copy(c, c)
+				serve(c)
 			}()
 		}
 	}()
@@ -329,29 +336,11 @@ func BenchmarkRoundTrip(b *testing.B) {
 // all back and closes: it checks that the proxy forwards a half-close both
 // ways and delivers what follows it.
 func replyServer(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				b, err := io.ReadAll(c)
-				if err != nil {
-					return
-				}
-				c.Write(b)
-			}()
+	return tcpServer(t, func(c net.Conn) {
+		if b, err := io.ReadAll(c); err == nil {
+			c.Write(b)
 		}
-	}()
-	return ln.Addr().String()
+	})
 }
 
 func randomBytes(n int, seed uint64) []byte {
