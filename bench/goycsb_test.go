@@ -30,7 +30,6 @@ func TestGoYCSBFinalReport(t *testing.T) {
 		}
 	}
 	script := `set -euo pipefail; . bench/lib.sh
-eval "$(sed -n '/^final_total() {/,/^}/p' bench/ycsb-vs-goycsb.sh)"
 final_total "$1"`
 	run := func(file string) (string, error) {
 		cmd := exec.Command("bash", "-c", script, "test", filepath.Join(dir, file))

@@ -223,3 +223,36 @@ ios = [p.get('client', {}).get('session_io') for p in d.get('phases', [])]
 print(([i for i in ios if i] or ['-'])[-1])" "$1" 2>/dev/null || echo -
 }
 
+
+# go-ycsb, for the scripts that run it beside candor: GOYCSB (a binary;
+# built by build_goycsb into ~/.cache/candor-bench when absent) at
+# GOYCSB_VERSION, the newest release the Go module proxy serves.
+CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/candor-bench
+GOYCSB=${GOYCSB:-$CACHE/go-ycsb}
+GOYCSB_VERSION=v1.0.1
+
+# build_goycsb builds GOYCSB in a scratch module unless it exists.
+build_goycsb() {
+	[ -x "$GOYCSB" ] && return
+	log "building go-ycsb $GOYCSB_VERSION in a scratch module (a few minutes)"
+	local src=$CACHE/goycsb-src
+	mkdir -p "$src"
+	cat >"$src/go.mod" <<EOG
+module scratch/goycsb
+
+go 1.26
+EOG
+	printf '//go:build tools\n\npackage tools\n\nimport _ "github.com/pingcap/go-ycsb/cmd/go-ycsb"\n' >"$src/tools.go"
+	(cd "$src" && go get "github.com/pingcap/go-ycsb@$GOYCSB_VERSION" && go mod tidy -e >/dev/null 2>&1 &&
+		go build -o "$GOYCSB" github.com/pingcap/go-ycsb/cmd/go-ycsb)
+}
+
+# final_total FILE prints the OPS of the TOTAL line of go-ycsb's final
+# report (after its "Run finished" line), or fails when there is none.
+final_total() {
+	awk '/^Run finished/ {fin = 1; next}
+		fin && /^TOTAL/ {for (i = 1; i <= NF; i++) if ($i == "OPS:") {gsub(",", "", $(i+1)); ops = $(i+1)}}
+		END {if (ops == "") exit 1; print ops}' "$1" ||
+		die "go-ycsb's final report is missing in $1 (it ended without \"Run finished\" and a TOTAL line)"
+}
+
