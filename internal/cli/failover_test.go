@@ -59,18 +59,20 @@ func runPhaseOf(t *testing.T, path string) *result.Phase {
 	return nil
 }
 
-// A synchronous standby, the primary SIGKILLed at 2 s and the standby
-// promoted at 3 s: no acknowledged write is lost, the workers follow the
-// promoted node (--target-role primary), and the RTO is the scripted
-// outage (1 s) within 1 s.
-func TestFailoverSynchronousLosesNothing(t *testing.T) {
-	sh := pgcluster.Script(t)
-	dir, urls := pgcluster.Start(t, sh, "--standbys", "1", "--sync", "one")
+// runFailover runs the ledger at 400 writes/s on 4 threads against a
+// cluster's primary and standby (--target-role primary) for d with the
+// faults given, requires both faults done and an accounting, and returns
+// the run phase and the directory the result is in.
+func runFailover(t *testing.T, name string, urls []string, d string, faults ...string) (*result.Phase, string) {
+	t.Helper()
 	work := t.TempDir()
-	out := filepath.Join(work, "sync.json")
-	code, stdout, stderr := runCLI(t, work, nil, "run", "ledger", "--target", urls[0], "--target", urls[1], "--target-role", "primary",
-		"--threads", "4", "--rate", "400", "--time", "6s",
-		"--fault", "at=2s run="+sh+" kill "+dir+" 0", "--fault", "at=3s run="+sh+" promote "+dir+" 1", "-o", out)
+	out := filepath.Join(work, name+".json")
+	args := []string{"run", "ledger", "--target", urls[0], "--target", urls[1], "--target-role", "primary",
+		"--threads", "4", "--rate", "400", "--time", d, "-o", out}
+	for _, f := range faults {
+		args = append(args, "--fault", f)
+	}
+	code, stdout, stderr := runCLI(t, work, nil, args...)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -78,10 +80,21 @@ func TestFailoverSynchronousLosesNothing(t *testing.T) {
 	if len(p.Faults) != 2 || p.Faults[0].Status != "done" || p.Faults[1].Status != "done" {
 		t.Fatalf("faults %+v: want both done", p.Faults)
 	}
-	a := p.Ledger.Accounting
-	if a == nil || a.Fault == nil {
+	if p.Ledger == nil || p.Ledger.Accounting == nil || p.Ledger.Accounting.Fault == nil {
 		t.Fatalf("no accounting: %+v", p.Ledger)
 	}
+	return p, work
+}
+
+// A synchronous standby, the primary SIGKILLed at 2 s and the standby
+// promoted at 3 s: no acknowledged write is lost, the workers follow the
+// promoted node (--target-role primary), and the RTO is the scripted
+// outage (1 s) within 1 s.
+func TestFailoverSynchronousLosesNothing(t *testing.T) {
+	sh := pgcluster.Script(t)
+	dir, urls := pgcluster.Start(t, sh, "--standbys", "1", "--sync", "one")
+	p, _ := runFailover(t, "sync", urls, "6s", "at=2s run="+sh+" kill "+dir+" 0", "at=3s run="+sh+" promote "+dir+" 1")
+	a := p.Ledger.Accounting
 	if a.Lost != 0 {
 		t.Errorf("lost %d acknowledged writes with a synchronous standby (ids %v)", a.Lost, a.LostIDs)
 	}
@@ -124,25 +137,11 @@ func TestFailoverSynchronousLosesNothing(t *testing.T) {
 func TestFailoverAsynchronousLosesAcknowledged(t *testing.T) {
 	sh := pgcluster.Script(t)
 	dir, urls := pgcluster.Start(t, sh, "--standbys", "1", "--sync", "none")
-	work := t.TempDir()
-	out := filepath.Join(work, "async.json")
-	code, stdout, stderr := runCLI(t, work, nil, "run", "ledger", "--target", urls[0], "--target", urls[1], "--target-role", "primary",
-		"--threads", "4", "--rate", "400", "--time", "10s",
-		"--fault", "at=1s run="+sh+" detach "+dir+" 1",
+	p, work := runFailover(t, "async", urls, "10s", "at=1s run="+sh+" detach "+dir+" 1",
 		// The promote after the kill, in one command: promoted first, the
 		// standby would take no writes (the old primary still would).
-		"--fault", "at=3s run="+sh+" kill "+dir+" 0 && "+sh+" promote "+dir+" 1", "-o", out)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	p := runPhaseOf(t, out)
-	if len(p.Faults) != 2 || p.Faults[0].Status != "done" || p.Faults[1].Status != "done" {
-		t.Fatalf("faults %+v: want both done", p.Faults)
-	}
+		"at=3s run="+sh+" kill "+dir+" 0 && "+sh+" promote "+dir+" 1")
 	a := p.Ledger.Accounting
-	if a == nil || a.Fault == nil {
-		t.Fatalf("no accounting: %+v", p.Ledger)
-	}
 	detached, killed := p.Faults[0].End, p.Faults[1].Start
 
 	// The independent count.
