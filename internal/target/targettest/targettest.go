@@ -88,6 +88,7 @@ func Run(t *testing.T, tgt target.Target) {
 	t.Run("CloseTwice", func(t *testing.T) { testCloseTwice(t, tgt) })
 	t.Run("Fingerprint", func(t *testing.T) { testFingerprint(t, tgt) })
 	t.Run("Interrupt", func(t *testing.T) { testInterrupt(t, tgt) })
+	t.Run("ServerClock", func(t *testing.T) { testServerClock(t, tgt) })
 	if tgt.Capabilities().BlockingSessions {
 		// The same sessions waiting in Go's network poller instead
 		// (target.IOPoller, chosen by the runner for many sessions per core).
@@ -521,4 +522,21 @@ func SysbenchBinary(t testing.TB) string {
 		t.Skipf("%s is %q; the reference is sysbench 1.0.20", p, v)
 	}
 	return p
+}
+
+// testServerClock: the server's clock, read as a sharded run reads it
+// (target.ClockOffset): on one machine the offset is within half the round
+// trip, and a round trip within a second. Targets that cannot tell their
+// clock say so with ErrUnsupported.
+func testServerClock(t *testing.T, tgt target.Target) {
+	off, rtt, err := target.ClockOffset(context.Background(), tgt, 5)
+	if errors.Is(err, target.ErrUnsupported) {
+		t.Skipf("%s: %v", tgt.Driver(), err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rtt <= 0 || rtt > time.Second || off.Abs() > rtt/2+time.Millisecond {
+		t.Errorf("offset %s, round trip %s: want the offset within half the round trip on one machine", off, rtt)
+	}
 }
