@@ -256,3 +256,22 @@ final_total() {
 		die "go-ycsb's final report is missing in $1 (it ended without \"Run finished\" and a TOTAL line)"
 }
 
+# AUTO["db what threads"]: the session I/O candor's --session-io auto chose
+# for a cell (what: a sysbench test or a YCSB workload), from the cell's
+# `candor` run or from ensure_auto's probe.
+declare -A AUTO
+# ensure_auto db what threads sets AUTO for the cell from a 1-second probe
+# at one operation a second (the calling script's candor_run OUT WHAT
+# THREADS [OPTIONS], after its before_probe DB WHAT when it has one), when
+# no `candor` run has told it yet.
+ensure_auto() {
+	local key="$1 $2 $3" out="$OUT/$1-probe-$2-$3.txt"
+	[ -n "${AUTO[$key]:-}" ] && return 0
+	if declare -F before_probe >/dev/null; then before_probe "$1" "$2"; fi
+	PERF=()
+	DURATION=1 candor_run "$out" "$2" "$3" --rate 1 2>"$out.err" ||
+		{ tail -n 20 "$out.err" >&2; die "$1: the probe of --session-io auto for $2 at $3 threads failed"; }
+	AUTO[$key]=$(session_io_of "${out%.txt}.json")
+}
+# other_io KEY prints the session I/O auto did not choose for the cell.
+other_io() { if [ "${AUTO[$1]:-}" = poller ]; then echo blocking; else echo poller; fi; }

@@ -215,18 +215,6 @@ sysbench_bulk_cleanup() {
 	sysbench bulk_insert "${SB[@]}" --threads="$2" cleanup
 }
 
-# AUTO["db test threads"]: the session I/O candor's --session-io auto chose.
-declare -A AUTO
-# ensure_auto db test threads sets AUTO for the cell from a 1-second probe
-# run (one transaction a second) when no `candor` run has told it yet.
-ensure_auto() {
-	local key="$1 $2 $3" out="$OUT/$1-probe-$2-$3.txt"
-	[ -n "${AUTO[$key]:-}" ] && return 0
-	PERF=()
-	DURATION=1 candor_run "$out" "$2" "$3" --rate 1 2>"$out.err" ||
-		{ tail -n 20 "$out.err" >&2; die "$1: the probe of --session-io auto for $2 at $3 threads failed"; }
-	AUTO[$key]=$(session_io_of "${out%.txt}.json")
-}
 
 # tool_run tool out test threads runs one measured run of TOOL (a base tool
 # or a candor variant) for the cell of db DB_NOW.
@@ -237,11 +225,7 @@ tool_run() {
 	sysbench) sysbench_run "$@" ;;
 	candor) candor_run "$@" ;;
 	candor-blocking | candor-poller) candor_run "$@" --session-io "${tool#candor-}" ;;
-	candor-other)
-		local io=blocking
-		[ "${AUTO[$DB_NOW $2 $3]}" = blocking ] && io=poller
-		candor_run "$@" --session-io "$io"
-		;;
+	candor-other) candor_run "$@" --session-io "$(other_io "$DB_NOW $2 $3")" ;;
 	esac
 }
 
@@ -505,8 +489,7 @@ for db in $DBS; do
 			done
 			best=-
 			if [ -n "${SUM[candor]:-}" ] && [ -n "${SUM[candor-other]:-}" ] && [ "${SUM[candor]}" != 0 ]; then
-				other=poller
-				[ "${AUTO[$db $test $t]:-}" = poller ] && other=blocking
+				other=$(other_io "$db $test $t")
 				best="auto (${AUTO[$db $test $t]:-?})"
 				[ "${SUM[candor-other]}" -gt "${SUM[candor]}" ] && best="$other, by $(calc "f'{(${SUM[candor-other]} / ${SUM[candor]} - 1) * 100:.0f}'")%"
 			fi

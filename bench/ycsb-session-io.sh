@@ -71,17 +71,10 @@ load() {
 # inserts workload: the workload's property file inserts records.
 inserts() { grep -Eq '^insertproportion=0*\.?0*[1-9]' "workloads/workload$1"; }
 
-declare -A AUTO OPS CPU USED
-# ensure_auto db workload threads: AUTO for the cell, from a probe when no
-# candor run has told it yet.
-ensure_auto() {
-	local key="$1 $2 $3" out="$OUT/$1-probe-$2-$3.txt"
-	[ -n "${AUTO[$key]:-}" ] && return 0
-	inserts "$2" && load "$1"
-	DURATION=1 candor_run "$out" "$2" "$3" --rate 1 2>"$out.err" ||
-		{ tail -n 20 "$out.err" >&2; die "$1: the probe of --session-io auto for workload $2 at $3 threads failed"; }
-	AUTO[$key]=$(session_io_of "${out%.txt}.json")
-}
+declare -A OPS CPU USED
+# before_probe db workload: the probe of a workload that inserts runs on a
+# table loaded again (ensure_auto, bench/lib.sh).
+before_probe() { if inserts "$2"; then load "$1"; fi; }
 
 # timed_run db tool workload threads round
 timed_run() {
@@ -92,8 +85,7 @@ timed_run() {
 	candor-blocking | candor-poller) io=(--session-io "${tool#candor-}") ;;
 	candor-other)
 		ensure_auto "$db" "$w" "$t"
-		io=(--session-io poller)
-		[ "${AUTO[$db $w $t]}" = poller ] && io=(--session-io blocking)
+		io=(--session-io "$(other_io "$db $w $t")")
 		;;
 	esac
 	inserts "$w" && load "$db"
