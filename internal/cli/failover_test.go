@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -345,5 +346,25 @@ func TestLedgerVerifyAfterCandorKilled(t *testing.T) {
 	}
 	if a.Lost != 0 || a.Writes < 100 {
 		t.Errorf("accounting %+v: want writes and none lost (the server did not fail)", a)
+	}
+}
+
+// A ledger run whose ids cannot be read back (the only node killed during
+// the run, --recovery-timeout 1s) writes its result, says it has no
+// accounting, and exits 3 rather than 0: its lost writes are not counted.
+func TestLedgerUnaccountedExitsUnreachable(t *testing.T) {
+	sh := pgcluster.Script(t)
+	dir, urls := pgcluster.Start(t, sh, "--standbys", "0")
+	work := t.TempDir()
+	out := filepath.Join(work, "gone.json")
+	code, stdout, stderr := runCLI(t, work, nil, "run", "ledger", "--target", urls[0], "--threads", "2", "--rate", "200",
+		"--time", "3s", "--max-error-rate", "100%", "--recovery-timeout", "1s",
+		"--fault", "at=1s run="+sh+" kill "+dir+" 0", "-o", out)
+	if code != ExitUnreachable || !strings.Contains(stderr, "ledger: no accounting") || !strings.Contains(stderr, "candor ledger verify") {
+		t.Fatalf("exit %d, want %d naming the missing accounting and ledger verify\n%s\n%s", code, ExitUnreachable, stdout, stderr)
+	}
+	p := runPhaseOf(t, out)
+	if p.Ledger == nil || p.Ledger.Accounting != nil || p.Ledger.Error == "" {
+		t.Errorf("ledger %+v: want no accounting and the reason", p.Ledger)
 	}
 }

@@ -333,6 +333,23 @@ func ledgerDirOf(resultPath string, rep, repeat int) string {
 	return d
 }
 
+// unaccountedLedger says why a run phase's durability ledger has no
+// accounting (its ids could not be read back: the target did not answer
+// within --recovery-timeout, or the ledger files could not be read), ""
+// when every ledger was accounted for. A run on the null target, which
+// keeps no rows, has nothing to account for: not a failure.
+func unaccountedLedger(res *result.Result) string {
+	if res.Target.Driver == "null" {
+		return ""
+	}
+	for _, p := range res.Phases {
+		if p.Name == phaseRun && p.Ledger != nil && p.Ledger.Accounting == nil && p.Ledger.Error != "" {
+			return p.Ledger.Error
+		}
+	}
+	return ""
+}
+
 // outageFault is the fault RPO and RTO are measured from: of the faults
 // that started at or after the first one and by the first write that
 // failed or went unanswered after it, the last to start; the first fault

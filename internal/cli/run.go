@@ -672,6 +672,9 @@ func finish(ctx context.Context, env *Env, format string, res *result.Result, sb
 	case overBudget != "":
 		return withCode(ExitRunFailed, fmt.Errorf("the run failed: %s (raise --max-error-rate to accept it)", overBudget))
 	}
+	if why := unaccountedLedger(res); why != "" {
+		return withCode(ExitUnreachable, fmt.Errorf("ledger: no accounting: %s; the run's figures are in %s, and 'candor ledger verify %s' accounts for the writes once the target answers", why, outPath, outPath))
+	}
 	return nil
 }
 
