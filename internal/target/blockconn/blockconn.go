@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/internal/cacheline"
+	"github.com/candor-bench/candor/internal/dialhook"
 	"github.com/candor-bench/candor/internal/target"
 )
 
@@ -44,8 +45,16 @@ const Enabled = true
 // Dial connects with d (honouring ctx, the dialer's timeout and keep-alive
 // settings) and returns the connection in blocking mode, unless ctx asks for
 // Go's network poller (target.SessionIOFrom). Anything but a TCP connection
-// is returned as dialed.
+// is returned as dialed. A dial to an intercepted address is the
+// Func registered for it (dialhook.Intercept).
 func Dial(ctx context.Context, d *net.Dialer, network, addr string) (net.Conn, error) {
+	if f := dialhook.Lookup(addr); f != nil {
+		return f(ctx, func(to string) (net.Conn, error) { return dial(ctx, d, network, to) })
+	}
+	return dial(ctx, d, network, addr)
+}
+
+func dial(ctx context.Context, d *net.Dialer, network, addr string) (net.Conn, error) {
 	c, err := d.DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
@@ -203,6 +212,44 @@ func (c *Conn) Close() error {
 	// once they have returned.
 	_ = syscall.Shutdown(c.fd, syscall.SHUT_RDWR)
 	c.inUse.Lock()
+	defer c.inUse.Unlock()
+	if err := syscall.Close(c.fd); err != nil {
+		return c.opError("close", os.NewSyscallError("close", err))
+	}
+	return nil
+}
+
+// abortGrace is how long Abort waits for a write blocked on a peer that
+// does not read before it ends the write with a shutdown (which sends the
+// peer an end of stream before the reset).
+const abortGrace = 20 * time.Millisecond
+
+// Abort closes the connection so that the peer sees it reset (RST), not
+// ended: any unsent data is discarded. It wakes a Read in flight, as Close
+// does. It is safe to call more than once, and after Close (then it does
+// nothing).
+func (c *Conn) Abort() error {
+	if c.closed.Swap(true) {
+		return nil
+	}
+	c.mu.Lock()
+	c.stopTimer()
+	c.mu.Unlock()
+	l := syscall.Linger{Onoff: 1, Linger: 0}
+	_ = syscall.SetsockoptLinger(c.fd, syscall.SOL_SOCKET, syscall.SO_LINGER, &l)
+	// Shutting down the receiving side wakes a blocked read without sending
+	// anything; a shutdown of the sending side would send the peer an end of
+	// stream first. A write blocked on a full buffer is not woken by it.
+	_ = syscall.Shutdown(c.fd, syscall.SHUT_RD)
+	deadline := time.Now().Add(abortGrace)
+	for !c.inUse.TryLock() {
+		if time.Now().After(deadline) {
+			_ = syscall.Shutdown(c.fd, syscall.SHUT_RDWR)
+			c.inUse.Lock()
+			break
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
 	defer c.inUse.Unlock()
 	if err := syscall.Close(c.fd); err != nil {
 		return c.opError("close", os.NewSyscallError("close", err))

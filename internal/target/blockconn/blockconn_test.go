@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -168,6 +169,45 @@ func TestCloseEndsABlockedRead(t *testing.T) {
 	}
 	if err := c.SetDeadline(time.Now()); !errors.Is(err, net.ErrClosed) {
 		t.Fatalf("SetDeadline after Close: %v, want net.ErrClosed", err)
+	}
+}
+
+func TestAbortResetsThePeerAndEndsABlockedRead(t *testing.T) {
+	c, srv := pair(t)
+	done := readResult(c)
+	time.Sleep(50 * time.Millisecond)
+	if err := c.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(t, done, 2*time.Second); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("read during Abort: %v, want net.ErrClosed", err)
+	}
+	// The peer sees a reset, not an end of stream.
+	srv.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := srv.Read(make([]byte, 1)); !errors.Is(err, syscall.ECONNRESET) {
+		t.Fatalf("the peer's read after Abort: %v, want ECONNRESET", err)
+	}
+	if err := c.Abort(); err != nil {
+		t.Fatalf("second Abort: %v", err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatalf("Close after Abort: %v", err)
+	}
+}
+
+func TestAbortEndsAWriteBlockedOnAPeerThatDoesNotRead(t *testing.T) {
+	c, _ := pair(t)
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Write(make([]byte, 64<<20)) // far more than the buffers hold
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	if err := c.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(t, done, 2*time.Second); err == nil {
+		t.Fatal("a write blocked on a full buffer succeeded after Abort")
 	}
 }
 
