@@ -12,11 +12,15 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/candor-bench/candor/internal/dialhook"
 )
 
-// ProxySet is one TCP proxy per target node, listening on 127.0.0.1 on a
-// free port and forwarding to the node. It implements Network. Safe for
-// concurrent use.
+// ProxySet is one proxy per target node: an address on 127.0.0.1 (a free
+// port) that stands for the node. candor's drivers dialing it are handed the
+// node's socket with the faults applied in-process (faultConn); any other
+// client is relayed to the node over TCP (see the package doc). It
+// implements Network. Safe for concurrent use.
 type ProxySet struct {
 	nodes []*nodeProxy
 }
@@ -178,8 +182,11 @@ type nodeProxy struct {
 	mu     sync.Mutex
 	faults map[uint64]Fault
 	nextID uint64
-	conns  map[*proxyConn]struct{}
+	conns  map[*proxyConn]struct{} // through the relay
+	inproc map[*faultConn]struct{} // handed over in-process
 	closed bool
+
+	stopIntercept func() // ends the hand-over (dialhook.Intercept)
 }
 
 func startNode(upstream string) (*nodeProxy, error) {
@@ -189,8 +196,9 @@ func startNode(upstream string) (*nodeProxy, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	n := &nodeProxy{listen: ln.Addr().String(), upstream: upstream, ln: ln, ctx: ctx, cancel: cancel,
-		faults: map[uint64]Fault{}, conns: map[*proxyConn]struct{}{}}
+		faults: map[uint64]Fault{}, conns: map[*proxyConn]struct{}{}, inproc: map[*faultConn]struct{}{}}
 	n.state.Store(combine(nil))
+	n.stopIntercept = dialhook.Intercept(n.listen, n.handOver)
 	n.wg.Add(1)
 	go n.accept()
 	return n, nil
@@ -285,15 +293,36 @@ func (n *nodeProxy) publish() {
 
 // resetAll cuts every open connection through the node at once.
 func (n *nodeProxy) resetAll() {
+	conns, inproc := n.open()
+	for _, pc := range conns {
+		pc.close(true)
+	}
+	for _, fc := range inproc {
+		fc.abort()
+	}
+}
+
+// open lists the node's open connections, through the relay and handed
+// over.
+func (n *nodeProxy) open() ([]*proxyConn, []*faultConn) {
 	n.mu.Lock()
+	defer n.mu.Unlock()
 	conns := make([]*proxyConn, 0, len(n.conns))
 	for pc := range n.conns {
 		conns = append(conns, pc)
 	}
-	n.mu.Unlock()
-	for _, pc := range conns {
-		pc.close(true)
+	inproc := make([]*faultConn, 0, len(n.inproc))
+	for fc := range n.inproc {
+		inproc = append(inproc, fc)
 	}
+	return conns, inproc
+}
+
+// forget drops a handed-over connection that was closed or cut.
+func (n *nodeProxy) forget(fc *faultConn) {
+	n.mu.Lock()
+	delete(n.inproc, fc)
+	n.mu.Unlock()
 }
 
 func (n *nodeProxy) close() {
@@ -305,15 +334,16 @@ func (n *nodeProxy) close() {
 	n.closed = true
 	clear(n.faults)
 	n.publish()
-	conns := make([]*proxyConn, 0, len(n.conns))
-	for pc := range n.conns {
-		conns = append(conns, pc)
-	}
 	n.mu.Unlock()
+	n.stopIntercept()
 	n.cancel()
 	n.ln.Close()
+	conns, inproc := n.open()
 	for _, pc := range conns {
 		pc.close(false)
+	}
+	for _, fc := range inproc {
+		fc.Close()
 	}
 	n.wg.Wait()
 }

@@ -3,6 +3,7 @@ package fault
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -10,8 +11,12 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/target/blockconn"
 )
 
 // echoServer answers every line with the same line until the client closes.
@@ -62,18 +67,64 @@ func proxies(t *testing.T, n int) *ProxySet {
 	return ps
 }
 
+// via is how a test's client reaches a proxy's address: through the relay,
+// as any client does, or handed over in-process, as candor's drivers do
+// (their dials go through blockconn.Dial).
+type via struct {
+	name     string
+	inProc   bool
+	blocking bool // in-process: a blocking socket, else one in Go's poller
+}
+
+var (
+	viaRelay  = via{name: "relay"}
+	viaInProc = via{name: "in-process", inProc: true}
+	viaBlock  = via{name: "in-process-blocking", inProc: true, blocking: true}
+)
+
+// modes runs test through the relay and in-process.
+func modes(t *testing.T, test func(t *testing.T, v via)) {
+	for _, v := range []via{viaRelay, viaInProc} {
+		t.Run(v.name, func(t *testing.T) { test(t, v) })
+	}
+}
+
+// conn connects to addr the way v says; the connection is closed when the
+// test ends.
+func (v via) conn(t testing.TB, addr string) net.Conn {
+	t.Helper()
+	var c net.Conn
+	var err error
+	if v.inProc {
+		io := target.IOPoller
+		if v.blocking {
+			io = target.IOBlocking
+		}
+		ctx := target.WithSessionIO(context.Background(), io)
+		c, err = blockconn.Dial(ctx, &net.Dialer{Timeout: 5 * time.Second}, "tcp", addr)
+		if err == nil {
+			if _, ok := c.(*faultConn); !ok {
+				t.Fatalf("a dial to the proxy's address returned %T, not a connection handed over in-process", c)
+			}
+		}
+	} else {
+		c, err = net.DialTimeout("tcp", addr, 5*time.Second)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
 type client struct {
 	c net.Conn
 	r *bufio.Reader
 }
 
-func dial(t *testing.T, addr string) *client {
+func (v via) dial(t *testing.T, addr string) *client {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := v.conn(t, addr)
 	return &client{c: c, r: bufio.NewReader(c)}
 }
 
@@ -107,171 +158,185 @@ func mustFault(t *testing.T, s string) Fault {
 }
 
 func TestProxyPassThrough(t *testing.T) {
-	ps := proxies(t, 2)
-	for i := range ps.Len() {
-		if ps.Addr(i) == ps.Upstream(i) || !strings.HasPrefix(ps.Addr(i), "127.0.0.1:") {
-			t.Fatalf("node %d: proxy address %s, upstream %s", i, ps.Addr(i), ps.Upstream(i))
+	modes(t, func(t *testing.T, v via) {
+		ps := proxies(t, 2)
+		for i := range ps.Len() {
+			if ps.Addr(i) == ps.Upstream(i) || !strings.HasPrefix(ps.Addr(i), "127.0.0.1:") {
+				t.Fatalf("node %d: proxy address %s, upstream %s", i, ps.Addr(i), ps.Upstream(i))
+			}
+			if _, err := v.dial(t, ps.Addr(i)).roundTrip("hello", 5*time.Second); err != nil {
+				t.Fatalf("node %d: %v", i, err)
+			}
 		}
-		if _, err := dial(t, ps.Addr(i)).roundTrip("hello", 5*time.Second); err != nil {
-			t.Fatalf("node %d: %v", i, err)
-		}
-	}
+	})
 }
 
 func TestProxyPause(t *testing.T) {
-	ps := proxies(t, 2)
-	cl := dial(t, ps.Addr(0))
-	other := dial(t, ps.Addr(1))
-	if _, err := cl.roundTrip("before", 5*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	lift, err := ps.Apply(0, mustFault(t, "at=0s for=1s net=pause node=0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Node 0 stalls: the read times out, the connection stays open.
-	if _, err := cl.roundTrip("during", 300*time.Millisecond); !os.IsTimeout(err) {
-		t.Fatalf("read during pause: %v, want a timeout", err)
-	}
-	// A connection opened during the pause stalls too.
-	late := dial(t, ps.Addr(0))
-	late.c.SetDeadline(time.Now().Add(200 * time.Millisecond))
-	io.WriteString(late.c, "late\n")
-	if _, err := late.r.ReadString('\n'); !os.IsTimeout(err) {
-		t.Fatalf("new connection during pause: %v, want a timeout", err)
-	}
-	// Node 1 is untouched.
-	if _, err := other.roundTrip("other", 5*time.Second); err != nil {
-		t.Fatalf("node 1 during node 0's pause: %v", err)
-	}
-	if err := lift(); err != nil {
-		t.Fatal(err)
-	}
-	// What was held is delivered: nothing lost.
-	cl.c.SetDeadline(time.Now().Add(5 * time.Second))
-	if got, err := cl.r.ReadString('\n'); err != nil || got != "during\n" {
-		t.Fatalf("after the pause: %q, %v; want the held line", got, err)
-	}
-	late.c.SetDeadline(time.Now().Add(5 * time.Second))
-	if got, err := late.r.ReadString('\n'); err != nil || got != "late\n" {
-		t.Fatalf("late connection after the pause: %q, %v", got, err)
-	}
-	if _, err := cl.roundTrip("after", 5*time.Second); err != nil {
-		t.Fatalf("after the pause: %v", err)
-	}
-	if err := lift(); err != nil {
-		t.Errorf("lifting twice: %v", err)
-	}
-}
-
-func TestProxyLatency(t *testing.T) {
-	ps := proxies(t, 1)
-	cl := dial(t, ps.Addr(0))
-	lift, err := ps.Apply(0, mustFault(t, "at=0s for=1s net=latency delay=150ms node=all"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := cl.roundTrip("slow", 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d < 150*time.Millisecond {
-		t.Errorf("round trip with delay=150ms took %v", d)
-	}
-	if err := lift(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cl.roundTrip("fast", 5*time.Second); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestProxyBandwidth(t *testing.T) {
-	ps := proxies(t, 1)
-	cl := dial(t, ps.Addr(0))
-	lift, err := ps.Apply(0, mustFault(t, "at=0s for=1s net=bandwidth rate=100KB/s node=0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lift()
-	// 30 KB each way at 100 KB/s takes at least 0.3 s.
-	d, err := cl.roundTrip(strings.Repeat("x", 30000), 10*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d < 250*time.Millisecond {
-		t.Errorf("30 KB at 100KB/s went through in %v", d)
-	}
-}
-
-func TestProxyReset(t *testing.T) {
-	ps := proxies(t, 2)
-	cl := dial(t, ps.Addr(0))
-	other := dial(t, ps.Addr(1))
-	if _, err := cl.roundTrip("before", 5*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	lift, err := ps.Apply(0, mustFault(t, "at=0s net=reset node=0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := lift(); err != nil {
-		t.Fatal(err)
-	}
-	// The open connection is gone.
-	cl.c.SetDeadline(time.Now().Add(5 * time.Second))
-	if _, err := cl.r.ReadString('\n'); err == nil || os.IsTimeout(err) {
-		t.Fatalf("read on a reset connection: %v, want it closed", err)
-	}
-	// New connections work, on the same address; node 1 kept its own.
-	if _, err := dial(t, ps.Addr(0)).roundTrip("again", 5*time.Second); err != nil {
-		t.Fatalf("new connection after reset: %v", err)
-	}
-	if _, err := other.roundTrip("other", 5*time.Second); err != nil {
-		t.Fatalf("node 1 after node 0's reset: %v", err)
-	}
-}
-
-func TestProxyResetWindow(t *testing.T) {
-	ps := proxies(t, 1)
-	lift, err := ps.Apply(0, mustFault(t, "at=0s for=1s net=reset node=0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// During the window a new connection is reset on its first bytes.
-	if _, err := dial(t, ps.Addr(0)).roundTrip("x", 5*time.Second); err == nil || os.IsTimeout(err) {
-		t.Fatalf("connection during the reset window: %v, want it cut", err)
-	}
-	if err := lift(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := dial(t, ps.Addr(0)).roundTrip("y", 5*time.Second); err != nil {
-		t.Fatalf("after the window: %v", err)
-	}
-}
-
-func TestProxyCloseLiftsPause(t *testing.T) {
-	ps := proxies(t, 1)
-	cl := dial(t, ps.Addr(0))
-	if _, err := ps.Apply(0, mustFault(t, "at=0s for=1s net=pause node=0")); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- ps.Close() }()
-	select {
-	case err := <-done:
+	modes(t, func(t *testing.T, v via) {
+		ps := proxies(t, 2)
+		cl := v.dial(t, ps.Addr(0))
+		other := v.dial(t, ps.Addr(1))
+		if _, err := cl.roundTrip("before", 5*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		lift, err := ps.Apply(0, mustFault(t, "at=0s for=1s net=pause node=0"))
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Close hung on a paused proxy")
-	}
-	cl.c.SetDeadline(time.Now().Add(5 * time.Second))
-	if _, err := io.WriteString(cl.c, "x\n"); err == nil {
-		if _, err := cl.r.ReadString('\n'); err == nil {
-			t.Error("connection still answers after Close")
+		// Node 0 stalls: the read times out, the connection stays open.
+		if _, err := cl.roundTrip("during", 300*time.Millisecond); !os.IsTimeout(err) {
+			t.Fatalf("read during pause: %v, want a timeout", err)
 		}
-	}
+		// A connection opened during the pause stalls too.
+		late := v.dial(t, ps.Addr(0))
+		late.c.SetDeadline(time.Now().Add(200 * time.Millisecond))
+		io.WriteString(late.c, "late\n")
+		if _, err := late.r.ReadString('\n'); !os.IsTimeout(err) {
+			t.Fatalf("new connection during pause: %v, want a timeout", err)
+		}
+		// Node 1 is untouched.
+		if _, err := other.roundTrip("other", 5*time.Second); err != nil {
+			t.Fatalf("node 1 during node 0's pause: %v", err)
+		}
+		if err := lift(); err != nil {
+			t.Fatal(err)
+		}
+		// What was held is delivered: nothing lost.
+		cl.c.SetDeadline(time.Now().Add(5 * time.Second))
+		if got, err := cl.r.ReadString('\n'); err != nil || got != "during\n" {
+			t.Fatalf("after the pause: %q, %v; want the held line", got, err)
+		}
+		late.c.SetDeadline(time.Now().Add(5 * time.Second))
+		if got, err := late.r.ReadString('\n'); err != nil || got != "late\n" {
+			t.Fatalf("late connection after the pause: %q, %v", got, err)
+		}
+		if _, err := cl.roundTrip("after", 5*time.Second); err != nil {
+			t.Fatalf("after the pause: %v", err)
+		}
+		if err := lift(); err != nil {
+			t.Errorf("lifting twice: %v", err)
+		}
+	})
+}
+
+func TestProxyLatency(t *testing.T) {
+	modes(t, func(t *testing.T, v via) {
+		ps := proxies(t, 1)
+		cl := v.dial(t, ps.Addr(0))
+		lift, err := ps.Apply(0, mustFault(t, "at=0s for=1s net=latency delay=150ms node=all"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := cl.roundTrip("slow", 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d < 150*time.Millisecond {
+			t.Errorf("round trip with delay=150ms took %v", d)
+		}
+		if err := lift(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.roundTrip("fast", 5*time.Second); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestProxyBandwidth(t *testing.T) {
+	modes(t, func(t *testing.T, v via) {
+		ps := proxies(t, 1)
+		cl := v.dial(t, ps.Addr(0))
+		lift, err := ps.Apply(0, mustFault(t, "at=0s for=1s net=bandwidth rate=100KB/s node=0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer lift()
+		// 30 KB each way at 100 KB/s takes at least 0.3 s.
+		d, err := cl.roundTrip(strings.Repeat("x", 30000), 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d < 250*time.Millisecond {
+			t.Errorf("30 KB at 100KB/s went through in %v", d)
+		}
+	})
+}
+
+func TestProxyReset(t *testing.T) {
+	modes(t, func(t *testing.T, v via) {
+		ps := proxies(t, 2)
+		cl := v.dial(t, ps.Addr(0))
+		other := v.dial(t, ps.Addr(1))
+		if _, err := cl.roundTrip("before", 5*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		lift, err := ps.Apply(0, mustFault(t, "at=0s net=reset node=0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := lift(); err != nil {
+			t.Fatal(err)
+		}
+		// The open connection is gone.
+		cl.c.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := cl.r.ReadString('\n'); !errors.Is(err, syscall.ECONNRESET) {
+			t.Fatalf("read on a reset connection: %v, want ECONNRESET", err)
+		}
+		// New connections work, on the same address; node 1 kept its own.
+		if _, err := v.dial(t, ps.Addr(0)).roundTrip("again", 5*time.Second); err != nil {
+			t.Fatalf("new connection after reset: %v", err)
+		}
+		if _, err := other.roundTrip("other", 5*time.Second); err != nil {
+			t.Fatalf("node 1 after node 0's reset: %v", err)
+		}
+	})
+}
+
+func TestProxyResetWindow(t *testing.T) {
+	modes(t, func(t *testing.T, v via) {
+		ps := proxies(t, 1)
+		lift, err := ps.Apply(0, mustFault(t, "at=0s for=1s net=reset node=0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// During the window a new connection is reset on its first bytes.
+		if _, err := v.dial(t, ps.Addr(0)).roundTrip("x", 5*time.Second); err == nil || os.IsTimeout(err) {
+			t.Fatalf("connection during the reset window: %v, want it cut", err)
+		}
+		if err := lift(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := v.dial(t, ps.Addr(0)).roundTrip("y", 5*time.Second); err != nil {
+			t.Fatalf("after the window: %v", err)
+		}
+	})
+}
+
+func TestProxyCloseLiftsPause(t *testing.T) {
+	modes(t, func(t *testing.T, v via) {
+		ps := proxies(t, 1)
+		cl := v.dial(t, ps.Addr(0))
+		if _, err := ps.Apply(0, mustFault(t, "at=0s for=1s net=pause node=0")); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- ps.Close() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("Close hung on a paused proxy")
+		}
+		cl.c.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := io.WriteString(cl.c, "x\n"); err == nil {
+			if _, err := cl.r.ReadString('\n'); err == nil {
+				t.Error("connection still answers after Close")
+			}
+		}
+	})
 }
 
 func TestRewriteURL(t *testing.T) {
@@ -300,8 +365,8 @@ func TestRewriteURL(t *testing.T) {
 	}
 }
 
-// BenchmarkRoundTrip compares a small request/response through the proxy
-// with the same on a direct connection (the goal: the proxy adds at most
+// BenchmarkRoundTrip compares a small request/response through the proxy's
+// relay and handed over in-process with the same on a direct connection (the goal: the proxy adds at most
 // 50 µs to a point select's median). Run it alone:
 //
 //	go test -run '^$' -bench RoundTrip ./internal/fault/
@@ -312,13 +377,12 @@ func BenchmarkRoundTrip(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer ps.Close()
-	for _, c := range []struct{ name, addr string }{{"direct", up}, {"proxy", ps.Addr(0)}} {
+	for _, c := range []struct {
+		name, addr string
+		v          via
+	}{{"direct", up, viaRelay}, {"relay", ps.Addr(0), viaRelay}, {"in-process", ps.Addr(0), viaInProc}} {
 		b.Run(c.name, func(b *testing.B) {
-			conn, err := net.Dial("tcp", c.addr)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer conn.Close()
+			conn := c.v.conn(b, c.addr)
 			buf := make([]byte, 64)
 			for b.Loop() {
 				if _, err := conn.Write(buf); err != nil {
@@ -388,7 +452,7 @@ func TestProxyLeanPathIntact(t *testing.T) {
 		c.Close()
 	}
 	// Many small round trips of varying size on one connection.
-	cl := dial(t, ps.Addr(1))
+	cl := viaRelay.dial(t, ps.Addr(1))
 	for i := 1; i <= 300; i++ {
 		if _, err := cl.roundTrip(strings.Repeat(string(rune('a'+i%26)), i), 5*time.Second); err != nil {
 			t.Fatalf("round trip %d: %v", i, err)
@@ -402,70 +466,72 @@ func TestProxyLeanPathIntact(t *testing.T) {
 }
 
 func TestProxyFaultOnOpenConnection(t *testing.T) {
-	ps := proxies(t, 1)
-	cl := dial(t, ps.Addr(0))
-	if _, err := cl.roundTrip("lean", 5*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	lift, err := ps.Apply(0, mustFault(t, "at=0s for=1s net=latency delay=150ms node=0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := cl.roundTrip("slow", 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d < 150*time.Millisecond {
-		t.Errorf("round trip on an open connection with delay=150ms took %v", d)
-	}
-	if n := ps.nodes[0].faultPath.Load(); n != 1 {
-		t.Errorf("%d direction(s) on the fault path under latency, want 1 (what comes back)", n)
-	}
-	// A large payload under the fault arrives intact and in order (read
-	// while it is written: the echo would stall once the buffers between
-	// are full).
-	big := randomBytes(1<<20, 7)
-	cl.c.SetDeadline(time.Now().Add(20 * time.Second))
-	werr := make(chan error, 1)
-	go func() {
-		_, err := cl.c.Write(big)
-		werr <- err
-	}()
-	got := make([]byte, len(big))
-	if _, err := io.ReadFull(cl.r, got); err != nil {
-		t.Fatalf("large payload under latency: %v", err)
-	}
-	if err := <-werr; err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, big) {
-		t.Fatal("large payload under latency: not the same bytes back")
-	}
-	if err := lift(); err != nil {
-		t.Fatal(err)
-	}
-	// Back on the lean path once something has gone through.
-	for i := range 3 {
-		if _, err := cl.roundTrip("lean again", 5*time.Second); err != nil {
-			t.Fatalf("round trip %d after the fault: %v", i, err)
+	modes(t, func(t *testing.T, v via) {
+		ps := proxies(t, 1)
+		cl := v.dial(t, ps.Addr(0))
+		if _, err := cl.roundTrip("lean", 5*time.Second); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if n := ps.nodes[0].faultPath.Load(); n != 0 {
-		t.Errorf("%d direction(s) still on the fault path after the fault ended", n)
-	}
-	// And a fault switched on again takes effect again.
-	lift, err = ps.Apply(1, mustFault(t, "at=0s for=1s net=pause node=0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cl.roundTrip("paused", 300*time.Millisecond); !os.IsTimeout(err) {
-		t.Fatalf("round trip during a pause: %v, want a timeout", err)
-	}
-	lift()
-	cl.c.SetDeadline(time.Now().Add(5 * time.Second))
-	if got, err := cl.r.ReadString('\n'); err != nil || got != "paused\n" {
-		t.Fatalf("after the pause: %q, %v; want the held line", got, err)
-	}
+		lift, err := ps.Apply(0, mustFault(t, "at=0s for=1s net=latency delay=150ms node=0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := cl.roundTrip("slow", 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d < 150*time.Millisecond {
+			t.Errorf("round trip on an open connection with delay=150ms took %v", d)
+		}
+		if n := ps.nodes[0].faultPath.Load(); !v.inProc && n != 1 {
+			t.Errorf("%d direction(s) on the fault path under latency, want 1 (what comes back)", n)
+		}
+		// A large payload under the fault arrives intact and in order (read
+		// while it is written: the echo would stall once the buffers between
+		// are full).
+		big := randomBytes(1<<20, 7)
+		cl.c.SetDeadline(time.Now().Add(20 * time.Second))
+		werr := make(chan error, 1)
+		go func() {
+			_, err := cl.c.Write(big)
+			werr <- err
+		}()
+		got := make([]byte, len(big))
+		if _, err := io.ReadFull(cl.r, got); err != nil {
+			t.Fatalf("large payload under latency: %v", err)
+		}
+		if err := <-werr; err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, big) {
+			t.Fatal("large payload under latency: not the same bytes back")
+		}
+		if err := lift(); err != nil {
+			t.Fatal(err)
+		}
+		// Back on the lean path once something has gone through.
+		for i := range 3 {
+			if _, err := cl.roundTrip("lean again", 5*time.Second); err != nil {
+				t.Fatalf("round trip %d after the fault: %v", i, err)
+			}
+		}
+		if n := ps.nodes[0].faultPath.Load(); n != 0 {
+			t.Errorf("%d direction(s) still on the fault path after the fault ended", n)
+		}
+		// And a fault switched on again takes effect again.
+		lift, err = ps.Apply(1, mustFault(t, "at=0s for=1s net=pause node=0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.roundTrip("paused", 300*time.Millisecond); !os.IsTimeout(err) {
+			t.Fatalf("round trip during a pause: %v, want a timeout", err)
+		}
+		lift()
+		cl.c.SetDeadline(time.Now().Add(5 * time.Second))
+		if got, err := cl.r.ReadString('\n'); err != nil || got != "paused\n" {
+			t.Fatalf("after the pause: %q, %v; want the held line", got, err)
+		}
+	})
 }
 
 // proxyGoroutines lists the stacks of goroutines running the proxy's code.
@@ -487,7 +553,7 @@ func TestProxyNoGoroutineLeft(t *testing.T) {
 	// paused with bytes held, on the fault path with nothing to deliver.
 	var cls []*client
 	for i := range 6 {
-		cl := dial(t, ps.Addr(i%2))
+		cl := viaRelay.dial(t, ps.Addr(i%2))
 		if _, err := cl.roundTrip("x", 5*time.Second); err != nil {
 			t.Fatal(err)
 		}
@@ -530,7 +596,7 @@ func TestProxyNoGoroutineLeft(t *testing.T) {
 	// Connections that end on their own leave nothing behind either.
 	ps = proxies(t, 1)
 	for range 5 {
-		cl := dial(t, ps.Addr(0))
+		cl := viaRelay.dial(t, ps.Addr(0))
 		if _, err := cl.roundTrip("y", 5*time.Second); err != nil {
 			t.Fatal(err)
 		}
@@ -560,5 +626,160 @@ func waitGoroutines(t *testing.T, want int, when string) {
 			t.Fatalf("%d proxy goroutine(s) left %s, want %d (accept loops):\n%s", len(g), when, want, strings.Join(g, "\n\n"))
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// readAheads counts the goroutines reading ahead for connections handed
+// over in-process.
+func readAheads() int {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	n := 0
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "fault.(*faultConn).readAhead") {
+			n++
+		}
+	}
+	return n
+}
+
+func TestInProcessBlockingSockets(t *testing.T) {
+	if !blockconn.Enabled {
+		t.Skip("blocking sockets are for Linux only")
+	}
+	ps := proxies(t, 1)
+	cl := viaBlock.dial(t, ps.Addr(0))
+	if _, ok := cl.c.(*faultConn).Conn.(*blockconn.Conn); !ok {
+		t.Fatalf("the socket handed over is %T, want the blocking one the session asked for", cl.c.(*faultConn).Conn)
+	}
+	if _, err := cl.roundTrip("lean", 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	// A reply that arrives during a pause waits for its end.
+	lift, err := ps.Apply(0, mustFault(t, "at=0s for=1s net=pause node=0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(200*time.Millisecond, func() { lift() })
+	if d, err := cl.roundTrip("paused", 5*time.Second); err != nil || d < 150*time.Millisecond {
+		t.Fatalf("round trip across a 200 ms pause: %v, %v", d, err)
+	}
+	// A reset wakes a Read blocked in the kernel.
+	cl.c.SetDeadline(time.Time{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := cl.r.ReadString('\n')
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	if _, err := ps.Apply(1, mustFault(t, "at=0s net=reset node=0")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, syscall.ECONNRESET) {
+			t.Fatalf("a blocked read cut by a reset: %v, want ECONNRESET", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a reset did not wake a read blocked in the kernel")
+	}
+}
+
+func TestInProcessHeldWritesGoFirst(t *testing.T) {
+	ps := proxies(t, 1)
+	c := viaInProc.conn(t, ps.Addr(0))
+	lift, err := ps.Apply(0, mustFault(t, "at=0s for=1s net=pause node=0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Within holdMax a write is held and returns at once; beyond, it waits
+	// as on full buffers, and gives up at its deadline.
+	big := randomBytes(holdMax+4096, 3)
+	c.SetDeadline(time.Now().Add(300 * time.Millisecond))
+	n, err := c.Write(big)
+	if !os.IsTimeout(err) || n != holdMax {
+		t.Fatalf("write of %d bytes during a pause: %d written, %v; want %d held and a timeout", len(big), n, err, holdMax)
+	}
+	lift()
+	// The next call sends what was held first, then its own bytes: the echo
+	// comes back whole and in order.
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	werr := make(chan error, 1)
+	go func() {
+		_, err := c.Write(big[n:])
+		werr <- err
+	}()
+	got := make([]byte, len(big))
+	if _, err := io.ReadFull(c, got); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-werr; err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, big) {
+		t.Fatal("what was held and what followed did not come back whole and in order")
+	}
+}
+
+func TestInProcessCloseEndsEverything(t *testing.T) {
+	ps, err := StartProxies([]string{echoServer(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ps.Addr(0)
+	before := readAheads()
+	var cls []*client
+	for range 3 {
+		cl := viaInProc.dial(t, addr)
+		if _, err := cl.roundTrip("x", 5*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		cl.c.SetDeadline(time.Time{})
+		cls = append(cls, cl)
+	}
+	if _, err := ps.Apply(0, mustFault(t, "at=0s for=1s net=latency delay=1s node=0")); err != nil {
+		t.Fatal(err)
+	}
+	// A read that starts under the latency reads ahead.
+	var reads []chan error
+	for _, cl := range cls {
+		done := make(chan error, 1)
+		reads = append(reads, done)
+		go func() {
+			_, err := cl.r.ReadString('\n')
+			done <- err
+		}()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for readAheads()-before < 3 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := readAheads() - before; n != 3 {
+		t.Fatalf("%d connection(s) reading ahead under latency, want 3", n)
+	}
+	if err := ps.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for i, done := range reads {
+		select {
+		case err := <-done:
+			if !errors.Is(err, net.ErrClosed) {
+				t.Errorf("read %d in flight when the proxy closed: %v, want net.ErrClosed", i, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("read %d still waiting after Close", i)
+		}
+	}
+	for readAheads() > before && time.Now().Before(deadline.Add(5*time.Second)) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := readAheads() - before; n != 0 {
+		t.Errorf("%d read-ahead goroutine(s) left after Close", n)
+	}
+	// The address is no longer handed over: nothing listens there.
+	ctx := target.WithSessionIO(context.Background(), target.IOPoller)
+	if c, err := blockconn.Dial(ctx, &net.Dialer{Timeout: time.Second}, "tcp", addr); err == nil {
+		c.Close()
+		t.Fatalf("a dial to a closed proxy's address succeeded (%T)", c)
 	}
 }
