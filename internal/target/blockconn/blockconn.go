@@ -202,21 +202,14 @@ func (c *Conn) Write(b []byte) (int, error) {
 // return net.ErrClosed) and releases the socket. It is safe to call more
 // than once.
 func (c *Conn) Close() error {
-	if c.closed.Swap(true) {
+	if !c.markClosed() {
 		return nil
 	}
-	c.mu.Lock()
-	c.stopTimer()
-	c.mu.Unlock()
 	// Shutdown ends a blocked read or write now; the descriptor is released
 	// once they have returned.
 	_ = syscall.Shutdown(c.fd, syscall.SHUT_RDWR)
 	c.inUse.Lock()
-	defer c.inUse.Unlock()
-	if err := syscall.Close(c.fd); err != nil {
-		return c.opError("close", os.NewSyscallError("close", err))
-	}
-	return nil
+	return c.release()
 }
 
 // abortGrace is how long Abort waits for a write blocked on a peer that
@@ -229,12 +222,9 @@ const abortGrace = 20 * time.Millisecond
 // does. It is safe to call more than once, and after Close (then it does
 // nothing).
 func (c *Conn) Abort() error {
-	if c.closed.Swap(true) {
+	if !c.markClosed() {
 		return nil
 	}
-	c.mu.Lock()
-	c.stopTimer()
-	c.mu.Unlock()
 	l := syscall.Linger{Onoff: 1, Linger: 0}
 	_ = syscall.SetsockoptLinger(c.fd, syscall.SOL_SOCKET, syscall.SO_LINGER, &l)
 	// Shutting down the receiving side wakes a blocked read without sending
@@ -250,6 +240,24 @@ func (c *Conn) Abort() error {
 		}
 		time.Sleep(100 * time.Microsecond)
 	}
+	return c.release()
+}
+
+// markClosed marks c closed and cancels its deadline; false if it was
+// closed already.
+func (c *Conn) markClosed() bool {
+	if c.closed.Swap(true) {
+		return false
+	}
+	c.mu.Lock()
+	c.stopTimer()
+	c.mu.Unlock()
+	return true
+}
+
+// release closes the descriptor once no system call uses it: inUse is held
+// exclusively, and released.
+func (c *Conn) release() error {
 	defer c.inUse.Unlock()
 	if err := syscall.Close(c.fd); err != nil {
 		return c.opError("close", os.NewSyscallError("close", err))
