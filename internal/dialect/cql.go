@@ -16,8 +16,12 @@ func cqlOwnership(d Dialect) OwnershipStatements {
 		Marks:       "SELECT table_name, workload FROM " + MarkerTable,
 		Mark:        "INSERT INTO " + MarkerTable + " (table_name, workload, created_at) VALUES (?, ?, ?)",
 		Remark:      "UPDATE " + MarkerTable + " SET workload = ? WHERE table_name = ?",
-		Unmark:      "DELETE FROM " + MarkerTable + " WHERE table_name = ?",
-		DropTable:   func(table string) string { return "DROP TABLE " + table },
+		// A lightweight transaction (Paxos): its result row's [applied]
+		// column says whether it changed the mark (the driver's Exec counts
+		// it as one row or none).
+		RemarkIf:  "UPDATE " + MarkerTable + " SET workload = ? WHERE table_name = ? IF workload = ?",
+		Unmark:    "DELETE FROM " + MarkerTable + " WHERE table_name = ?",
+		DropTable: func(table string) string { return "DROP TABLE " + table },
 	}
 }
 

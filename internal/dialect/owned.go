@@ -34,7 +34,7 @@ type OwnershipStatements struct {
 	// ? (the first) only while it still reads ? (the third): an atomic
 	// compare-and-swap of the mark row, so that loads of one table's key
 	// ranges running at once (sharded loads) each add their range without
-	// losing another's. "" where the product has none (CQL).
+	// losing another's (on CQL a lightweight transaction).
 	RemarkIf string
 	// DropTable returns DROP TABLE <table>; table is used verbatim.
 	DropTable func(table string) string

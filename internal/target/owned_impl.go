@@ -263,8 +263,8 @@ func SetMark(ctx context.Context, c Conn, d dialect.Dialect, table, mark string)
 // old, in one statement (dialect's RemarkIf), and reports whether it did:
 // false when another process changed the mark meanwhile (read it again and
 // retry). MySQL counts only changed rows, so a statement that changed none
-// is checked by reading the mark back. Where the product has no such
-// statement (CQL) the mark is replaced as SetMark does.
+// is checked by reading the mark back. A dialect without such a statement
+// has the mark replaced as SetMark does.
 func SwapMark(ctx context.Context, c Conn, d dialect.Dialect, table, old, mark string) (bool, error) {
 	if err := CheckTableName(table); err != nil {
 		return false, err

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -251,6 +252,71 @@ func TestOwnership(t *testing.T) {
 	}
 	if ex, _, _ := target.TableState(ctx, c, d, "foreign_t"); !ex {
 		t.Errorf("the foreign table did not survive")
+	}
+}
+
+// TestSwapMark: the mark's compare-and-swap is a lightweight transaction.
+// A stale swap changes nothing, and workers that each add themselves to one
+// mark by read, swap and retry lose none of one another's additions (with a
+// plain UPDATE some would be overwritten).
+func TestSwapMark(t *testing.T) {
+	u, _ := keyspaceURL(t, "")
+	tg := open(t, u)
+	c := targettest.Connect(t, tg)
+	d := tg.Dialect()
+	ctx := context.Background()
+	ddl := "CREATE TABLE usertable (y_id varchar PRIMARY KEY, field0 varchar)"
+	if err := target.CreateOwned(ctx, c, d, "usertable", ddl, "ycsb"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := target.SwapMark(ctx, c, d, "usertable", "stale", "ycsb x"); ok || err != nil {
+		t.Fatalf("swap from a stale mark: %v, %v; want false", ok, err)
+	}
+	if got, _, err := target.TableOwner(ctx, c, d, "usertable"); err != nil || got != "ycsb" {
+		t.Fatalf("mark after a stale swap: %q, %v; want it unchanged", got, err)
+	}
+	const workers, adds = 4, 5
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := range workers {
+		wc := targettest.Connect(t, tg)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range adds {
+				for {
+					old, _, err := target.TableOwner(ctx, wc, d, "usertable")
+					if err != nil {
+						errs <- err
+						return
+					}
+					ok, err := target.SwapMark(ctx, wc, d, "usertable", old, fmt.Sprintf("%s w%d.%d", old, w, i))
+					if err != nil {
+						errs <- err
+						return
+					}
+					if ok {
+						break
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	got, _, err := target.TableOwner(ctx, c, d, "usertable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for w := range workers {
+		for i := range adds {
+			if !strings.Contains(got+" ", fmt.Sprintf(" w%d.%d ", w, i)) {
+				t.Errorf("mark %q lost worker %d's addition %d", got, w, i)
+			}
+		}
 	}
 }
 
