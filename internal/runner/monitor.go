@@ -185,8 +185,14 @@ func (m *monitor) status(iv result.Interval, rows int64) {
 		}
 		return
 	}
-	if iv.LengthSec < m.r.Config.ReportInterval.Seconds()/2 && !hasOps(iv) && (iv.Dropped == nil || *iv.Dropped == 0) {
-		return // the empty tail of a phase that just ended (unless it says what was dropped)
+	if iv.LengthSec < m.r.Config.ReportInterval.Seconds()/2 && !hasOps(iv) {
+		// The empty tail of a phase that just ended: a line only to say
+		// what was dropped, labelled as the end rather than again with the
+		// last line's time.
+		if iv.Dropped != nil && *iv.Dropped > 0 {
+			fmt.Fprintf(w, "[%s] %8s | dropped %s\n", m.name, "end", Thousands(*iv.Dropped))
+		}
+		return
 	}
 	if m.r.StatusLine != nil {
 		if line := m.r.StatusLine(iv, m.r.Config.Threads); line != "" {
