@@ -10,8 +10,10 @@ import (
 
 // readerSlots is how many processes may hold one table's lock shared at
 // once where the product's locks have no shared mode (slotLocker); one
-// more waits until a holder ends.
-const readerSlots = 32
+// more waits until a holder ends. 128 leaves room for the shard loads of
+// a large job (64 pods or more), each process holding one; an exclusive
+// hold then takes 129 locks, some milliseconds on a local server.
+const readerSlots = 128
 
 // slotLocker builds a shared mode from exclusive named locks (MySQL's
 // GET_LOCK) on a session of its own. Each table has a gate lock and
