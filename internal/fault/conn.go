@@ -102,7 +102,7 @@ func (c *faultConn) Read(b []byte) (int, error) {
 				return 0, c.reset("read")
 			}
 			if !st.leanDown {
-				c.readAhead(st)
+				c.readAhead()
 				continue
 			}
 			k, err := c.Conn.Read(b)
@@ -143,14 +143,13 @@ type aheadOf struct {
 // not once per Read call, and a pause holds what arrives. It ends at the
 // first chunk it reads once the faults are over; Read then reads the socket
 // itself again. rmu is held.
-func (c *faultConn) readAhead(st *netState) {
+func (c *faultConn) readAhead() {
 	a := &aheadOf{q: make(chan chunk, 64)}
 	c.ahead = a
 	c.dmu.Lock()
 	c.aheadOn = true
 	c.Conn.SetReadDeadline(time.Time{})
 	c.dmu.Unlock()
-	jitter := st.jitter
 	go func() {
 		defer close(a.q)
 		for {
@@ -158,11 +157,8 @@ func (c *faultConn) readAhead(st *netState) {
 			k, err := c.Conn.Read(buf)
 			if k > 0 {
 				ch := chunk{data: buf[:k], at: time.Now()}
-				if st := c.n.state.Load(); st.jitter > 0 {
-					jitter = st.jitter
-				}
-				if jitter > 0 {
-					ch.skew = time.Duration(rand.Int64N(int64(2*jitter)+1)) - jitter
+				if j := c.n.state.Load().jitter; j > 0 {
+					ch.skew = time.Duration(rand.Int64N(int64(2*j)+1)) - j
 				}
 				select {
 				case a.q <- ch:

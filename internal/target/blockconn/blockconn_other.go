@@ -18,8 +18,8 @@ func Reserve(sessions int) (end func()) { return func() {} }
 
 // Dial connects with d. Blocking sockets are used on Linux only; elsewhere
 // the connection is returned as dialed (see the package doc in
-// blockconn.go).
-// A dial to an intercepted address is the Func registered for it (dialhook.Intercept).
+// blockconn.go). A dial to an intercepted address is the Func registered
+// for it (dialhook.Intercept).
 func Dial(ctx context.Context, d *net.Dialer, network, addr string) (net.Conn, error) {
 	if f := dialhook.Lookup(addr); f != nil {
 		return f(ctx, func(to string) (net.Conn, error) { return d.DialContext(ctx, network, to) })
