@@ -405,6 +405,14 @@ func TestTargetClose(t *testing.T) {
 	}
 }
 
+// Sessions are dialed through blockconn.Dial, where the fault proxy hands
+// them over in-process.
+func TestDialsThroughHook(t *testing.T) {
+	targettest.DialsThroughHook(t, testURL(t), func(t *testing.T, u string) target.Target {
+		return openTarget(t, u, target.Options{})
+	})
+}
+
 // A session opened for the network poller is a socket of Go's own, not a
 // blocking one; every other session is blocking.
 func TestSessionIOSocket(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/internal/dialect"
+	"github.com/candor-bench/candor/internal/dialhook"
 	"github.com/candor-bench/candor/internal/target"
 )
 
@@ -116,6 +118,44 @@ func SessionIOSocket(t *testing.T, tgt target.Target, blocking func(target.Conn)
 			t.Errorf("session I/O %q: SELECT 'ok' = %v", mode, got)
 		}
 		c.Close()
+	}
+}
+
+// DialsThroughHook checks that a driver dials through blockconn.Dial, which
+// asks internal/dialhook first: the network-fault proxy hands candor's
+// sessions over in-process that way (package fault), and a driver that
+// dialed otherwise would go through its relay instead. It registers a hook
+// for an address where nothing listens, opens rawURL with its host:port
+// replaced by that address, and checks that a session was dialed by the
+// hook and answers a query, in both session I/O modes.
+func DialsThroughHook(t *testing.T, rawURL string, open func(t *testing.T, rawURL string) target.Target) {
+	t.Helper()
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		t.Fatalf("DialsThroughHook: %s has no host:port", target.Redact(rawURL))
+	}
+	node := u.Host
+	const fake = "127.0.0.1:1" // nothing listens there
+	calls := 0
+	defer dialhook.Intercept(fake, func(_ context.Context, dial func(string) (net.Conn, error)) (net.Conn, error) {
+		calls++
+		return dial(node)
+	})()
+	u.Host = fake
+	tgt := open(t, u.String())
+	for _, mode := range []target.SessionIO{target.IOBlocking, target.IOPoller} {
+		before := calls
+		c, err := tgt.Connect(target.WithSessionIO(context.Background(), mode))
+		if err != nil {
+			t.Fatalf("session I/O %q: a session through the dial hook: %v", mode, err)
+		}
+		if got := Rows(t, c, "SELECT 'ok'"); len(got) != 1 || got[0][0] != "ok" {
+			t.Errorf("session I/O %q: SELECT 'ok' = %v", mode, got)
+		}
+		c.Close()
+		if calls == before {
+			t.Errorf("session I/O %q: the session was not dialed through the hook", mode)
+		}
 	}
 }
 
