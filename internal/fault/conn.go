@@ -480,4 +480,9 @@ func (d *deadline) get() (time.Time, <-chan struct{}) {
 	return d.at, d.changed
 }
 
+// RemoteAddr implements net.Conn: the proxy's address, which the driver
+// dialed, not the node's. A driver that learns its peers from its
+// connections (the CQL driver's pool) thus stays behind the proxy.
+func (c *faultConn) RemoteAddr() net.Addr { return c.n.ln.Addr() }
+
 var _ net.Conn = (*faultConn)(nil)

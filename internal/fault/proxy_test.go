@@ -685,6 +685,17 @@ func TestInProcessBlockingSockets(t *testing.T) {
 	}
 }
 
+// A connection handed over names the proxy as its peer, as a relayed one
+// does: a driver that learns hosts from its connections (CQL's pool) keeps
+// dialing the proxy.
+func TestInProcessRemoteAddrIsTheProxy(t *testing.T) {
+	ps := proxies(t, 1)
+	c := viaInProc.conn(t, ps.Addr(0))
+	if got := c.RemoteAddr().String(); got != ps.Addr(0) {
+		t.Errorf("RemoteAddr %s, want the proxy's %s (the node is %s)", got, ps.Addr(0), ps.Upstream(0))
+	}
+}
+
 func TestInProcessHeldWritesGoFirst(t *testing.T) {
 	ps := proxies(t, 1)
 	c := viaInProc.conn(t, ps.Addr(0))

@@ -49,6 +49,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"time"
@@ -57,6 +58,7 @@ import (
 
 	"github.com/candor-bench/candor/internal/dialect"
 	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/target/blockconn"
 )
 
 // Name is the driver's registry name.
@@ -134,6 +136,14 @@ func (c Config) clusterConfig(connectTimeout time.Duration) *gocql.ClusterConfig
 	cl.Timeout = c.Timeout
 	cl.WriteCoalesceWaitTime = c.WriteCoalesce
 	cl.ConnectTimeout = connectTimeout
+	// The driver's own dialer, but through blockconn.Dial (sessions in Go's
+	// poller), where the network-fault proxy hands a dial to its address
+	// over in-process (package fault), as for the other drivers.
+	d := &net.Dialer{Timeout: connectTimeout}
+	if cl.SocketKeepalive > 0 {
+		d.KeepAlive = cl.SocketKeepalive
+	}
+	cl.Dialer = dialer{d}
 	cl.Consistency = consistency(c.ReadConsistency)
 	cl.SerialConsistency = consistency(c.SerialConsistency)
 	// Token-aware routing to a replica of the statement's partition, over
@@ -157,6 +167,14 @@ func (c Config) clusterConfig(connectTimeout time.Duration) *gocql.ClusterConfig
 		}
 	}
 	return cl
+}
+
+// dialer is the driver's Dialer (gocql.Dialer): a TCP connection in Go's
+// network poller, by blockconn.Dial.
+type dialer struct{ d *net.Dialer }
+
+func (d dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	return blockconn.Dial(target.WithSessionIO(ctx, target.IOPoller), d.d, network, addr)
 }
 
 // newSession connects a driver session for cl, bounded by the connect
