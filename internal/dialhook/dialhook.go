@@ -1,10 +1,12 @@
 // Package dialhook lets one part of candor take over the dials that
 // candor's drivers make to an address (they all dial through
-// blockconn.Dial, which asks Lookup first). The network-fault proxy
-// (package fault) uses it to hand candor's own sessions a connection to the
-// node that carries its faults in-process, without the loopback hop through
-// its listener. It imports nothing of candor, so that neither side depends
-// on the other.
+// blockconn.Dial, which asks Lookup first), and name another address for a
+// node a driver discovers by itself (Route: the CQL driver learns its
+// cluster's nodes from the cluster). The network-fault proxy (package fault)
+// uses both: its address stands for a node, and a dial to it is handed
+// candor's own connection to the node, carrying the faults in-process,
+// without the loopback hop through the proxy's listener. It imports nothing
+// of candor, so that neither side depends on the other.
 package dialhook
 
 import (
@@ -40,4 +42,26 @@ func Lookup(addr string) Func {
 		return nil
 	}
 	return v.(*registered).f
+}
+
+// aliases maps an address (host:port) to the *alias that stands for it.
+var aliases sync.Map
+
+type alias struct{ to string }
+
+// Alias makes Route(from) return to, until the returned function is called;
+// registering from again replaces its alias, and ending a replaced
+// registration leaves the newer one.
+func Alias(from, to string) (stop func()) {
+	a := &alias{to}
+	aliases.Store(from, a)
+	return func() { aliases.CompareAndDelete(from, a) }
+}
+
+// Route returns the address that stands for addr (Alias), or addr itself.
+func Route(addr string) string {
+	if v, ok := aliases.Load(addr); ok {
+		return v.(*alias).to
+	}
+	return addr
 }

@@ -42,9 +42,10 @@ type faultConn struct {
 
 	heldN atomic.Int64 // len(held), read without wmu
 
-	wmu    sync.Mutex // Write's state
-	held   []byte     // written during a pause, not sent yet
-	upFree time.Time  // with a rate: when the next bytes may go up
+	wmu      sync.Mutex // Write's state
+	held     []byte     // written during a pause, not sent yet
+	flushing bool       // flushWhenLifted runs
+	upFree   time.Time  // with a rate: when the next bytes may go up
 
 	rmu      sync.Mutex // Read's state
 	ahead    *aheadOf   // reading ahead while a fault acts on what comes down
@@ -268,6 +269,33 @@ func (c *faultConn) flush() error {
 	return err
 }
 
+// flushWhenLifted sends what a pause held as soon as it ends, as the
+// relay's writer does: a driver whose reader was already waiting in Read
+// when it wrote (the CQL driver reads on a goroutine of its own) makes no
+// further call that would send it. It ends once nothing is held, or when
+// the connection is closed.
+func (c *faultConn) flushWhenLifted() {
+	var none deadline
+	for {
+		st := c.n.state.Load()
+		if !st.pause {
+			c.wmu.Lock()
+			defer c.wmu.Unlock()
+			c.flushing = false
+			c.send(nil, &none) // an error is the next call's too
+			return
+		}
+		select {
+		case <-st.changed:
+		case <-c.closing:
+			c.wmu.Lock()
+			defer c.wmu.Unlock()
+			c.flushing = false
+			return
+		}
+	}
+}
+
 // send writes what is held, then b, under the faults in effect; waits end
 // at dl. It returns how much of b was written or held: with b, it may
 // return while a pause holds it; without (flush), once what was held is
@@ -284,6 +312,10 @@ func (c *faultConn) send(b []byte, dl *deadline) (int, error) {
 				c.held = append(c.held, b[written:written+k]...)
 				c.heldN.Store(int64(len(c.held)))
 				written += k
+				if !c.flushing {
+					c.flushing = true
+					go c.flushWhenLifted()
+				}
 			}
 			if b != nil && written == len(b) {
 				return written, nil

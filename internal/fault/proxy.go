@@ -186,7 +186,7 @@ type nodeProxy struct {
 	inproc map[*faultConn]struct{} // handed over in-process
 	closed bool
 
-	stopIntercept func() // ends the hand-over (dialhook.Intercept)
+	unhook []func() // end the hand-over and the aliases (dialhook)
 }
 
 func startNode(upstream string) (*nodeProxy, error) {
@@ -198,7 +198,10 @@ func startNode(upstream string) (*nodeProxy, error) {
 	n := &nodeProxy{listen: ln.Addr().String(), upstream: upstream, ln: ln, ctx: ctx, cancel: cancel,
 		faults: map[uint64]Fault{}, conns: map[*proxyConn]struct{}{}, inproc: map[*faultConn]struct{}{}}
 	n.state.Store(combine(nil))
-	n.stopIntercept = dialhook.Intercept(n.listen, n.handOver)
+	n.unhook = append(n.unhook, dialhook.Intercept(n.listen, n.handOver))
+	for _, addr := range nodeAddrs(upstream) {
+		n.unhook = append(n.unhook, dialhook.Alias(addr, n.listen))
+	}
 	n.wg.Add(1)
 	go n.accept()
 	return n, nil
@@ -263,6 +266,27 @@ func (n *nodeProxy) serve(pc *proxyConn) {
 	}()
 	down.run()
 	<-up.finished()
+}
+
+// nodeAddrs lists the addresses a driver may find the node at by itself
+// (the CQL driver, from its cluster's own tables): the upstream as given
+// and, for a host name, host:port for each of its addresses. Each gets the
+// proxy's address as its alias (dialhook.Alias), so that a driver that
+// discovers the node reaches it through the proxy too.
+func nodeAddrs(upstream string) []string {
+	addrs := []string{upstream}
+	host, port, err := net.SplitHostPort(upstream)
+	if err != nil || net.ParseIP(host) != nil {
+		return addrs
+	}
+	ips, err := net.LookupHost(host)
+	if err != nil {
+		return addrs
+	}
+	for _, ip := range ips {
+		addrs = append(addrs, net.JoinHostPort(ip, port))
+	}
+	return addrs
 }
 
 // add records fault f on the node and returns its id for remove.
@@ -335,7 +359,9 @@ func (n *nodeProxy) close() {
 	clear(n.faults)
 	n.publish()
 	n.mu.Unlock()
-	n.stopIntercept()
+	for _, f := range n.unhook {
+		f()
+	}
 	n.cancel()
 	n.ln.Close()
 	conns, inproc := n.open()

@@ -696,6 +696,58 @@ func TestInProcessRemoteAddrIsTheProxy(t *testing.T) {
 	}
 }
 
+// A driver whose reader waits in Read on a goroutine of its own (the CQL
+// driver) writes once during a pause and calls nothing more: what was held
+// goes out when the pause ends, and the reply arrives, in either session
+// I/O.
+func TestInProcessHeldWritesGoWhenThePauseEnds(t *testing.T) {
+	for _, v := range []via{viaInProc, viaBlock} {
+		if v.blocking && !blockconn.Enabled {
+			continue
+		}
+		t.Run(v.name, func(t *testing.T) {
+			ps := proxies(t, 1)
+			cl := v.dial(t, ps.Addr(0))
+			if _, err := cl.roundTrip("x", 5*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			cl.c.SetDeadline(time.Time{})
+			got := make(chan string, 1)
+			go func() { // the reader, waiting before the request is written
+				line, _ := cl.r.ReadString('\n')
+				got <- line
+			}()
+			time.Sleep(50 * time.Millisecond)
+			lift, err := ps.Apply(0, mustFault(t, "at=0s for=1s net=pause node=0"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.WriteString(cl.c, "held\n"); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(100 * time.Millisecond)
+			select {
+			case line := <-got:
+				t.Fatalf("a reply during the pause: %q", line)
+			default:
+			}
+			lifted := time.Now()
+			lift()
+			select {
+			case line := <-got:
+				if line != "held\n" {
+					t.Fatalf("reply %q, want the held line", line)
+				}
+				if d := time.Since(lifted); d > time.Second {
+					t.Errorf("the held request went %v after the pause ended", d)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("what the pause held was not sent when it ended")
+			}
+		})
+	}
+}
+
 func TestInProcessHeldWritesGoFirst(t *testing.T) {
 	ps := proxies(t, 1)
 	c := viaInProc.conn(t, ps.Addr(0))

@@ -50,6 +50,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -57,6 +58,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/candor-bench/candor/internal/dialect"
+	"github.com/candor-bench/candor/internal/dialhook"
 	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/target/blockconn"
 )
@@ -144,6 +146,11 @@ func (c Config) clusterConfig(connectTimeout time.Duration) *gocql.ClusterConfig
 		d.KeepAlive = cl.SocketKeepalive
 	}
 	cl.Dialer = dialer{d}
+	// A node the driver discovers is reached through the address that
+	// stands for it, if any: a network-fault proxy's (package fault), so
+	// that a fault on a node acts on every connection to it, not only on
+	// those to the contact point.
+	cl.AddressTranslator = gocql.AddressTranslatorFunc(translate)
 	cl.Consistency = consistency(c.ReadConsistency)
 	cl.SerialConsistency = consistency(c.SerialConsistency)
 	// Token-aware routing to a replica of the statement's partition, over
@@ -175,6 +182,22 @@ type dialer struct{ d *net.Dialer }
 
 func (d dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	return blockconn.Dial(target.WithSessionIO(ctx, target.IOPoller), d.d, network, addr)
+}
+
+// translate is the driver's AddressTranslator: the address that stands for
+// addr:port (dialhook.Route), or addr:port itself.
+func translate(addr net.IP, port int) (net.IP, int) {
+	to := dialhook.Route(net.JoinHostPort(addr.String(), strconv.Itoa(port)))
+	host, p, err := net.SplitHostPort(to)
+	if err != nil {
+		return addr, port
+	}
+	ip := net.ParseIP(host)
+	n, err := strconv.Atoi(p)
+	if ip == nil || err != nil {
+		return addr, port
+	}
+	return ip, n
 }
 
 // newSession connects a driver session for cl, bounded by the connect
