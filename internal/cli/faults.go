@@ -131,6 +131,9 @@ func prepareFaults(fs *pflag.FlagSet, phase string, f *runFlags, wl workload.Wor
 		for _, u := range urls {
 			up, err := fault.UpstreamOf(u)
 			if err != nil {
+				if errors.Is(err, fault.ErrManyHosts) {
+					errs = append(errs, err)
+				}
 				upstreams = nil
 				break
 			}

@@ -33,6 +33,8 @@ func TestFaultAndLedgerBadInput(t *testing.T) {
 			ExitUsage, []string{"node=3 does not exist", "nodes 0 to 0"}},
 		{"network fault without a TCP target", []string{"run", "ledger", "--target", db, "--time", "5s", "--fault", "at=1s for=1s net=pause node=0"},
 			ExitUsage, []string{"no target reached over TCP"}},
+		{"network fault on a URL of several hosts", []string{"run", "ycsb/a", "--target", "cql://127.0.0.1,127.0.0.2:1/ks", "--time", "5s", "--fault", "at=1s for=1s net=pause node=0"},
+			ExitUsage, []string{"one node per --target", "names 2", "a --target of its own"}},
 		{"malformed fault", []string{"run", "ledger", "--target", db, "--time", "5s", "--fault", "at=soon run=true"},
 			ExitUsage, []string{"at="}},
 		{"bad on-fault-error", []string{"run", "ledger", "--target", db, "--time", "5s", "--on-fault-error", "ignore"},

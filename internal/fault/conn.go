@@ -20,8 +20,9 @@ import (
 // to the bytes it copies:
 //
 //   - pause: what is written is held (up to holdMax, then Write waits, as
-//     when the network's buffers are full) and sent once the pause ends,
-//     before anything else; what is read is returned once it ends;
+//     when the network's buffers are full) and sent as soon as the pause
+//     ends, before anything else (flushWhenLifted); what is read is
+//     returned once it ends;
 //   - latency: what is read is returned delay ± jitter after it was read;
 //   - bandwidth: each direction goes in pieces of at most a tenth of a
 //     second's worth, no faster than the rate;
@@ -32,7 +33,7 @@ import (
 // While no fault is in effect a call costs an atomic load or two besides
 // the socket's own. Waits end early at the connection's deadline (with
 // os.ErrDeadlineExceeded) or Close; bytes read but not yet returned then
-// are returned by the next Read, and bytes held are sent by the next call.
+// are returned by the next Read.
 type faultConn struct {
 	net.Conn
 	n       *nodeProxy

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -621,12 +622,19 @@ func RewriteURL(rawURL, addr string) (string, error) {
 	return u.String(), nil
 }
 
+// ErrManyHosts marks a target URL naming several hosts: the proxy stands
+// in front of one node per --target.
+var ErrManyHosts = errors.New("a network fault acts on one node per --target, and this URL names several hosts")
+
 // UpstreamOf returns the host:port a target URL connects to, with the
 // default port of its scheme when none is written.
 func UpstreamOf(rawURL string) (string, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" {
 		return "", fmt.Errorf("target URL cannot be proxied: it has no host:port (%s://...)", schemeOf(rawURL))
+	}
+	if n := strings.Count(u.Host, ",") + 1; n > 1 {
+		return "", fmt.Errorf("%w: target URL %s://%s names %d; give each node a --target of its own", ErrManyHosts, u.Scheme, u.Host, n)
 	}
 	if u.Port() != "" {
 		return u.Host, nil

@@ -355,6 +355,10 @@ func TestRewriteURL(t *testing.T) {
 			t.Errorf("UpstreamOf(%q) = %q, %v; want %q", c.in, up, err, c.up)
 		}
 	}
+	// several hosts in one URL: one node per --target
+	if _, err := UpstreamOf("cql://127.0.0.1,127.0.0.2,127.0.0.3:9042/ycsb"); !errors.Is(err, ErrManyHosts) || !strings.Contains(err.Error(), "names 3") {
+		t.Errorf("UpstreamOf(three hosts) = %v, want the one-node-per-target message", err)
+	}
 	// an embedded database has nothing to proxy; the message keeps secrets out
 	_, err := UpstreamOf("sqlite://candor.db")
 	if err == nil {
