@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/candor-bench/candor/internal/dialhook"
 	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/target/blockconn"
 )
@@ -848,5 +849,36 @@ func TestInProcessCloseEndsEverything(t *testing.T) {
 	if c, err := blockconn.Dial(ctx, &net.Dialer{Timeout: time.Second}, "tcp", addr); err == nil {
 		c.Close()
 		t.Fatalf("a dial to a closed proxy's address succeeded (%T)", c)
+	}
+}
+
+// A node's own address routes to its proxy while the proxy runs (for the
+// nodes a driver discovers by itself, dialhook.Route), host names by each of
+// their addresses too.
+func TestProxyAliasesTheNode(t *testing.T) {
+	up := echoServer(t)
+	_, port, _ := net.SplitHostPort(echoServer(t))
+	named := net.JoinHostPort("localhost", port)
+	ps, err := StartProxies([]string{up, named})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := dialhook.Route(up); got != ps.Addr(0) {
+		t.Errorf("Route(%s) = %s, want node 0's proxy %s", up, got, ps.Addr(0))
+	}
+	addrs := []string{named}
+	if ips, err := net.LookupHost("localhost"); err == nil {
+		for _, ip := range ips {
+			addrs = append(addrs, net.JoinHostPort(ip, port))
+		}
+	}
+	for _, addr := range addrs {
+		if got := dialhook.Route(addr); got != ps.Addr(1) {
+			t.Errorf("Route(%s) = %s, want node 1's proxy %s", addr, got, ps.Addr(1))
+		}
+	}
+	ps.Close()
+	if got := dialhook.Route(up); got != up {
+		t.Errorf("Route(%s) after Close = %s, want the node's own address", up, got)
 	}
 }
