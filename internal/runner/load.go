@@ -115,6 +115,9 @@ func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 					}
 					o.Attempts++
 					if err = loader.LoadBatch(lctx, sess.conn, from, to); err == nil || lctx.Err() != nil {
+						if err == nil {
+							sess.ok()
+						}
 						break
 					}
 					rows.Add(-written) // a failed batch wrote nothing

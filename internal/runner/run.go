@@ -509,6 +509,7 @@ func (wr *worker) loop(ctx context.Context) {
 			}
 			wr.span.commit()
 			if err == nil {
+				wr.sess.ok()
 				break
 			}
 			cls = wr.r.classify(err)

@@ -198,6 +198,13 @@ type session struct {
 	// goroutine and read once the worker is done.
 	own       int64
 	noSession time.Duration
+	// failing is how long the next reconnect waits before it connects: 0
+	// while operations succeed, then 50 ms doubling to maxBackoff for each
+	// reconnect not followed by a successful operation (ok resets it). A
+	// driver that connects at once to a server that then fails every
+	// request (the CQL driver while its pool is down) would otherwise
+	// reconnect and fail thousands of times a second.
+	failing time.Duration
 
 	mu     sync.Mutex
 	closed bool
@@ -216,7 +223,9 @@ func (s *session) setConn(c target.Conn) {
 }
 
 // reconnect closes the current connection and opens a new one, backing off
-// from 50 ms to 2 s between attempts until it succeeds or ctx ends.
+// from 50 ms to 2 s (maxBackoff) between attempts until it succeeds or ctx
+// ends. When the last reconnect was followed by no successful operation it
+// first waits (failing).
 func (s *session) reconnect(ctx context.Context) error {
 	s.mu.Lock()
 	if s.conn != nil {
@@ -226,6 +235,9 @@ func (s *session) reconnect(ctx context.Context) error {
 	s.mu.Unlock()
 	lost := time.Now()
 	defer func() { s.noSession += time.Since(lost) }()
+	if s.failing > 0 && !sleepCtx(ctx, s.failing) {
+		return ctx.Err()
+	}
 	backoff := 50 * time.Millisecond
 	for {
 		c, err := s.connect(ctx)
@@ -233,16 +245,33 @@ func (s *session) reconnect(ctx context.Context) error {
 			s.setConn(c)
 			s.reconnects.Add(1)
 			s.own++
+			s.failing = s.next(s.failing)
 			return nil
 		}
 		if !sleepCtx(ctx, backoff) {
 			return ctx.Err()
 		}
-		limit := s.maxBackoff
-		if limit <= 0 {
-			limit = 2 * time.Second
-		}
-		backoff = min(backoff*2, limit)
+		backoff = s.next(backoff)
+	}
+}
+
+// next is the back-off after d: 50 ms after none, else twice d, at most
+// maxBackoff (2 s when unset).
+func (s *session) next(d time.Duration) time.Duration {
+	limit := s.maxBackoff
+	if limit <= 0 {
+		limit = 2 * time.Second
+	}
+	if d <= 0 {
+		return min(50*time.Millisecond, limit)
+	}
+	return min(d*2, limit)
+}
+
+// ok records a successful operation: the next reconnect connects at once.
+func (s *session) ok() {
+	if s.failing != 0 {
+		s.failing = 0
 	}
 }
 
