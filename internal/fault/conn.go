@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"math/rand/v2"
 	"net"
 	"os"
 	"sync"
@@ -50,10 +49,8 @@ type faultConn struct {
 
 	rmu      sync.Mutex // Read's state
 	ahead    *aheadOf   // reading ahead while a fault acts on what comes down
-	pending  []byte     // read from the node, not returned yet
-	readAt   time.Time  // when pending was read
-	skew     time.Duration
-	downFree time.Time // with a rate: when the next bytes may be returned
+	pending  chunk      // read from the node, not returned yet (its data)
+	downFree time.Time  // with a rate: when the next bytes may be returned
 
 	rd, wd deadline
 	// dmu orders a read deadline's way to the socket with the read-ahead's
@@ -97,7 +94,7 @@ func (c *faultConn) Read(b []byte) (int, error) {
 	}
 	c.rmu.Lock()
 	defer c.rmu.Unlock()
-	for len(c.pending) == 0 {
+	for len(c.pending.data) == 0 {
 		if c.ahead == nil {
 			st := c.n.state.Load()
 			if st.reset {
@@ -112,7 +109,7 @@ func (c *faultConn) Read(b []byte) (int, error) {
 				return k, c.connErr("read", err)
 			}
 			// A fault began while the bytes were on their way.
-			c.keep(chunk{data: bytes.Clone(b[:k]), at: time.Now()})
+			c.pending = c.n.state.Load().stamp(bytes.Clone(b[:k]))
 			break
 		}
 		if err := c.next(); err != nil {
@@ -122,13 +119,13 @@ func (c *faultConn) Read(b []byte) (int, error) {
 	if err := c.holdRead(); err != nil {
 		return 0, err
 	}
-	k := len(c.pending)
+	k := len(c.pending.data)
 	if st := c.n.state.Load(); st.rate > 0 {
 		k = min(k, piece(st.rate))
 		c.downFree = later(c.downFree, time.Now()).Add(perRate(k, st.rate))
 	}
-	k = copy(b, c.pending[:k])
-	c.pending = c.pending[k:]
+	k = copy(b, c.pending.data[:k])
+	c.pending.data = c.pending.data[k:]
 	return k, nil
 }
 
@@ -158,12 +155,8 @@ func (c *faultConn) readAhead() {
 			buf := make([]byte, chunkSize)
 			k, err := c.Conn.Read(buf)
 			if k > 0 {
-				ch := chunk{data: buf[:k], at: time.Now()}
-				if j := c.n.state.Load().jitter; j > 0 {
-					ch.skew = time.Duration(rand.Int64N(int64(2*j)+1)) - j
-				}
 				select {
-				case a.q <- ch:
+				case a.q <- c.n.state.Load().stamp(buf[:k]):
 				case <-c.closing:
 					return
 				}
@@ -197,7 +190,7 @@ func (c *faultConn) next() error {
 	select {
 	case ch, ok := <-c.ahead.q:
 		if ok {
-			c.keep(ch)
+			c.pending = ch
 			return nil
 		}
 		err := c.ahead.err
@@ -220,28 +213,19 @@ func (c *faultConn) next() error {
 	}
 }
 
-// keep makes a chunk read from the node the bytes Read returns next, once
-// the faults let it.
-func (c *faultConn) keep(ch chunk) {
-	c.pending, c.readAt, c.skew = ch.data, ch.at, ch.skew
-}
-
 // holdRead waits until the faults in effect let pending be returned. rmu
 // is held.
 func (c *faultConn) holdRead() error {
 	for {
 		st := c.n.state.Load()
-		var wait time.Duration
-		switch {
-		case st.reset:
+		if st.reset {
 			return c.reset("read")
-		case st.pause:
-			wait = -1
-		case st.delay > 0 && time.Until(c.readAt.Add(st.delay+c.skew)) > 0:
-			wait = time.Until(c.readAt.Add(st.delay + c.skew))
-		case st.rate > 0 && time.Until(c.downFree) > 0:
-			wait = time.Until(c.downFree)
-		default:
+		}
+		wait := st.hold(c.pending, true)
+		if wait == 0 && st.rate > 0 {
+			wait = max(time.Until(c.downFree), 0)
+		}
+		if wait == 0 {
 			return nil
 		}
 		if err := c.wait(wait, st, &c.rd, "read"); err != nil {
@@ -359,15 +343,6 @@ func (c *faultConn) send(b []byte, dl *deadline) (int, error) {
 			return written, c.connErr("write", err)
 		}
 	}
-}
-
-// piece is the most bytes one write or read moves at rate: a tenth of a
-// second's worth.
-func piece(rate int64) int { return int(max(1, rate/10)) }
-
-// perRate is how long k bytes take at rate bytes/s.
-func perRate(k int, rate int64) time.Duration {
-	return time.Duration(int64(k) * int64(time.Second) / rate)
 }
 
 func later(a, b time.Time) time.Time {

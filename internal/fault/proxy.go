@@ -445,6 +445,39 @@ type chunk struct {
 	skew time.Duration // its jitter
 }
 
+// stamp makes a chunk of data read now, with a jitter drawn from the one in
+// effect. Both the relay and a connection handed over (faultConn) stamp
+// what comes from the node so.
+func (s *netState) stamp(data []byte) chunk {
+	c := chunk{data: data, at: time.Now()}
+	if s.jitter > 0 {
+		c.skew = time.Duration(rand.Int64N(int64(2*s.jitter)+1)) - s.jitter
+	}
+	return c
+}
+
+// hold is how long c must wait before it goes on under s, in direction
+// down: -1 while paused (until s changes), what is left of its delay when
+// it comes down, else 0. A reset and a rate are the caller's.
+func (s *netState) hold(c chunk, down bool) time.Duration {
+	switch {
+	case s.pause:
+		return -1
+	case down && s.delay > 0:
+		return max(time.Until(c.at.Add(s.delay+c.skew)), 0)
+	}
+	return 0
+}
+
+// piece is the most bytes one write or read moves at rate: a tenth of a
+// second's worth.
+func piece(rate int64) int { return int(max(1, rate/10)) }
+
+// perRate is how long k bytes take at rate bytes/s.
+func perRate(k int, rate int64) time.Duration {
+	return time.Duration(int64(k) * int64(time.Second) / rate)
+}
+
 const chunkSize = 32 << 10
 
 func (p *pipe) finished() chan struct{} {
@@ -509,12 +542,8 @@ func (p *pipe) hand(b []byte, st *netState) bool {
 		p.n.wg.Add(1)
 		go p.write(p.q, p.writerDone)
 	}
-	c := chunk{data: bytes.Clone(b), at: time.Now()}
-	if st.jitter > 0 {
-		c.skew = time.Duration(rand.Int64N(int64(2*st.jitter)+1)) - st.jitter
-	}
 	select {
-	case p.q <- c:
+	case p.q <- st.stamp(bytes.Clone(b)):
 		return true
 	case <-p.writerDone:
 		return false
@@ -559,31 +588,25 @@ func (p *pipe) deliver(c chunk) bool {
 	data := c.data
 	for len(data) > 0 {
 		st := p.n.state.Load()
-		var wait time.Duration
-		piece := len(data)
-		switch {
-		case st.reset:
+		if st.reset {
 			p.pc.close(true)
 			return false
-		case st.pause:
-			wait = -1 // until the state changes
-		case p.down && st.delay > 0 && time.Until(c.at.Add(st.delay+c.skew)) > 0:
-			wait = time.Until(c.at.Add(st.delay + c.skew))
 		}
+		wait := st.hold(c, p.down)
 		if wait == 0 {
+			k := len(data)
 			if st.rate > 0 {
-				// Pieces of at most a tenth of a second's worth.
-				piece = min(piece, max(1, int(st.rate/10)))
+				k = min(k, piece(st.rate))
 			}
-			if _, err := p.dst.Write(data[:piece]); err != nil {
+			if _, err := p.dst.Write(data[:k]); err != nil {
 				p.pc.close(false)
 				return false
 			}
-			data = data[piece:]
+			data = data[k:]
 			if st.rate == 0 {
 				continue
 			}
-			wait = time.Duration(int64(piece) * int64(time.Second) / st.rate)
+			wait = perRate(k, st.rate)
 		}
 		if !p.sleep(wait, st) {
 			return false
