@@ -5,16 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/candor-bench/candor/internal/dialhook"
 	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/target/targettest"
 )
@@ -264,22 +261,9 @@ func TestOwnership(t *testing.T) {
 // (contact point and pool) goes through the hook, and statements run.
 func TestDialsThroughHook(t *testing.T) {
 	u, _ := keyspaceURL(t, "")
-	rest, ks, _ := strings.Cut(strings.TrimPrefix(u, "cql://"), "/")
-	node := rest
-	const fake = "127.0.0.1:1" // nothing listens there
-	var calls atomic.Int64
-	defer dialhook.Intercept(fake, func(_ context.Context, dial func(string) (net.Conn, error)) (net.Conn, error) {
-		calls.Add(1)
-		return dial(node)
-	})()
-	tg := open(t, "cql://"+fake+"/"+ks)
-	c := targettest.Connect(t, tg)
-	if got := targettest.Rows(t, c, "SELECT release_version FROM system.local"); len(got) != 1 || got[0][0] == "" {
-		t.Fatalf("a statement through the hook: %v", got)
-	}
-	if calls.Load() == 0 {
-		t.Fatal("no connection was dialed through the hook")
-	}
+	targettest.DialsThroughHook(t, u, "SELECT release_version FROM system.local", func(t *testing.T, u string) target.Target {
+		return open(t, u)
+	})
 }
 
 // TestSwapMark: the mark's compare-and-swap is a lightweight transaction.

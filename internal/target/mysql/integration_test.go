@@ -408,7 +408,7 @@ func TestTargetClose(t *testing.T) {
 // Sessions are dialed through blockconn.Dial, where the fault proxy hands
 // them over in-process.
 func TestDialsThroughHook(t *testing.T) {
-	targettest.DialsThroughHook(t, testURL(t), func(t *testing.T, u string) target.Target {
+	targettest.DialsThroughHook(t, testURL(t), "SELECT 'ok'", func(t *testing.T, u string) target.Target {
 		return openTarget(t, u, target.Options{})
 	})
 }

@@ -292,7 +292,7 @@ func TestIsolationApplied(t *testing.T) {
 // Sessions are dialed through blockconn.Dial, where the fault proxy hands
 // them over in-process.
 func TestDialsThroughHook(t *testing.T) {
-	targettest.DialsThroughHook(t, testURL(t), openTarget)
+	targettest.DialsThroughHook(t, testURL(t), "SELECT 'ok'", openTarget)
 }
 
 // A session opened for the network poller is a socket of Go's own, not a
