@@ -662,7 +662,7 @@ func UpstreamOf(rawURL string) (string, error) {
 	if u.Port() != "" {
 		return u.Host, nil
 	}
-	port := map[string]string{"postgres": "5432", "postgresql": "5432", "mysql": "3306"}[u.Scheme]
+	port := map[string]string{"postgres": "5432", "postgresql": "5432", "mysql": "3306", "cql": "9042", "cassandra": "9042"}[u.Scheme]
 	if port == "" {
 		return "", fmt.Errorf("target URL %s://%s names no port and %s has no default one: write host:port", u.Scheme, u.Hostname(), u.Scheme)
 	}

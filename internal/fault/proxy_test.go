@@ -345,6 +345,7 @@ func TestRewriteURL(t *testing.T) {
 		{"postgres://u:secret@db.example:5433/candor?sslmode=disable", "127.0.0.1:4000", "postgres://u:secret@127.0.0.1:4000/candor?sslmode=disable", "db.example:5433"},
 		{"postgres://postgres@10.0.0.1/candor", "127.0.0.1:4000", "postgres://postgres@127.0.0.1:4000/candor", "10.0.0.1:5432"},
 		{"mysql://candor:candor@127.0.0.1:3306/candor", "127.0.0.1:4001", "mysql://candor:candor@127.0.0.1:4001/candor", "127.0.0.1:3306"},
+		{"cql://127.0.0.2/ycsb?consistency=QUORUM", "127.0.0.1:4002", "cql://127.0.0.1:4002/ycsb?consistency=QUORUM", "127.0.0.2:9042"},
 	}
 	for _, c := range cases {
 		got, err := RewriteURL(c.in, c.addr)
