@@ -339,10 +339,10 @@ func ledgerDirOf(resultPath string, rep, repeat int) string {
 // unaccountedLedger says why a run phase's durability ledger has no
 // accounting (its ids could not be read back: the target did not answer
 // within --recovery-timeout, or the ledger files could not be read), ""
-// when every ledger was accounted for. A run on the null target, which
-// keeps no rows, has nothing to account for: not a failure.
+// when every ledger was accounted for. A run on a target that keeps no
+// rows has nothing to account for: not a failure.
 func unaccountedLedger(res *result.Result) string {
-	if res.Target.Driver == "null" {
+	if keepsNoRows(res.Target.Driver) {
 		return ""
 	}
 	for _, p := range res.Phases {
@@ -352,6 +352,10 @@ func unaccountedLedger(res *result.Result) string {
 	}
 	return ""
 }
+
+// keepsNoRows says the driver stores nothing (the null target): a ledger
+// has no ids to read back there, and its run lacks no accounting.
+func keepsNoRows(driver string) bool { return driver == "null" }
 
 // outageFault is the fault RPO and RTO are measured from: of the faults
 // that started at or after the first one and by the first write that
@@ -416,7 +420,7 @@ func accountLedger(ctx context.Context, tgt target.Target, wl workload.Workload,
 		return lr
 	}
 	lr.TruncatedBytes = info.TruncatedTail
-	if tgt.Driver() == "null" {
+	if keepsNoRows(tgt.Driver()) {
 		lr.Error = "the null target keeps no rows: there are no ids to read back"
 		return lr
 	}
