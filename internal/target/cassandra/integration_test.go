@@ -217,17 +217,25 @@ func TestKeyspaceRoundTripFingerprint(t *testing.T) {
 	t.Logf("fingerprint: %v", fp.Settings)
 }
 
-// Table ownership works in CQL through the marker table of the keyspace.
-func TestOwnership(t *testing.T) {
+// ownedUsertable opens a keyspace of the test's own and creates a
+// two-column usertable there, owned by candor for workload ycsb.
+func ownedUsertable(t *testing.T) (*Target, target.Conn) {
+	t.Helper()
 	u, _ := keyspaceURL(t, "")
 	tg := open(t, u)
 	c := targettest.Connect(t, tg)
-	d := tg.Dialect()
-	ctx := context.Background()
 	ddl := "CREATE TABLE usertable (y_id varchar PRIMARY KEY, field0 varchar)"
-	if err := target.CreateOwned(ctx, c, d, "usertable", ddl, "ycsb"); err != nil {
+	if err := target.CreateOwned(context.Background(), c, tg.Dialect(), "usertable", ddl, "ycsb"); err != nil {
 		t.Fatal(err)
 	}
+	return tg, c
+}
+
+// Table ownership works in CQL through the marker table of the keyspace.
+func TestOwnership(t *testing.T) {
+	tg, c := ownedUsertable(t)
+	d := tg.Dialect()
+	ctx := context.Background()
 	if ex, own, err := target.TableState(ctx, c, d, "usertable"); err != nil || !ex || !own {
 		t.Errorf("TableState(owned) = %v %v %v", ex, own, err)
 	}
@@ -271,15 +279,9 @@ func TestDialsThroughHook(t *testing.T) {
 // mark by read, swap and retry lose none of one another's additions (with a
 // plain UPDATE some would be overwritten).
 func TestSwapMark(t *testing.T) {
-	u, _ := keyspaceURL(t, "")
-	tg := open(t, u)
-	c := targettest.Connect(t, tg)
+	tg, c := ownedUsertable(t)
 	d := tg.Dialect()
 	ctx := context.Background()
-	ddl := "CREATE TABLE usertable (y_id varchar PRIMARY KEY, field0 varchar)"
-	if err := target.CreateOwned(ctx, c, d, "usertable", ddl, "ycsb"); err != nil {
-		t.Fatal(err)
-	}
 	if ok, err := target.SwapMark(ctx, c, d, "usertable", "stale", "ycsb x"); ok || err != nil {
 		t.Fatalf("swap from a stale mark: %v, %v; want false", ok, err)
 	}
