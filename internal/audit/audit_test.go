@@ -27,13 +27,19 @@ func fixture() *result.Result {
 		Run:      result.RunConfig{Threads: 4, DurationSec: 120, WarmupSec: 30, Retries: 3, ReportInterval: 1, LatencyMeasure: "service time (closed loop)"},
 	}
 	for rep := 1; rep <= 2; rep++ {
-		p := result.Phase{Name: "run", Repetition: rep, Status: result.StatusComplete, DurationSec: 120, WarmupSec: 30, Throughput: 1000, Operations: 120000,
-			Ops: []result.OpResult{{Name: "READ", Count: 120000, Attempts: 120000}}}
+		p := result.Phase{Name: "run", Repetition: rep, Status: result.StatusComplete, DurationSec: 120, WarmupSec: 30}
+		var n int64
 		for i := 0; i < 150; i++ {
 			c := int64(1000 + 7*((i*13)%5) - 14) // steady, a little noise
 			p.Intervals = append(p.Intervals, result.Interval{Phase: "run", Index: i, Start: t0.Add(time.Duration(i) * time.Second),
 				ElapsedSec: float64(i + 1), LengthSec: 1, Warmup: i < 30, Ops: []result.IntervalOp{{Name: "READ", Count: c}}})
+			if i >= 30 {
+				n += c
+			}
 		}
+		// The measured intervals add up to the phase (the laws of a result).
+		p.Throughput, p.Operations = float64(n)/120, n
+		p.Ops = []result.OpResult{{Name: "READ", Count: n, Done: n, Attempts: n, Throughput: float64(n) / 120}}
 		r.Phases = append(r.Phases, p)
 	}
 	return r
@@ -132,6 +138,8 @@ func TestEachRuleFires(t *testing.T) {
 		}},
 		{"single-run", Warning, "1 complete run", func(b *result.Result) { b.Phases = b.Phases[:1] }},
 		{"incomplete", Warning, "1 phase not complete", func(b *result.Result) { b.Phases[1].Status = result.StatusFailed }},
+		// a result whose attempts do not add up (a hand-edited file)
+		{"inconsistent", Error, "attempts", func(b *result.Result) { b.Phases[1].Ops[0].Attempts += 7 }},
 		{"candor-version", Warning, "0.2.0", func(b *result.Result) { b.Provenance.CandorVersion = "0.2.0" }},
 		{"options-differ", Error, "requestdistribution zipfian vs uniform", func(b *result.Result) {
 			b.Workload.Options.(map[string]any)["requestdistribution"] = "uniform"
@@ -142,7 +150,7 @@ func TestEachRuleFires(t *testing.T) {
 		}},
 		{"run-settings-differ", Warning, "retries 3 vs 0", func(b *result.Result) { b.Run.Retries = 0 }},
 		{"reused-tables", Error, "rows=1000000", func(b *result.Result) { b.Workload.ReusedTables = []string{"sbtest1: rows=1000000"} }},
-		{"schema-version", Note, "candor.result/v1.1", func(b *result.Result) { b.Schema = "candor.result/v1.1" }},
+		{"schema-version", Note, "candor.result/v1.9", func(b *result.Result) { b.Schema = "candor.result/v1.9" }},
 		{"settings-differ", Warning, "max_connections 100 vs 500", func(b *result.Result) { b.Target.Settings["max_connections"] = "500" }},
 		{"target-differs", Note, "PostgreSQL 17.0", func(b *result.Result) { b.Target.Version = "17.0" }},
 		{"machine-differs", Warning, "8 cores", func(b *result.Result) { b.Provenance.Cores = 8 }},

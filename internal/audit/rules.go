@@ -55,6 +55,8 @@ func init() {
 			Fix: "synchronise the client machines' clocks (NTP/PTP) and record their offsets", check: clockSkew},
 		{ID: "single-run", Severity: Warning, Title: "single run without repetitions",
 			Fix: "repeat the run (--repeat 3 or more) to get confidence intervals", check: singleRun},
+		{ID: "inconsistent", Severity: Error, Title: "results that break the laws of their own arithmetic",
+			Fix: "rerun: a result whose counts do not add up states something false (and report it: it is a bug in candor, or the file was edited)", check: inconsistent},
 		{ID: "incomplete", Severity: Warning, Title: "runs that did not complete",
 			Fix: "rerun the failed or interrupted runs; they are left out of the figures", check: incomplete},
 		{ID: "candor-version", Severity: Warning, Title: "different candor versions",
@@ -486,6 +488,21 @@ func fmtBytes(b int64) string {
 
 // --- run quality --------------------------------------------------------------
 
+// measuredIntervals counts a phase's measured intervals: not warm-up, and
+// not the short tail between the phase's end and its workers' return (a
+// 10 s run has 10, not 11; results before the tail mark: a last interval
+// under half a report interval).
+func measuredIntervals(r *result.Result, p *result.Phase) int {
+	n := 0
+	for i, iv := range p.Intervals {
+		short := i == len(p.Intervals)-1 && r.Run.ReportInterval > 0 && iv.LengthSec < r.Run.ReportInterval/2
+		if !iv.Warmup && !iv.Tail && !short {
+			n++
+		}
+	}
+	return n
+}
+
 func shortRun(sides []Side) []Finding {
 	var bad, unknown []string
 	eachResult(sides, func(l string, r *result.Result) {
@@ -493,12 +510,7 @@ func shortRun(sides []Side) []Finding {
 			if p.Status != result.StatusComplete {
 				continue
 			}
-			n := 0
-			for _, iv := range p.Intervals {
-				if !iv.Warmup {
-					n++
-				}
-			}
+			n := measuredIntervals(r, p)
 			switch {
 			case p.DurationSec <= 0:
 				unknown = append(unknown, l)
@@ -741,6 +753,37 @@ func singleRun(sides []Side) []Finding {
 		return nil
 	}
 	return []Finding{ruleOf("single-run", Warning, "no confidence interval, a single run: %s", strings.Join(bad, ", "))}
+}
+
+// inconsistent lists the results that break a conservation law
+// (result.Check: counted again when the audit reads them).
+func inconsistent(sides []Side) []Finding {
+	var bad []string
+	eachResult(sides, func(l string, r *result.Result) {
+		if vs := result.Check(r); len(vs) > 0 || r.Status == result.StatusInconsistent {
+			laws := r.BrokenLaws
+			for _, v := range vs {
+				laws = append(laws, v.String())
+			}
+			bad = append(bad, fmt.Sprintf("%s: %s", l, strings.Join(uniqueStrings(laws), "; ")))
+		}
+	})
+	if len(bad) == 0 {
+		return nil
+	}
+	return []Finding{ruleOf("inconsistent", Error, "%s", strings.Join(bad, "; "))}
+}
+
+func uniqueStrings(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func incomplete(sides []Side) []Finding {

@@ -144,6 +144,7 @@ func TestRerunOnNull(t *testing.T) {
 	for i := range copyFailed.Phases {
 		copyFailed.Phases[i].Status = result.StatusFailed
 	}
+	copyFailed.Status, copyFailed.Error, copyFailed.Repetitions = result.StatusFailed, "every phase failed", nil
 	result.Write(failed, copyFailed)
 	if code, _, errOut := runCLI(t, dir, nil, "rerun", "failed.json", "-o", "never.json"); code != ExitUsage || !strings.Contains(errOut, "no complete run phase") {
 		t.Errorf("rerun of a failed result: exit %d\n%s", code, errOut)

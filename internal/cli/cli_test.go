@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/result/resulttest"
 )
 
 // runCLI runs candor in-process in dir and returns exit code, stdout, stderr.
@@ -22,7 +23,9 @@ func runCLI(t *testing.T, dir string, sig <-chan os.Signal, args ...string) (int
 		t.Fatal(err)
 	}
 	defer os.Chdir(wd)
+	began := time.Now().Add(-time.Second) // file times may be coarse
 	code := Main(env, args)
+	resulttest.CheckFilesSince(t, dir, began) // every result the command wrote breaks no law
 	return code, out.String(), errb.String()
 }
 

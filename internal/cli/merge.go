@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -104,5 +105,9 @@ func runMerge(env *Env, files []string, out string, force, quiet bool) error {
 		}
 	}
 	fmt.Fprintf(env.Stderr, "merged %d shards of run %s: %s\n", len(in), merged.Merged.RunID, out)
+	if merged.Status == result.StatusInconsistent {
+		return withCode(ExitRunFailed, fmt.Errorf("the merged result breaks the laws of its own arithmetic (a bug in candor: please report it with the shard results): %s",
+			strings.Join(merged.BrokenLaws, "; ")))
+	}
 	return nil
 }

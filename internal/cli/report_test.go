@@ -25,7 +25,9 @@ func fixture(t *testing.T, name string) string {
 }
 
 // scaled writes a copy of a result with every throughput multiplied by thr
-// and every latency by lat: a clearly different synthetic result.
+// and every latency by lat: a clearly different synthetic result. Its
+// counts stay and its measured time shrinks, so that it keeps the laws of a
+// result (throughput = count / duration).
 func scaled(t *testing.T, src, dst string, thr, lat float64) string {
 	t.Helper()
 	r, err := result.Read(src)
@@ -36,6 +38,7 @@ func scaled(t *testing.T, src, dst string, thr, lat float64) string {
 	for i := range r.Phases {
 		p := &r.Phases[i]
 		p.Throughput *= thr
+		p.DurationSec /= thr
 		for j := range p.Ops {
 			o := &p.Ops[j]
 			o.Throughput *= thr

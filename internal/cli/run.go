@@ -669,6 +669,9 @@ func finish(ctx context.Context, env *Env, format string, res *result.Result, sb
 		return withCode(ExitRunFailed, runErr)
 	case ctx.Err() != nil:
 		return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted; partial result written to %s", outPath)}
+	case res.Status == result.StatusInconsistent:
+		return withCode(ExitRunFailed, fmt.Errorf("the result breaks the laws of its own arithmetic, so its figures cannot all be true "+
+			"(a bug in candor: please report it with %s): %s", outPath, strings.Join(res.BrokenLaws, "; ")))
 	case overBudget != "":
 		return withCode(ExitRunFailed, fmt.Errorf("the run failed: %s (raise --max-error-rate to accept it)", overBudget))
 	}

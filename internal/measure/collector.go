@@ -25,6 +25,9 @@ type OpStats struct {
 	// bound, which Count leaves out.
 	Unfinished int64
 	Bounds     int64
+	// NoSession counts operations that could not be attempted for want of
+	// a session (Recorder.NoSession); they are failed operations.
+	NoSession int64
 	// First holds the first error of each class (by class index), with
 	// its time; Msg is "" for a class without errors.
 	First [NumClasses]ErrorNote
@@ -56,6 +59,7 @@ func (s *OpStats) add(c *opCounters) {
 	s.TopLevel += c.top
 	s.Unfinished += c.unfinished
 	s.Bounds += c.bounds
+	s.NoSession += c.noSession
 }
 
 // Count is the number of successful operations (the latency histogram's
@@ -84,7 +88,7 @@ func (s *OpStats) Merge(other *OpStats) {
 		}
 	}
 	s.add(&opCounters{errors: other.Errors, attempts: other.Attempts, retries: other.Retries, aborts: other.Aborts, clamped: other.Clamped,
-		top: other.TopLevel, unfinished: other.Unfinished, bounds: other.Bounds})
+		top: other.TopLevel, unfinished: other.Unfinished, bounds: other.Bounds, noSession: other.NoSession})
 	for c, n := range other.First {
 		if n.Msg != "" {
 			s.noteFirst(c, n)

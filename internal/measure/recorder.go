@@ -58,6 +58,9 @@ type opCounters struct {
 	// as a lower bound (RecordCut).
 	unfinished int64
 	bounds     int64
+	// noSession counts operations that could not be attempted: their
+	// worker had no session (one per failed connect while reconnecting).
+	noSession int64
 }
 
 // ErrorNote is the first error of one class seen for one operation: when
@@ -202,6 +205,21 @@ func (r *Recorder) AddError(op, class int, err error, msg func(error) string) {
 	r.mu.Lock()
 	o := &r.ops[op]
 	o.errors[class]++
+	o.noteFirst(class, err, msg)
+	r.mu.Unlock()
+}
+
+// NoSession counts one operation op that could not be attempted because
+// its worker had no session (a connect that failed while it reconnected):
+// a failed operation of class class, counted when it happens.
+func (r *Recorder) NoSession(op, class int, err error, msg func(error) string) {
+	if class < 0 || class >= NumClasses {
+		return
+	}
+	r.mu.Lock()
+	o := &r.ops[op]
+	o.errors[class]++
+	o.noSession++
 	o.noteFirst(class, err, msg)
 	r.mu.Unlock()
 }

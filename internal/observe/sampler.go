@@ -17,6 +17,12 @@ import (
 // server that stalls cannot hold the sampler past the run.
 const sampleTimeout = 5 * time.Second
 
+// closeWait bounds how long Close waits for the last readings: on a busy
+// machine a reading of a dozen views took over a second, and the last
+// interval's kick, dropped by a Close that cancelled at once, left a short
+// phase without any reading.
+const closeWait = 3 * time.Second
+
 // reading is one sample at a wall-clock instant.
 type reading struct {
 	at     time.Time
@@ -32,6 +38,8 @@ type Sampler struct {
 	conn    target.Conn
 	queries []target.CounterQuery
 	kick    chan time.Time
+	stop    chan struct{} // closed by Close: take the kick pending, then end
+	stopped sync.Once
 	done    chan struct{}
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -53,7 +61,7 @@ func NewSampler(ctx context.Context, tgt target.Target, tables []string) *Sample
 	if src == nil {
 		return nil
 	}
-	s := &Sampler{kick: make(chan time.Time, 1), done: make(chan struct{}), meta: map[string]result.ServerCounter{}, unavailable: map[string]string{}}
+	s := &Sampler{kick: make(chan time.Time, 1), stop: make(chan struct{}), done: make(chan struct{}), meta: map[string]result.ServerCounter{}, unavailable: map[string]string{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	conn, err := tgt.Connect(ctx)
 	if err == nil {
@@ -92,6 +100,15 @@ func (s *Sampler) loop() {
 	for {
 		select {
 		case <-s.ctx.Done():
+			return
+		case <-s.stop:
+			// The last interval's kick may have come while a reading
+			// ran: it is the phase's last reading, and is taken.
+			select {
+			case at := <-s.kick:
+				s.read(at)
+			default:
+			}
 			return
 		case at := <-s.kick:
 			s.read(at)
@@ -252,6 +269,14 @@ func (s *Sampler) Attach(res *result.Result) {
 func (s *Sampler) Close() {
 	if s == nil {
 		return
+	}
+	// The reading in progress and the one asked for last finish first
+	// (a run's last interval, a short phase's only one), within
+	// closeWait; a server that stopped answering is not waited for.
+	s.stopped.Do(func() { close(s.stop) })
+	select {
+	case <-s.done:
+	case <-time.After(closeWait):
 	}
 	s.cancel()
 	<-s.done

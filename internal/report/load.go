@@ -154,7 +154,7 @@ func readResult(path string, required bool) (*result.Result, error) {
 	if !required && !bytes.Contains(data, []byte(`"candor.result/`)) {
 		if json.Valid(data) {
 			// some other JSON file (a plan's notes, a dashboard...)
-			return nil, fmt.Errorf("%w (no \"schema\": %q)", errNotResult, result.SchemaVersion)
+			return nil, fmt.Errorf("%w (no \"schema\": %q)", errNotResult, result.SchemaMajor)
 		}
 		return nil, fmt.Errorf("%w (not valid JSON)", errNotResult)
 	}
@@ -166,7 +166,8 @@ func readResult(path string, required bool) (*result.Result, error) {
 		if r.Schema == "" {
 			return nil, fmt.Errorf("%w: %s has no \"schema\" field", result.ErrSchema, path)
 		}
-		return nil, fmt.Errorf("%w: %s has schema %q, this candor reads %s", result.ErrSchema, path, r.Schema, result.SchemaVersion)
+		return nil, fmt.Errorf("%w: %s has schema %q, this candor reads %s.x", result.ErrSchema, path, r.Schema, result.SchemaMajor)
 	}
+	result.Enforce(&r) // a result that breaks its laws is read as inconsistent
 	return &r, nil
 }

@@ -33,6 +33,9 @@ func TestFixtures(t *testing.T) {
 	for _, n := range names {
 		path := filepath.Join(fixtureDir, n)
 		r := fx[n].build(t)
+		for _, v := range result.Check(r) {
+			t.Errorf("fixture %s breaks a law of a result: %s", n, v)
+		}
 		if *update {
 			if err := result.Write(path, r); err != nil {
 				t.Fatal(err)

@@ -163,7 +163,7 @@ func (s synth) phase(t testing.TB, rng *rand.Rand, name string, rep int, start t
 		m := median * (1 + 0.3*float64(i))
 		h := synthHist(rng, count, m, 0.6)
 		o := result.OpResult{Name: op, Count: count, Throughput: float64(count) / dur, Latency: result.Summarize(h),
-			Attempts: count, Histograms: map[string]string{"latency": encode(t, h)}}
+			Attempts: count, Done: count, Histograms: map[string]string{"latency": encode(t, h)}}
 		if i == 0 && name == "run" && (s.retryable > 0 || s.aborts > 0) {
 			o.Errors = map[string]int64{"retryable": s.retryable + s.aborts}
 			o.Retries = s.retryable
@@ -173,11 +173,14 @@ func (s synth) phase(t testing.TB, rng *rand.Rand, name string, rep int, start t
 		p.Ops = append(p.Ops, o)
 		total += count
 	}
+	// The figures keep the laws of a result (result.Check): operations
+	// are the done and the failed ones, the error rate their share.
+	p.Operations = total + s.aborts*boolInt(name == "run")
 	if name == "run" {
 		p.Throughput = float64(total) / dur
-		p.Operations = total
-	} else {
-		p.Operations = total
+		if p.Operations > 0 && s.aborts > 0 {
+			p.ErrorRate = float64(s.aborts) / float64(p.Operations)
+		}
 	}
 	if s.counters && name == "run" {
 		p.Counters = map[string]int64{"reads": total * 14, "writes": total * 4, "other": total * 2}
@@ -186,20 +189,52 @@ func (s synth) phase(t testing.TB, rng *rand.Rand, name string, rep int, start t
 	if s.intervalHists {
 		ivHist = encode(t, synthHist(rng, 1000, median, 0.6))
 	}
+	waves := make([]float64, n)
+	var waveSum float64
+	for i := range waves {
+		waves[i] = 1 + 0.1*math.Sin(float64(i)/3+float64(s.seed%7))
+		if name == "load" {
+			waves[i] = 1.3 - 0.6*float64(i)/float64(n) // the load slows down as the table grows
+		}
+		waveSum += waves[i]
+	}
+	// Each operation's count and errors are shared among the intervals
+	// by the wave, and add up to the phase's (the intervals law).
+	left := map[string][2]int64{}
+	for _, o := range p.Ops {
+		var errs int64
+		for _, e := range o.Errors {
+			errs += e
+		}
+		left[o.Name] = [2]int64{o.Count, errs}
+	}
 	for i := 0; i < n; i++ {
 		iv := result.Interval{Phase: name, Index: i, Start: start.Add(time.Duration(i) * time.Second), ElapsedSec: float64(i + 1), LengthSec: 1}
+		wave := waves[i]
 		for _, o := range p.Ops {
-			wave := 1 + 0.1*math.Sin(float64(i)/3+float64(s.seed%7))
-			if name == "load" {
-				wave = 1.3 - 0.6*float64(i)/float64(n) // the load slows down as the table grows
+			l := left[o.Name]
+			c, e := int64(float64(o.Count)*wave/waveSum), l[1]/int64(n-i)
+			if i == n-1 {
+				c = l[0]
 			}
-			c := int64(o.Throughput * wave)
-			iv.Ops = append(iv.Ops, result.IntervalOp{Name: o.Name, Count: c, Rate: float64(c), P50: o.Latency.P50,
-				P99: int64(float64(o.Latency.P99) / wave), Max: o.Latency.Max, Mean: o.Latency.Mean, Histogram: ivHist})
+			left[o.Name] = [2]int64{l[0] - c, l[1] - e}
+			iop := result.IntervalOp{Name: o.Name, Count: c, Rate: float64(c), P50: o.Latency.P50,
+				P99: int64(float64(o.Latency.P99) / wave), Max: o.Latency.Max, Mean: o.Latency.Mean, Histogram: ivHist, Errors: e}
+			if e > 0 {
+				iop.ByClass = map[string]int64{"retryable": e}
+			}
+			iv.Ops = append(iv.Ops, iop)
 		}
 		p.Intervals = append(p.Intervals, iv)
 	}
 	return p
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // ycsbOptions are resolved YCSB options with the given record count.

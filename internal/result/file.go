@@ -17,10 +17,13 @@ var ErrSchema = errors.New("not a candor result file")
 
 // Write stores r at path atomically: a temporary file in the same directory,
 // fsynced, then renamed over path. A reader never sees a half-written file.
+// It checks r's laws first (Enforce): a result that breaks one is written,
+// and left in r, marked inconsistent; the caller reads r.Status.
 func Write(path string, r *Result) error {
 	if r.Schema == "" {
 		r.Schema = SchemaVersion
 	}
+	Enforce(r)
 	data, err := json.MarshalIndent(r, "", " ")
 	if err != nil {
 		return fmt.Errorf("encode result: %w", err)
@@ -60,7 +63,8 @@ func WriteFileAtomic(path string, data []byte) error {
 	return nil
 }
 
-// Read loads a result file and checks its schema version.
+// Read loads a result file, checks its schema version and its laws
+// (Enforce: a result that breaks one comes back marked inconsistent).
 func Read(path string) (*Result, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -71,16 +75,17 @@ func Read(path string) (*Result, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrSchema, path, err)
 	}
 	if !Readable(r.Schema) {
-		return nil, fmt.Errorf("%w: %s has schema %q, this candor reads %s", ErrSchema, path, r.Schema, SchemaVersion)
+		return nil, fmt.Errorf("%w: %s has schema %q, this candor reads %s.x", ErrSchema, path, r.Schema, SchemaMajor)
 	}
+	Enforce(&r)
 	return &r, nil
 }
 
 // Readable reports whether this candor reads results of a schema:
-// candor.result/v1 and its minor versions (candor.result/v1.2), never
+// candor.result/v1 and its minor versions (candor.result/v1.1), never
 // another major version (candor.result/v2, candor.result/v10).
 func Readable(schema string) bool {
-	return schema == SchemaVersion || strings.HasPrefix(schema, SchemaVersion+".")
+	return schema == SchemaMajor || strings.HasPrefix(schema, SchemaMajor+".")
 }
 
 // IntervalsPath is the side file that receives intervals while a run goes.
@@ -242,6 +247,7 @@ func WriteCompact(path string, r *Result) error {
 	if r.Schema == "" {
 		r.Schema = SchemaVersion
 	}
+	Enforce(r)
 	data, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("encode result: %w", err)

@@ -124,7 +124,7 @@ func minTime(a, b time.Time) time.Time {
 }
 
 func worseStatus(a, b string) string {
-	rank := map[string]int{StatusComplete: 0, StatusInterrupted: 1, StatusFailed: 2}
+	rank := map[string]int{StatusComplete: 0, StatusInterrupted: 1, StatusFailed: 2, StatusInconsistent: 3}
 	if rank[b] > rank[a] {
 		return b
 	}
@@ -142,9 +142,15 @@ func checkMerge(in []MergeInput) error {
 			probs = append(probs, fmt.Sprintf("%s is not a shard result (it was not run with --shard i/N)", s.File))
 		}
 	}
+	for _, s := range in {
+		if s.Result.Status == StatusInconsistent {
+			probs = append(probs, fmt.Sprintf("%s breaks the laws of its own arithmetic (%s): its figures cannot be merged", s.File, strings.Join(s.Result.BrokenLaws, "; ")))
+		}
+	}
 	if len(probs) > 0 {
 		return &MergeError{Problems: probs}
 	}
+	probs = append(probs, checkOverlap(in)...)
 	files, ids := map[string]string{}, map[string]string{}
 	index := map[int]string{}
 	for _, s := range in {
@@ -210,6 +216,77 @@ func checkMerge(in []MergeInput) error {
 	return nil
 }
 
+// minOverlap is the share of each shard's measured phase that must be
+// common to every shard's: the shards of one run measure the same time
+// (--start-at), and a merge adds their rates as if they did. Shards
+// started by hand a few seconds apart, or a shard of another run
+// relabelled, share little or none of it.
+const minOverlap = 0.5
+
+// overlapSlack is added to the shards' common time: the clocks of client
+// machines and --start-at's precision are good to milliseconds, so phases
+// of a few milliseconds (a short --operations run) a few apart still count
+// as run together; a second apart never does.
+const overlapSlack = 100 * time.Millisecond
+
+// checkOverlap reports run phases (by repetition) whose shards did not run
+// together: the time common to all of them is under minOverlap of some
+// shard's phase.
+func checkOverlap(in []MergeInput) []string {
+	type span struct {
+		file       string
+		start, end time.Time
+	}
+	byRep := map[int][]span{}
+	var reps []int
+	for _, s := range in {
+		for _, p := range s.Result.Phases {
+			if p.Name == "load" || p.Started.IsZero() || !p.Ended.After(p.Started) {
+				continue
+			}
+			if _, ok := byRep[p.Repetition]; !ok {
+				reps = append(reps, p.Repetition)
+			}
+			byRep[p.Repetition] = append(byRep[p.Repetition], span{s.File, p.Started, p.Ended})
+		}
+	}
+	sort.Ints(reps)
+	var probs []string
+	for _, rep := range reps {
+		spans := byRep[rep]
+		if len(spans) < 2 {
+			continue
+		}
+		from, to := spans[0].start, spans[0].end
+		for _, sp := range spans[1:] {
+			if sp.start.After(from) {
+				from = sp.start
+			}
+			if sp.end.Before(to) {
+				to = sp.end
+			}
+		}
+		common := to.Sub(from)
+		for _, sp := range spans {
+			if float64(common+overlapSlack) >= minOverlap*float64(sp.end.Sub(sp.start)) {
+				continue
+			}
+			var list []string
+			for _, x := range spans {
+				list = append(list, fmt.Sprintf("%s %s–%s", x.file, x.start.UTC().Format("15:04:05.000"), x.end.UTC().Format("15:04:05.000")))
+			}
+			what := "run phase"
+			if rep > 0 {
+				what = fmt.Sprintf("run phase of repetition %d", rep)
+			}
+			probs = append(probs, fmt.Sprintf("the shards' %s did not run together (%s in common; %s): the shards of one run measure the same time, started with one --start-at",
+				what, max(common, 0).Round(time.Millisecond), strings.Join(list, ", ")))
+			break
+		}
+	}
+	return probs
+}
+
 func show(v any) string {
 	switch v := v.(type) {
 	case string:
@@ -264,6 +341,9 @@ func (m *merger) phase(ps []*Phase, reportInterval float64) (*Phase, error) {
 		out.Operations += p.Operations
 		errOps += p.ErrorRate * float64(p.Operations)
 		out.Dropped += p.Dropped
+		if p.Scheduled != nil {
+			out.Scheduled = addPtr(out.Scheduled, p.Scheduled)
+		}
 		out.Rows += p.Rows
 		out.LoadBytes += p.LoadBytes
 		out.Reconnects += p.Reconnects
@@ -357,8 +437,10 @@ func (m *merger) ops(ps []*Phase) ([]OpResult, error) {
 			r.Throughput += o.Throughput
 			r.Errors = addCounts64(r.Errors, o.Errors)
 			r.Attempts += o.Attempts
+			r.Done += o.Done
 			r.Retries += o.Retries
 			r.Aborts += o.Aborts
+			r.NoSession += o.NoSession
 			r.Clamped += o.Clamped
 			r.Unfinished += o.Unfinished
 			for c, msg := range o.FirstErrors {

@@ -27,7 +27,7 @@ func enc(t testing.TB, h *hdr.Histogram) string {
 // are vals, one interval per second from start.
 func shardResult(t testing.TB, i, n int, start time.Time, vals [][]int64) *Result {
 	all := newHist()
-	p := Phase{Name: "run", Status: StatusComplete, Started: start, DurationSec: float64(len(vals))}
+	p := Phase{Name: "run", Status: StatusComplete, Started: start, Ended: start.Add(time.Duration(len(vals)) * time.Second), DurationSec: float64(len(vals))}
 	for k, iv := range vals {
 		h := newHist()
 		for _, v := range iv {
@@ -168,6 +168,12 @@ func TestMergeRefuses(t *testing.T) {
 		{"same index", two(func(b *Result) { b.Shard.Index = 0 }), "are both shard 0"},
 		{"missing", []MergeInput{{File: "a.json", Result: shardResult(t, 0, 2, start, vals)}}, "shard 1 of 2 missing"},
 		{"not a shard", two(func(b *Result) { b.Shard = nil }), "b.json is not a shard result"},
+		// the 16:24:50–56 and 16:24:57–25:03: one after the other
+		{"not together", two(func(b *Result) {
+			b.Phases[0].Started = b.Phases[0].Started.Add(1100 * time.Millisecond)
+			b.Phases[0].Ended = b.Phases[0].Ended.Add(1100 * time.Millisecond)
+		}), "did not run together (0s in common"},
+		{"inconsistent", two(func(b *Result) { b.Status, b.BrokenLaws = StatusInconsistent, []string{"attempts: x"} }), "breaks the laws of its own arithmetic"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Merge(c.in)

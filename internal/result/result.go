@@ -12,22 +12,34 @@ import (
 )
 
 // SchemaVersion names the layout of this package's types. Readers refuse
-// other major versions.
-const SchemaVersion = "candor.result/v1"
+// other major versions (SchemaMajor). v1.1 added what the conservation laws
+// need (laws.go): each operation's done and no_session, an open loop's
+// scheduled operations, an interval's tail mark.
+const SchemaVersion = "candor.result/v1.1"
+
+// SchemaMajor is the major version every readable result's schema starts
+// with.
+const SchemaMajor = "candor.result/v1"
 
 // Status values of a result.
 const (
 	StatusComplete    = "complete"
 	StatusInterrupted = "interrupted"
 	StatusFailed      = "failed"
+	// StatusInconsistent marks a result (and its phases) that breaks a law
+	// of its own arithmetic (laws.go): its figures cannot all be true.
+	StatusInconsistent = "inconsistent"
 )
 
 // Result is one run: one workload against one target.
 type Result struct {
-	Schema     string      `json:"schema"`
-	ID         string      `json:"id"`
-	Status     string      `json:"status"`
-	Error      string      `json:"error,omitempty"`
+	Schema string `json:"schema"`
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// BrokenLaws lists the laws of its own arithmetic the result breaks
+	// (status inconsistent; laws.go), each with its figures.
+	BrokenLaws []string    `json:"broken_laws,omitempty"`
 	Command    []string    `json:"command"`
 	Started    time.Time   `json:"started"`
 	Ended      time.Time   `json:"ended"`
@@ -208,7 +220,11 @@ type Phase struct {
 	// before the phase ended that never began (k6's dropped iterations);
 	// they are in no histogram.
 	Dropped int64 `json:"dropped,omitempty"`
-	Rows    int64 `json:"rows,omitempty"`
+	// Scheduled counts, in an open loop, the operations its schedule made
+	// due before the phase ended, counted from the schedule alone: every one
+	// of them finished, failed, was cut short or was dropped (LawSchedule).
+	Scheduled *int64 `json:"scheduled,omitempty"`
+	Rows      int64  `json:"rows,omitempty"`
 	// LoadBytes is a load's approximate size so far: rows × the workload's
 	// declared row size (absent when it declares none).
 	LoadBytes  int64       `json:"load_bytes,omitempty"`
@@ -305,9 +321,18 @@ type OpResult struct {
 	Failed     *Summary         `json:"failed_latency,omitempty"`
 	Errors     map[string]int64 `json:"errors,omitempty"`
 	Attempts   int64            `json:"attempts"`
-	Retries    int64            `json:"retries"`
-	Aborts     int64            `json:"aborts"`
-	Clamped    int64            `json:"clamped,omitempty"`
+	// Done counts the operations the runner issued that succeeded: Count
+	// less the sub-operation spans a workload recorded under this name
+	// (YCSB F's read-modify-write records a READ and an UPDATE).
+	Done    int64 `json:"done"`
+	Retries int64 `json:"retries"`
+	Aborts  int64 `json:"aborts"`
+	// NoSession counts, in a closed loop, the operations that could not
+	// be attempted because their worker had no session: one per failed
+	// connect while it reconnected. Each is a failed operation (class
+	// connection, in Errors) and counts against the error budget.
+	NoSession int64 `json:"no_session,omitempty"`
+	Clamped   int64 `json:"clamped,omitempty"`
 	// Unfinished counts operations still running when the phase ended
 	// (at --time or an interrupt): each is in the latency series with its
 	// time so far, a lower bound, and not in Count or Throughput.
@@ -379,12 +404,17 @@ type UsageSample struct {
 // Interval is one --report-interval of a phase. It is also the record type of
 // the JSON-lines side file.
 type Interval struct {
-	Phase      string           `json:"phase"`
-	Index      int              `json:"i"`
-	Start      time.Time        `json:"start"`
-	ElapsedSec float64          `json:"t"` // seconds from the phase start to the interval's end
-	LengthSec  float64          `json:"len"`
-	Warmup     bool             `json:"warmup,omitempty"`
+	Phase      string    `json:"phase"`
+	Index      int       `json:"i"`
+	Start      time.Time `json:"start"`
+	ElapsedSec float64   `json:"t"` // seconds from the phase start to the interval's end
+	LengthSec  float64   `json:"len"`
+	Warmup     bool      `json:"warmup,omitempty"`
+	// Tail marks the last record of a phase when it is shorter than half
+	// a report interval: the moments between the phase's end and its
+	// workers' return (operations cut short, their errors). Its counts
+	// belong to the phase; it is not a measured interval of its own.
+	Tail       bool             `json:"tail,omitempty"`
 	Ops        []IntervalOp     `json:"ops"`
 	Counters   map[string]int64 `json:"counters,omitempty"`
 	Reconnects int64            `json:"reconnects,omitempty"`

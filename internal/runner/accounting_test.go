@@ -281,3 +281,72 @@ func TestErrorBudget(t *testing.T) {
 		t.Errorf("Validate accepted an error budget of 150%%: %v", err)
 	}
 }
+
+// TestOutageCountsAgainstTheBudget: a server down for most of a run fails
+// a run with no error budget. Each worker's operation that lost its session
+// is a failed operation (it had been counted as cut short, unfinished), and
+// every connect that failed while the worker reconnected is an operation it
+// could not attempt (no_session): both count against the budget. Before,
+// the run was complete with an error rate of 0 and "connection 4" listed.
+func TestOutageCountsAgainstTheBudget(t *testing.T) {
+	ft := fake.New(fake.Config{Latency: 100 * time.Microsecond})
+	r := newRunner(ft, Config{Duration: 1500 * time.Millisecond, Threads: 4, MaxErrorRate: 0, MaxReconnectBackoff: 100 * time.Millisecond})
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		ft.Restart(time.Hour) // down until the end
+	}()
+	p, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := op(t, p, "OP") // and the laws of the phase
+	if o.Aborts != 4 || o.NoSession < 4 || o.Unfinished != 0 {
+		t.Errorf("aborts %d, no_session %d, unfinished %d: want each worker's lost operation failed and its failed connects counted",
+			o.Aborts, o.NoSession, o.Unfinished)
+	}
+	if p.Status != result.StatusFailed || !strings.Contains(p.Failure, "above --max-error-rate 0%") || p.ErrorRate <= 0 {
+		t.Errorf("status %s (%s), error rate %g: want failed above the budget", p.Status, p.Failure, p.ErrorRate)
+	}
+	if o.Errors["connection"] != 4+o.NoSession {
+		t.Errorf("connection errors %d, want the 4 lost operations and %d failed connects", o.Errors["connection"], o.NoSession)
+	}
+	// With a retry policy for connection errors the wait is the
+	// operation's own: no operation counts as not attempted.
+	ft = fake.New(fake.Config{Latency: 100 * time.Microsecond})
+	r = newRunner(ft, Config{Duration: time.Second, Threads: 2, Retries: -1, MaxErrorRate: NoErrorBudget, MaxReconnectBackoff: 50 * time.Millisecond})
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		ft.Restart(300 * time.Millisecond)
+	}()
+	if p, err = r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if o := op(t, p, "OP"); o.NoSession != 0 || o.Aborts != 0 || o.Retries == 0 {
+		t.Errorf("retried: no_session %d aborts %d retries %d; want the outage in the operations' retries", o.NoSession, o.Aborts, o.Retries)
+	}
+}
+
+// TestShortTailIsNotAnInterval: the record between the phase's end and its
+// workers' return is marked as the tail, not counted as an interval.
+func TestShortTailIsNotAnInterval(t *testing.T) {
+	r := newRunner(fake.New(fake.Config{Latency: 200 * time.Microsecond}), Config{Duration: time.Second, Threads: 2, ReportInterval: 100 * time.Millisecond})
+	p, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	op(t, p, "OP")
+	full := 0
+	for i, iv := range p.Intervals {
+		switch {
+		case iv.LengthSec < 0.05 && (!iv.Tail || i != len(p.Intervals)-1):
+			t.Errorf("interval %d of %.3f s is not the marked tail", i, iv.LengthSec)
+		case iv.Tail && iv.LengthSec >= 0.05:
+			t.Errorf("interval %d of %.3f s marked as the tail", i, iv.LengthSec)
+		case !iv.Tail:
+			full++
+		}
+	}
+	if full < 9 || full > 10 {
+		t.Errorf("%d measured intervals in a 1 s run of 100 ms intervals", full)
+	}
+}

@@ -109,7 +109,7 @@ func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 				var err error
 				for attempt := 0; ; attempt++ {
 					if sess.conn == nil {
-						if err = sess.reconnect(lctx); err != nil {
+						if err = sess.reconnect(lctx, nil); err != nil {
 							break
 						}
 					}
@@ -125,7 +125,7 @@ func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 					cls := r.classify(err)
 					rec.AddError(0, classIndex(cls), err, errorMessage)
 					if cls == target.ClassConnection {
-						_ = sess.reconnect(lctx)
+						_ = sess.reconnect(lctx, nil)
 					}
 					if attempt >= cfg.LoadRetries {
 						break

@@ -92,6 +92,9 @@ func (m *monitor) tick(now time.Time, rows int64) {
 		Phase: m.name, Index: len(m.intervals), Start: snap.Start,
 		ElapsedSec: now.Sub(m.start).Seconds(), LengthSec: length,
 		Warmup: snap.Start.Before(m.warmEnd),
+		// The final record of a phase, when short, is the moments between
+		// its end and its workers' return: not an interval of its own.
+		Tail:   m.final && length < m.r.Config.ReportInterval.Seconds()/2,
 		Client: &result.UsageSample{ElapsedSec: now.Sub(m.start).Seconds(), Cores: d.ClientCores, RSS: d.RSS, HostBusy: d.HostBusy},
 	}
 	for _, s := range snap.Ops {

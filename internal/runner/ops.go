@@ -21,8 +21,8 @@ func fillOps(p *result.Phase, total []*measure.OpStats, measured time.Duration) 
 	var ok, all int64
 	for _, s := range total {
 		o := result.OpResult{
-			Name: s.Name, Count: s.Count(), Attempts: s.Attempts, Retries: s.Retries,
-			Aborts: s.Aborts, Clamped: s.Clamped, Unfinished: s.Unfinished,
+			Name: s.Name, Count: s.Count(), Attempts: s.Attempts, Done: s.TopLevel, Retries: s.Retries,
+			Aborts: s.Aborts, NoSession: s.NoSession, Clamped: s.Clamped, Unfinished: s.Unfinished,
 		}
 		o.Throughput = float64(o.Count) / secs
 		o.Latency = result.Summarize(s.H[measure.Latency])
@@ -51,11 +51,14 @@ func fillOps(p *result.Phase, total []*measure.OpStats, measured time.Duration) 
 				o.Histograms[measure.SeriesNames[i]] = enc
 			}
 		}
-		if o.Count == 0 && o.Aborts == 0 && o.Attempts == 0 && o.Unfinished == 0 {
+		if o.Count == 0 && o.Aborts == 0 && o.Attempts == 0 && o.Unfinished == 0 && o.NoSession == 0 {
 			continue // an operation the workload never chose
 		}
 		ok += s.TopLevel
-		all += s.TopLevel + o.Aborts
+		// Operations that could not be attempted for want of a session
+		// failed as surely as those that were: both count against the
+		// error budget.
+		all += s.TopLevel + o.Aborts + o.NoSession
 		p.Ops = append(p.Ops, o)
 	}
 	p.Throughput = float64(ok) / secs
@@ -63,6 +66,16 @@ func fillOps(p *result.Phase, total []*measure.OpStats, measured time.Duration) 
 	if all > 0 {
 		p.ErrorRate = float64(all-ok) / float64(all)
 	}
+}
+
+// noSessionOps sums the phase's operations that could not be attempted for
+// want of a session.
+func noSessionOps(p *result.Phase) int64 {
+	var n int64
+	for _, o := range p.Ops {
+		n += o.NoSession
+	}
+	return n
 }
 
 // storeMax raises v to x if x is larger.

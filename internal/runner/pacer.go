@@ -93,6 +93,8 @@ type poissonSchedule struct {
 	// countTo's arrival drawn and not yet due.
 	ahead time.Duration
 	drawn bool
+	// estimated: countTo counted some arrivals by their expected number.
+	estimated bool
 }
 
 func (s *poissonSchedule) Next() time.Duration {
@@ -120,7 +122,7 @@ func (s *poissonSchedule) countTo(now time.Duration) int64 {
 		}
 		if steps == maxReplay {
 			rest := (now - s.ahead).Seconds() * s.rate
-			s.t, s.drawn = now, false
+			s.t, s.drawn, s.estimated = now, false, true
 			return n + 1 + int64(min(rest, 1<<62))
 		}
 		s.t, s.drawn = s.ahead, false
@@ -133,7 +135,13 @@ func (s *poissonSchedule) countTo(now time.Duration) int64 {
 type dueCounter interface {
 	Schedule
 	countTo(now time.Duration) int64
+	// exact reports whether every count so far was exact (not by the
+	// expected number of arrivals).
+	exact() bool
 }
+
+func (s *poissonSchedule) exact() bool  { return !s.estimated }
+func (s *constantSchedule) exact() bool { return true }
 
 // NewSchedule returns worker w's schedule of n for the given total rate.
 func NewSchedule(arrival string, rate float64, n, w int, r *rand.Rand) Schedule {

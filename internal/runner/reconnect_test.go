@@ -38,7 +38,7 @@ func TestReconnectWaitResetsOnSuccess(t *testing.T) {
 	took := func() time.Duration {
 		t.Helper()
 		start := time.Now()
-		if err := s.reconnect(ctx); err != nil {
+		if err := s.reconnect(ctx, nil); err != nil {
 			t.Fatal(err)
 		}
 		return time.Since(start)

@@ -212,6 +212,12 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 		for _, wr := range workers {
 			dropped += wr.dropped
 		}
+		if s := time.Duration(stopped.Load()); open {
+			queue.stop = phaseEnd - 1
+			if s > 0 {
+				queue.stop = min(queue.stop, s)
+			}
+		}
 		close(done)
 	}()
 	go interruptStragglers(runCtx, done, sessions)
@@ -249,6 +255,9 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	phase.OpenLoop = open
 	if open {
 		phase.Dropped = dropped
+		if n, ok := queue.scheduled(); ok {
+			phase.Scheduled = &n
+		}
 	}
 	phase.Reconnects = reconnects.Load()
 	fillWorkers(phase, coll, counters)
@@ -264,7 +273,9 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	phase.Client.SessionIO = string(io)
 	gc.finish(&phase.Client)
 	if open {
-		achieved := float64(phase.Operations) / secondsOf(measured) // failed ones were offered too
+		// Failed operations were offered too; those never attempted for
+		// want of a session were not.
+		achieved := float64(phase.Operations-noSessionOps(phase)) / secondsOf(measured)
 		phase.Rate = &result.RateResult{
 			Target: cfg.Rate, Achieved: achieved, MaxLagNs: maxLag.Load(),
 			// Behind when it delivered under 95% of the offered rate, an
@@ -355,6 +366,28 @@ func (wr *worker) stopAt(end time.Duration) time.Duration {
 	return stop
 }
 
+// scheduled is, after the final sample, the operations the schedules made
+// due by the time the workers stopped, counted from replicas of the
+// schedules (not from what the workers began); ok is false when a count
+// was an estimate (a Poisson schedule past maxReplay arrivals per tick).
+func (b *backlog) scheduled() (n int64, ok bool) {
+	for i, r := range b.replicas {
+		if !r.exact() {
+			return 0, false
+		}
+		n += b.due[i]
+	}
+	return n, true
+}
+
+// noSession returns what counts, for operation op, each connect that fails
+// while the worker reconnects: an operation it could not attempt.
+func (wr *worker) noSession(op workload.OpID) func(error) {
+	return func(err error) {
+		wr.rec.NoSession(int(op), classIndex(target.ClassConnection), err, errorMessage)
+	}
+}
+
 // countDropped sets dropped, once loop has returned in an open loop: the
 // arrivals of the worker's schedule due before the phase ended that it
 // never began (the one drawn and pending, and those after it), within its
@@ -391,7 +424,11 @@ func (wr *worker) countDropped(begun int64) {
 // rate (dueCounter): an absurd --rate must not make the monitor replay
 // billions of arrivals per tick.
 type backlog struct {
-	end      time.Duration // the phase's end, from its start; arrivals after it never begin
+	end time.Duration // the phase's end, from its start; arrivals after it never begin
+	// stop is when the workers stopped beginning operations (the phase's
+	// end or the moment its context ended), set before the final sample:
+	// the arrivals due by then are the phase's scheduled operations.
+	stop     time.Duration
 	workers  []*worker
 	replicas []dueCounter
 	due      []int64 // arrivals due so far, per worker
@@ -407,6 +444,9 @@ func (b *backlog) add(wr *worker, replica dueCounter) {
 // monitor calls it.
 func (b *backlog) sample(now time.Duration) (queued, running int64) {
 	now = min(now, b.end-1) // one due at the very end finds the phase over
+	if b.stop > 0 {
+		now = min(now, b.stop)
+	}
 	for i, wr := range b.workers {
 		b.due[i] += b.replicas[i].countTo(now)
 		if wr.quota != unlimited {
@@ -455,6 +495,12 @@ func (wr *worker) loop(ctx context.Context) {
 		if open {
 			intended = wr.sched.Next()
 			wr.pending, wr.hasPending = intended, true
+			if intended >= wr.end {
+				// Due when the phase is over: it never begins, even when
+				// the deadline's timer has not fired yet (it was counted
+				// as neither scheduled nor unfinished).
+				return
+			}
 			if d := intended - time.Since(wr.start); d > 0 && !alarm.sleep(ctx, d) {
 				return
 			}
@@ -483,7 +529,11 @@ func (wr *worker) loop(ctx context.Context) {
 		cut := false // by the end of the phase or an interrupt: not counted
 		for attempt := 0; ; attempt++ {
 			if wr.sess.conn == nil {
-				if err = wr.sess.reconnect(ctx); err != nil {
+				var lost func(error)
+				if !open {
+					lost = wr.noSession(op)
+				}
+				if err = wr.sess.reconnect(ctx, lost); err != nil {
 					end = time.Since(wr.start)
 					cut = wr.over(ctx, end)
 					break
@@ -514,14 +564,28 @@ func (wr *worker) loop(ctx context.Context) {
 			}
 			cls = wr.r.classify(err)
 			wr.rec.AddError(int(op), classIndex(cls), err, errorMessage)
+			retry := (retries < 0 || attempt < retries) && wr.r.Config.retryable(cls)
 			if cls == target.ClassConnection {
-				if rerr := wr.sess.reconnect(ctx); rerr != nil {
-					end = time.Since(wr.start)
-					cut = wr.over(ctx, end)
+				// Without a retry the operation has failed, and in a
+				// closed loop each connect that fails now is an
+				// operation the worker could not attempt; with one, the
+				// wait is the operation's own (in its latency, if it
+				// succeeds). An open loop's schedule counts the
+				// operations due meanwhile: begun late, or dropped.
+				var lost func(error)
+				if !retry && !open {
+					lost = wr.noSession(op)
+				}
+				if rerr := wr.sess.reconnect(ctx, lost); rerr != nil {
+					// The phase ended while the worker had no session
+					// to go on with: the operation failed with the
+					// attempt's error (it is not one cut short in
+					// flight, whose outcome nobody knows), at the time
+					// that attempt failed.
 					break
 				}
 			}
-			if (retries >= 0 && attempt >= retries) || !wr.r.Config.retryable(cls) {
+			if !retry {
 				break
 			}
 		}

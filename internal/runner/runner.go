@@ -225,8 +225,9 @@ func (s *session) setConn(c target.Conn) {
 // reconnect closes the current connection and opens a new one, backing off
 // from 50 ms to 2 s (maxBackoff) between attempts until it succeeds or ctx
 // ends. When the last reconnect was followed by no successful operation it
-// first waits (failing).
-func (s *session) reconnect(ctx context.Context) error {
+// first waits (failing). failed, when not nil, is told of every connect
+// that fails: an operation the worker could not attempt.
+func (s *session) reconnect(ctx context.Context, failed func(error)) error {
 	s.mu.Lock()
 	if s.conn != nil {
 		s.conn.Close()
@@ -247,6 +248,12 @@ func (s *session) reconnect(ctx context.Context) error {
 			s.own++
 			s.failing = s.next(s.failing)
 			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err() // the phase ended the connect: it did not fail
+		}
+		if failed != nil {
+			failed(err)
 		}
 		if !sleepCtx(ctx, backoff) {
 			return ctx.Err()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/candor-bench/candor/internal/measure"
 	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/result/resulttest"
 	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/target/fake"
 	"github.com/candor-bench/candor/internal/workload"
@@ -65,8 +66,11 @@ func newRunner(t *fake.Target, cfg Config) *Runner {
 	return &Runner{Target: t, Workload: &opWorkload{}, Config: cfg}
 }
 
+// op returns the phase's operation name, once the phase's laws are
+// checked.
 func op(t *testing.T, p *result.Phase, name string) result.OpResult {
 	t.Helper()
+	resulttest.CheckPhase(t, p)
 	for _, o := range p.Ops {
 		if o.Name == name {
 			return o
