@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"context"
-	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -14,35 +12,14 @@ import (
 
 	"github.com/candor-bench/candor/internal/ledger"
 	"github.com/candor-bench/candor/internal/result"
-	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/testutil/pgcluster"
 )
 
-// serverIDs reads the ids of a ledger table straight from a server.
+// serverIDs reads the write ids of a ledger table straight from a server,
+// with the test's own connection (oracleIDs).
 func serverIDs(t *testing.T, url, table string) map[int64]int {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	tgt, err := target.Open(ctx, url, target.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tgt.Close()
-	c, err := tgt.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ids := map[int64]int{}
-	if _, err := c.Query(ctx, "SELECT id FROM "+table, nil, func(cols [][]byte) error {
-		var id int64
-		fmt.Sscan(string(cols[0]), &id)
-		ids[id]++
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return ids
+	return oracleIDs(t, url, table)
 }
 
 func runPhaseOf(t *testing.T, path string) *result.Phase {
