@@ -24,14 +24,24 @@ import (
 // another run or repetition (exit 4, a safety refusal).
 var errNotThisLedger = errors.New("not this ledger's table")
 
-// ledgerOwnerOf is the owner of repetition rep's ledger: the run id the
-// shards of a sharded run share, else the result's id.
+// ledgerOwnerOf is the owner of repetition rep's ledger: the run the
+// shards of a sharded run share (sharedLedgerRun), else the result's id.
 func ledgerOwnerOf(res *result.Result, f *runFlags, rep int) ledger.Owner {
 	run := res.ID
 	if f.shard.count > 1 {
-		run = f.shard.runID
+		run = sharedLedgerRun(f)
 	}
 	return ledger.Owner{Run: run, Rep: rep}
+}
+
+// sharedLedgerRun identifies the run the shards of a sharded run share:
+// its run id and its --start-at, which every shard is given (a --run-id
+// given again to a later run, with another start, names another run).
+func sharedLedgerRun(f *runFlags) string {
+	if f.shard.start.IsZero() {
+		return f.shard.runID
+	}
+	return f.shard.runID + "@" + f.shard.start.UTC().Format("20060102T150405.000000000Z")
 }
 
 // startLedger names the owner in a repetition's ledger directory before its
@@ -71,7 +81,7 @@ func shareLedger(fs *pflag.FlagSet, f *runFlags, wl workload.Workload, fr *fault
 	for j := 0; j < f.shard.index; j++ {
 		first += share(total, j, f.shard.count)
 	}
-	sl.ShareLedger(f.shard.runID, int(first))
+	sl.ShareLedger(sharedLedgerRun(f), int(first))
 	fr.writers = &ledger.Writers{First: int(first), Count: int(share(total, f.shard.index, f.shard.count))}
 	return errs
 }
