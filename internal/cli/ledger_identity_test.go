@@ -149,10 +149,7 @@ func TestLedgerVerifyChecksTheTablesOwner(t *testing.T) {
 // one asked for by --repetition (it reported the last repetition's rows
 // against the first's ledger).
 func TestLedgerVerifyRepetitions(t *testing.T) {
-	url := os.Getenv("CANDOR_TEST_POSTGRES_URL")
-	if url == "" {
-		t.Skip("CANDOR_TEST_POSTGRES_URL unset: no PostgreSQL on this machine (scripts/test.sh sets it)")
-	}
+	url := postgresURL(t)
 	work := t.TempDir()
 	out := filepath.Join(work, "rep.json")
 	runLedger(t, work, url, "candor_ledger_reps", out, "--repeat", "2")
@@ -189,10 +186,7 @@ func TestLedgerVerifyRepetitions(t *testing.T) {
 // which verify of the merged result reproduces from the table, and which
 // matches the ids the test counts itself.
 func TestLedgerShardsShareOneTable(t *testing.T) {
-	url := os.Getenv("CANDOR_TEST_POSTGRES_URL")
-	if url == "" {
-		t.Skip("CANDOR_TEST_POSTGRES_URL unset: no PostgreSQL on this machine (scripts/test.sh sets it)")
-	}
+	url := postgresURL(t)
 	work := t.TempDir()
 	table := "candor_ledger_shards"
 	runCLI(t, work, nil, "cleanup", "ledger", "--target", url, "-p", "table="+table)

@@ -59,34 +59,34 @@ func (o *oracle) ints(t *testing.T, q string) []int64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var out []int64
-	scan := func(next func() bool, sc func(...any) error) {
-		for next() {
-			var v int64
-			if err := sc(&v); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, v)
-		}
+	var rows interface {
+		Next() bool
+		Scan(...any) error
+		Err() error
 	}
 	if o.pg != nil {
-		rows, err := o.pg.Query(ctx, q)
+		r, err := o.pg.Query(ctx, q)
 		if err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
-		defer rows.Close()
-		scan(rows.Next, rows.Scan)
-		if err := rows.Err(); err != nil {
+		defer r.Close()
+		rows = r
+	} else {
+		r, err := o.my.QueryContext(ctx, q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		defer r.Close()
+		rows = r
+	}
+	var out []int64
+	for rows.Next() {
+		var v int64
+		if err := rows.Scan(&v); err != nil {
 			t.Fatal(err)
 		}
-		return out
+		out = append(out, v)
 	}
-	rows, err := o.my.QueryContext(ctx, q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
-	scan(rows.Next, rows.Scan)
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
