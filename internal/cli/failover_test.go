@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"context"
-	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -14,35 +12,14 @@ import (
 
 	"github.com/candor-bench/candor/internal/ledger"
 	"github.com/candor-bench/candor/internal/result"
-	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/testutil/pgcluster"
 )
 
-// serverIDs reads the ids of a ledger table straight from a server.
+// serverIDs reads the write ids of a ledger table straight from a server,
+// with the test's own connection (oracleIDs).
 func serverIDs(t *testing.T, url, table string) map[int64]int {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	tgt, err := target.Open(ctx, url, target.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tgt.Close()
-	c, err := tgt.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ids := map[int64]int{}
-	if _, err := c.Query(ctx, "SELECT id FROM "+table, nil, func(cols [][]byte) error {
-		var id int64
-		fmt.Sscan(string(cols[0]), &id)
-		ids[id]++
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return ids
+	return oracleIDs(t, url, table)
 }
 
 func runPhaseOf(t *testing.T, path string) *result.Phase {
@@ -212,6 +189,25 @@ func TestFailoverAsynchronousLosesAcknowledged(t *testing.T) {
 	}
 	t.Logf("acknowledged %d, lost %d (%d sent after the detach and acknowledged before the kill), %d unanswered, RPO %.3f s",
 		a.Acknowledged, a.Lost, cutOff, unanswered, f.RPOSeconds)
+
+	// The old primary now runs beside the promoted one: both accept
+	// writes. verify with both and --target-role primary is refused (it
+	// read the old primary, the first, and reported its history); with
+	// the promoted node alone it agrees with the run.
+	out := filepath.Join(work, "async.json")
+	code, stdout, stderr := runCLI(t, work, nil, "ledger", "verify", out, "--target", urls[0], "--target", urls[1], "--target-role", "primary")
+	if code != ExitUnsupported || !strings.Contains(stderr, "2 nodes accept writes") {
+		t.Errorf("verify against two primaries: exit %d, want %d naming both\n%s\n%s", code, ExitUnsupported, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t, work, nil, "ledger", "verify", out, "--target", urls[1])
+	if code != 0 {
+		t.Fatalf("verify against the promoted node: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	lr := runPhaseOf(t, out).Ledger
+	if len(lr.Verifications) != 2 || lr.Verifications[0].Outcome != "refused" || lr.Verifications[1].Accounting == nil ||
+		lr.Verifications[1].Accounting.Lost != independent || lr.Accounting.Lost != a.Lost {
+		t.Errorf("verifications %+v, accounting %+v: want one refused, one with %d lost, the run's kept", lr.Verifications, lr.Accounting, independent)
+	}
 }
 
 // A 3 s network pause through the in-process proxy: a band in the

@@ -63,6 +63,9 @@ type faultRun struct {
 	proxies  *fault.ProxySet
 	ledger   bool
 	recovery time.Duration
+	// writers are a shard's writers, whose ids its ledger holds (nil: not
+	// sharded).
+	writers *ledger.Writers
 
 	mu     sync.Mutex
 	events []fault.Event
@@ -118,6 +121,7 @@ func prepareFaults(fs *pflag.FlagSet, phase string, f *runFlags, wl workload.Wor
 		if err := lw.EnableLedger(); err != nil {
 			errs = append(errs, err)
 		}
+		errs = append(errs, shareLedger(fs, f, wl, fr)...)
 	}
 	// The schedule.
 	sched, err := fault.ParseAll(f.faults)
@@ -405,16 +409,46 @@ func firstFault(evs []result.FaultEvent) (int, bool) {
 // (ledger.Input.FaultEnd).
 const outageGrace = 500 * time.Millisecond
 
+// ledgerPhase is what accounting for one phase's ledger needs besides the
+// target: where its files are, whose ledger it is, its faults and its
+// time line.
+type ledgerPhase struct {
+	dirs       []string // the ledger directories (a merged result's: every shard's)
+	relDir     string   // dirs[0] relative to the result's directory ("" when merged)
+	owner      ledger.Owner
+	writers    *ledger.Writers // the ids that are this ledger's; nil: all
+	evs        []result.FaultEvent
+	phaseStart time.Time
+	width      time.Duration
+	stopped    string // why the run stopped at a fault on purpose (ledger.Input.Stopped)
+}
+
+// readLedgers reads the records of every ledger directory.
+func readLedgers(dirs []string) ([]ledger.Record, ledger.ReadInfo, error) {
+	var all []ledger.Record
+	var total ledger.ReadInfo
+	for _, d := range dirs {
+		recs, info, err := ledger.ReadDir(d)
+		if err != nil {
+			return nil, total, err
+		}
+		all = append(all, recs...)
+		total.Files += info.Files
+		total.Records += info.Records
+		total.TruncatedTail += info.TruncatedTail
+	}
+	return all, total, nil
+}
+
 // accountLedger reads a phase's ledger, waits for the target to answer
-// (reconnecting, up to timeout), reads back every id and accounts for
-// them. phaseStart and width bucket the acknowledgements for the
-// time-to-90% figure.
-func accountLedger(ctx context.Context, tgt target.Target, wl workload.Workload, dir, relDir string, evs []result.FaultEvent,
-	phaseStart time.Time, width time.Duration, timeout time.Duration, status func(string)) *result.LedgerResult {
-	lr := &result.LedgerResult{Dir: relDir}
+// (reconnecting, up to timeout), checks that the table is this ledger's
+// (its owner), reads back every id, keeps them in the ledger directory
+// (ledger.ReadBackFile, for candor merge) and accounts for them.
+func accountLedger(ctx context.Context, tgt target.Target, wl workload.Workload, lp ledgerPhase, timeout time.Duration, status func(string)) *result.LedgerResult {
+	lr := &result.LedgerResult{Dir: lp.relDir, Owner: lp.owner.String(), Writers: lp.writers}
 	lw := wl.(workload.Ledgered)
 	lr.Table = lw.LedgerTable()
-	records, info, err := ledger.ReadDir(dir)
+	records, info, err := readLedgers(lp.dirs)
 	if err != nil {
 		lr.Error = fmt.Sprintf("reading the ledger files: %v", err)
 		return lr
@@ -425,35 +459,50 @@ func accountLedger(ctx context.Context, tgt target.Target, wl workload.Workload,
 		return lr
 	}
 	waited := time.Now()
-	present, err := readBack(ctx, tgt, lw, timeout, status)
+	present, err := readBack(ctx, tgt, lw, &lp.owner, timeout, status)
 	lr.RecoveredAfterS = time.Since(waited).Seconds()
 	lr.Verified = time.Now()
 	if err != nil {
 		lr.Error = err.Error()
 		return lr
 	}
-	in := ledger.Input{Records: records, Present: present}
-	if i, ok := outageFault(evs, records); ok {
-		idx := evs[i].Index
-		lr.FaultIndex = &idx
-		in.FaultAt = evs[i].Start.UnixNano()
-		if !evs[i].End.IsZero() {
-			// A kill's command may exit a moment before the sessions
-			// it cut notice: writes sent within outageGrace of its
-			// end still mark the outage's start.
-			in.FaultEnd = evs[i].End.Add(outageGrace).UnixNano()
-		}
-		if width > 0 && !phaseStart.IsZero() {
-			in.Intervals = ledger.Buckets(records, phaseStart.UnixNano(), width)
+	if len(lp.dirs) == 1 {
+		if err := ledger.WriteReadBack(lp.dirs[0], present); err != nil && status != nil {
+			status(fmt.Sprintf("keeping the ids read back: %v (candor merge cannot account for this shard's ledger)", err))
 		}
 	}
-	a := ledger.Account(in)
-	lr.Accounting = &a
+	lr.Accounting, lr.FaultIndex = ledgerAccounting(records, ledger.Only(present, lp.writers), lp)
 	return lr
 }
 
-// readBack reads every id from the target, reconnecting until timeout.
-func readBack(ctx context.Context, tgt target.Target, lw workload.Ledgered, timeout time.Duration, status func(string)) (map[int64]int, error) {
+// ledgerAccounting accounts for records against the ids present on the
+// server, around the phase's outage fault.
+func ledgerAccounting(records []ledger.Record, present map[int64]int, lp ledgerPhase) (*ledger.Accounting, *int) {
+	in := ledger.Input{Records: records, Present: present}
+	var faultIndex *int
+	if i, ok := outageFault(lp.evs, records); ok {
+		idx := lp.evs[i].Index
+		faultIndex = &idx
+		in.FaultAt = lp.evs[i].Start.UnixNano()
+		in.Stopped = lp.stopped
+		if !lp.evs[i].End.IsZero() {
+			// A kill's command may exit a moment before the sessions
+			// it cut notice: writes sent within outageGrace of its
+			// end still mark the outage's start.
+			in.FaultEnd = lp.evs[i].End.Add(outageGrace).UnixNano()
+		}
+		if lp.width > 0 && !lp.phaseStart.IsZero() {
+			in.Intervals = ledger.Buckets(records, lp.phaseStart.UnixNano(), lp.width)
+		}
+	}
+	a := ledger.Account(in)
+	return &a, faultIndex
+}
+
+// readBack reads every id from the target, reconnecting until timeout,
+// after checking that the table is owner's (when the workload records
+// owners and owner is given).
+func readBack(ctx context.Context, tgt target.Target, lw workload.Ledgered, owner *ledger.Owner, timeout time.Duration, status func(string)) (map[int64]int, error) {
 	deadline := time.Now().Add(timeout)
 	said := false
 	for {
@@ -465,6 +514,10 @@ func readBack(ctx context.Context, tgt target.Target, lw workload.Ledgered, time
 				return err // not up yet
 			}
 			defer c.Close()
+			if err = checkOwner(ctx, c, tgt.Dialect(), lw, owner); err != nil {
+				retry = tgt.Classify(err) == target.ClassConnection
+				return err
+			}
 			err = lw.ReadBack(ctx, c, func(id int64) { present[id]++ })
 			// Only a lost connection is worth waiting for; a refusal (a
 			// missing table, a read-only node's error) is the answer.
@@ -473,6 +526,9 @@ func readBack(ctx context.Context, tgt target.Target, lw workload.Ledgered, time
 		}()
 		if err == nil {
 			return present, nil
+		}
+		if errors.Is(err, errNotThisLedger) {
+			return nil, err
 		}
 		if !retry {
 			return nil, fmt.Errorf("reading back the ledger's ids: %v", target.RedactError(err))

@@ -90,6 +90,7 @@ func runMerge(env *Env, files []string, out string, force, quiet bool) error {
 	if out == "" {
 		out = filepath.Join("results", merged.ID+".json")
 	}
+	mergeLedgers(merged, in, out)
 	if abs, _ := filepath.Abs(out); seen[abs] != "" {
 		return usagef("--out %s is one of the shard results: name another file", out)
 	}

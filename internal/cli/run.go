@@ -562,6 +562,9 @@ func loadTables(ctx context.Context, r *runner.Runner, tgt target.Target, wl wor
 // workloads that need them (commit-loop), and the statistics over the
 // repetitions that completed.
 func runRepetitions(ctx context.Context, env *Env, r *runner.Runner, tgt target.Target, wl workload.Workload, tbl *tables.Session, res *result.Result, f *runFlags, fr *faultRun, outPath string) error {
+	if err := claimLedger(ctx, fr, tgt, wl, ledgerOwnerOf(res, f, 1)); err != nil {
+		return err // before Hold: the shards that join the table find its owner
+	}
 	if err := tbl.Hold(ctx); err != nil {
 		return tablesError(ctx, err)
 	}
@@ -582,6 +585,9 @@ func runRepetitions(ctx context.Context, env *Env, r *runner.Runner, tgt target.
 			if runErr = loadTables(ctx, r, tgt, wl, tbl, res, wl.Name()); runErr != nil || ctx.Err() != nil {
 				break
 			}
+			if runErr = claimLedger(ctx, fr, tgt, wl, ledgerOwnerOf(res, f, rep)); runErr != nil {
+				break
+			}
 		}
 		r.Config.Seed = seed + int64(rep-1)*1_000_003
 		if f.repeat > 1 && !f.quiet && f.format != "sysbench" {
@@ -590,6 +596,9 @@ func runRepetitions(ctx context.Context, env *Env, r *runner.Runner, tgt target.
 		if fr.ledger {
 			ledgerDir = ledgerDirOf(outPath, rep, f.repeat)
 			r.Config.LedgerDir = ledgerDir
+			if runErr = startLedger(ledgerDir, ledgerOwnerOf(res, f, rep)); runErr != nil {
+				break
+			}
 		}
 		var p *result.Phase
 		p, runErr = r.Run(ctx)
@@ -598,9 +607,8 @@ func runRepetitions(ctx context.Context, env *Env, r *runner.Runner, tgt target.
 		}
 		p.Faults = fr.takeEvents()
 		if fr.ledger && ctx.Err() == nil {
-			rel, _ := filepath.Rel(filepath.Dir(outPath), ledgerDir)
-			p.Ledger = accountLedger(ctx, tgt, wl, ledgerDir, rel, p.Faults, p.Started, r.Config.ReportInterval, fr.recovery,
-				func(s string) { fmt.Fprintln(env.Stderr, "candor: "+s) })
+			p.Ledger = accountLedger(ctx, tgt, wl, runLedgerPhase(outPath, ledgerDir, ledgerOwnerOf(res, f, rep), r.Config, p, fr),
+				fr.recovery, func(s string) { fmt.Fprintln(env.Stderr, "candor: "+s) })
 		}
 		if runErr == nil && ctx.Err() == nil {
 			if pr, ok := wl.(workload.PostRunner); ok {

@@ -77,6 +77,8 @@ func renderLedger(d Dialect) string {
 	line("ledger.create", l.CreateTable)
 	line("ledger.insert", l.Insert)
 	line("ledger.read_back", l.ReadBack)
+	line("ledger.owners", l.Owners)
+	line("ledger.node_writable", NodeWritable(d))
 	line("commit_loop(jobs=1).read_back", CommitLoopReadBack(d, "demo", 1))
 	line("commit_loop(jobs=3).read_back", CommitLoopReadBack(d, "demo", 3))
 	return b.String()

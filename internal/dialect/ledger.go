@@ -8,16 +8,28 @@ import "strconv"
 // (a retry of one whose answer was lost) is found twice when the ids are
 // read back; t is the server's clock at the insert.
 //
+// The table's owner (internal/ledger's Owner: the run and repetition that
+// created it) is one row of its own, id -1, w the repetition and pad the
+// owner's text; write ids are never negative.
+//
 // The value is immutable and safe for concurrent use.
 type LedgerStatements struct {
 	// CreateTable is CREATE TABLE <t> (id BIGINT NOT NULL, w INTEGER NOT
-	// NULL, pad VARCHAR(<n>), t <ts> DEFAULT <clock>).
+	// NULL, pad VARCHAR(<n>), t <ts> DEFAULT <clock>), n at least
+	// LedgerOwnerWidth to hold the owner.
 	CreateTable string
-	// Insert adds one row: id, worker, pad.
+	// Insert adds one row: id, worker, pad (the owner row too).
 	Insert string
-	// ReadBack selects every id, as text.
+	// ReadBack selects every write id (id ≥ 0), as text.
 	ReadBack string
+	// Owners selects the owner rows (id < 0): pad, the owner's text.
+	Owners string
 }
+
+// LedgerOwnerWidth is the least width of a ledger table's pad column: the
+// owner row's text (internal/ledger's MaxOwnerText) fits in it. A wider
+// declared VARCHAR stores the same padding in the same bytes.
+const LedgerOwnerWidth = 200
 
 // Ledger builds the ledger statements for table (used verbatim and
 // unquoted) whose rows carry pad characters of padding.
@@ -28,11 +40,26 @@ func Ledger(d Dialect, table string, pad int) LedgerStatements {
 		ts = "DATETIME(6)"
 	}
 	return LedgerStatements{
-		CreateTable: "CREATE TABLE " + table + " (id BIGINT NOT NULL, w INTEGER NOT NULL, pad VARCHAR(" + strconv.Itoa(max(pad, 1)) +
+		CreateTable: "CREATE TABLE " + table + " (id BIGINT NOT NULL, w INTEGER NOT NULL, pad VARCHAR(" + strconv.Itoa(max(pad, LedgerOwnerWidth)) +
 			"), t " + ts + " DEFAULT " + cl.Clock + ")",
 		Insert:   "INSERT INTO " + table + " (id, w, pad) VALUES (" + d.Param(1) + ", " + d.Param(2) + ", " + d.Param(3) + ")",
-		ReadBack: "SELECT " + kvText(d, "id") + " FROM " + table,
+		ReadBack: "SELECT " + kvText(d, "id") + " FROM " + table + " WHERE id >= 0",
+		Owners:   "SELECT pad FROM " + table + " WHERE id < 0",
 	}
+}
+
+// NodeWritable is the query that tells whether a node accepts writes: one
+// row, "read-write" or "read-only" (PostgreSQL: not in recovery, a
+// primary; MySQL, MariaDB, TiDB: @@read_only off, which MySQL's
+// super_read_only turns on too). "" for a dialect without one.
+func NodeWritable(d Dialect) string {
+	switch {
+	case isPostgresFamily(d):
+		return "SELECT CASE WHEN pg_is_in_recovery() THEN 'read-only' ELSE 'read-write' END"
+	case isMySQLFamily(d):
+		return "SELECT CASE WHEN @@read_only THEN 'read-only' ELSE 'read-write' END"
+	}
+	return ""
 }
 
 // CommitLoopReadBack selects, as text, the rows' (i) or, with several jobs,

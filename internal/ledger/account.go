@@ -36,6 +36,10 @@ type Input struct {
 	Intervals []Interval
 	// MaxListed caps the ids listed per category; 0 means 20.
 	MaxListed int
+	// Stopped says why the run ended on purpose at the fault (a fault that
+	// failed under --on-fault-error stop), "" when it did not: a recovery
+	// the run did not wait for is then not measured, rather than "never".
+	Stopped string
 }
 
 // Accounting is the verdict on a run's writes.
@@ -87,8 +91,13 @@ type FaultAccounting struct {
 	// RTOAllSeconds is when the last worker got its first acknowledgement
 	// after its own outage began (measured the same way, per worker, in
 	// Workers); absent when a worker never did.
-	RTOAllSeconds *float64    `json:"rto_all_s,omitempty"`
-	Workers       []WorkerRTO `json:"workers,omitempty"`
+	RTOAllSeconds *float64 `json:"rto_all_s,omitempty"`
+	// RTONotMeasured says why RTOSeconds or RTOAllSeconds is absent when
+	// the run ended on purpose before a recovery could be seen (the run
+	// stopped at a fault that failed, --on-fault-error stop): not
+	// measured, rather than never recovered. "" otherwise.
+	RTONotMeasured string      `json:"rto_not_measured,omitempty"`
+	Workers        []WorkerRTO `json:"workers,omitempty"`
 	// PreFaultRate is the mean of the acknowledged writes per second over
 	// the intervals that ended before the fault.
 	PreFaultRate float64 `json:"pre_fault_rate,omitempty"`
@@ -265,6 +274,9 @@ func faultAccounting(in Input, anyLost bool, earliestLost int64) *FaultAccountin
 	}
 	if allBack {
 		f.RTOAllSeconds = seconds(latest - in.FaultAt)
+	}
+	if in.Stopped != "" && (f.RTOSeconds == nil || f.RTOAllSeconds == nil) {
+		f.RTONotMeasured = in.Stopped
 	}
 	recovery90(in, f)
 	return f

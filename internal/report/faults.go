@@ -131,6 +131,15 @@ func LedgerLines(lr *result.LedgerResult) []string {
 		if f.RTOAllSeconds != nil {
 			all = fmt.Sprintf("%.3f s", *f.RTOAllSeconds)
 		}
+		if f.RTONotMeasured != "" {
+			// The run ended on purpose before a recovery could be seen.
+			if f.RTOSeconds == nil {
+				rto = "not measured"
+			}
+			if f.RTOAllSeconds == nil {
+				all = "not measured"
+			}
+		}
 		rec := "never"
 		if f.Recovered90Seconds != nil {
 			rec = fmt.Sprintf("%.1f s (±%.1f s)", *f.Recovered90Seconds, f.IntervalSeconds)
@@ -142,11 +151,14 @@ func LedgerLines(lr *result.LedgerResult) []string {
 			if w.RTOSeconds != nil {
 				ws = append(ws, fmt.Sprintf("w%d %.3f s", w.Worker, *w.RTOSeconds))
 			} else {
-				ws = append(ws, fmt.Sprintf("w%d never", w.Worker))
+				ws = append(ws, fmt.Sprintf("w%d %s", w.Worker, cond(f.RTONotMeasured != "", "not measured", "never")))
 			}
 		}
 		if len(ws) > 0 {
 			out = append(out, "ledger: RTO per worker: "+strings.Join(ws, ", "))
+		}
+		if f.RTONotMeasured != "" {
+			out = append(out, "ledger: RTO not measured: "+f.RTONotMeasured)
 		}
 	}
 	if len(a.LostIDs) > 0 {
@@ -173,4 +185,12 @@ func faultCaption(r *result.Result) string {
 		return ""
 	}
 	return "Faults (red bands): " + strings.Join(lines, "; ") + "."
+}
+
+// cond is a if c, else b.
+func cond(c bool, a, b string) string {
+	if c {
+		return a
+	}
+	return b
 }

@@ -295,8 +295,43 @@ type LedgerResult struct {
 	// Verified is when the accounting was made (a run's end, or a later
 	// candor ledger verify).
 	Verified time.Time `json:"verified"`
-	// Error says why there is no accounting (the target never came back).
+	// Error says why the run made no accounting (the target never came
+	// back); a later verify may have supplied one since (Source).
 	Error      string             `json:"error,omitempty"`
+	Accounting *ledger.Accounting `json:"accounting,omitempty"`
+	// Source is "verify" when Accounting was made by candor ledger verify
+	// because the run made none (a crash of candor, a recovery slower than
+	// --recovery-timeout); absent: the run made it.
+	Source string `json:"source,omitempty"`
+	// Owner is the ledger's identity (ledger.Owner: the run and the
+	// repetition), which its table carries too: verify reads only a table
+	// of this owner. Absent in results of older versions.
+	Owner string `json:"owner,omitempty"`
+	// Writers is the range of writer numbers whose ids this ledger holds
+	// (a shard's workers); absent: every id in the table is this ledger's.
+	Writers *ledger.Writers `json:"writers,omitempty"`
+	// Dirs, in a merged result (candor merge), are the shards' ledger
+	// directories, relative to the merged result's directory; Dir is
+	// then empty.
+	Dirs []string `json:"dirs,omitempty"`
+	// Verifications are the later candor ledger verify runs, each beside
+	// the run's own accounting, which they never replace.
+	Verifications []LedgerVerification `json:"verifications,omitempty"`
+}
+
+// LedgerVerification is one candor ledger verify of a phase's ledger.
+type LedgerVerification struct {
+	Time time.Time `json:"time"`
+	// Targets are the URLs verify was given (passwords redacted); Node
+	// the one it read back from.
+	Targets []string `json:"targets"`
+	Node    string   `json:"node,omitempty"`
+	// Outcome is "verified", "refused" (the table is not this ledger's,
+	// or several nodes accept writes) or "failed" (the ids could not be
+	// read back); Reason says why it was not verified.
+	Outcome    string             `json:"outcome"`
+	Reason     string             `json:"reason,omitempty"`
+	Warnings   []string           `json:"warnings,omitempty"`
 	Accounting *ledger.Accounting `json:"accounting,omitempty"`
 }
 

@@ -7,19 +7,26 @@ import (
 
 	"github.com/candor-bench/candor/internal/ledger"
 	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/workload"
 )
 
 // openLedgers creates one ledger writer per worker in Config.LedgerDir
 // (nil when it is ""). The workload's workers must be
-// workload.LedgerWorkers.
+// workload.LedgerWorkers. A shard's workers are numbered from the
+// workload's first writer (workload.SharedLedger), in their files and
+// records as in their write ids.
 func (r *Runner) openLedgers(start time.Time) ([]*ledger.Writer, error) {
 	dir := r.Config.LedgerDir
 	if dir == "" {
 		return nil, nil
 	}
+	first := 0
+	if sl, ok := r.Workload.(workload.SharedLedger); ok {
+		first = sl.FirstWriter()
+	}
 	ws := make([]*ledger.Writer, r.Config.Threads)
 	for i := range ws {
-		w, err := ledger.Create(dir, i, start, 0)
+		w, err := ledger.Create(dir, first+i, start, 0)
 		if err != nil {
 			closeLedgers(ws)
 			return nil, fmt.Errorf("the durability ledger: %w", err)

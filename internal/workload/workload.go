@@ -165,6 +165,32 @@ type Ledgered interface {
 	ReadBack(ctx context.Context, c target.Conn, fn func(id int64)) error
 }
 
+// LedgerOwner is implemented by Ledgered workloads whose table carries
+// its owner, the run and repetition that created it (internal/ledger's
+// Owner), so that a later read-back can tell its own table from one
+// re-created by another run, another repetition or by hand.
+type LedgerOwner interface {
+	// WriteOwner records owner (ledger.Owner's text) in the table; rep is
+	// its repetition.
+	WriteOwner(ctx context.Context, c target.Conn, owner string, rep int) error
+	// Owners returns the owners the table records (none: no candor ledger
+	// created it).
+	Owners(ctx context.Context, c target.Conn) ([]string, error)
+}
+
+// SharedLedger is implemented by Ledgered workloads that the shards of one
+// run (--shard i/N) write together: one table, which the first shard
+// creates and the others join, and writer ids qualified by the shard.
+type SharedLedger interface {
+	// ShareLedger, before Bind: the table is the run's (run: the id the
+	// shards share), kept rather than created anew when it already is,
+	// and the workers are numbered from first.
+	ShareLedger(run string, first int)
+	// FirstWriter is the number of worker 0 in write ids (0 unless
+	// shared).
+	FirstWriter() int
+}
+
 // LedgerWorker is implemented by the workers of a Ledgered workload:
 // WriteID is the id of the write chosen by the last Next.
 type LedgerWorker interface {

@@ -9,7 +9,11 @@
 // It runs closed loop (each worker as fast as its commits return) or open
 // loop (--rate, the writes per second of all workers). The table is created
 // anew before every run: ids start from 0 each run, and rows of an earlier
-// run would be counted as unrecorded.
+// run would be counted as unrecorded. The table's owner, the run and
+// repetition that created it, is one row of its own (id -1), which
+// candor ledger verify checks. The shards of one run (ShareLedger) write
+// one table: the first creates it, the others join it, and each numbers
+// its workers after the shards before it.
 package ledgerwl
 
 import (
@@ -69,12 +73,18 @@ type Workload struct {
 	bound bool
 	stmts dialect.LedgerStatements
 	pad   string
+	// shared: the run id the shards of one run share (ShareLedger); ""
+	// when not sharded. first: the number of worker 0.
+	shared string
+	first  int
 }
 
 var (
 	_ workload.Workload     = (*Workload)(nil)
 	_ workload.Ledgered     = (*Workload)(nil)
 	_ workload.FreshSchemer = (*Workload)(nil)
+	_ workload.LedgerOwner  = (*Workload)(nil)
+	_ workload.SharedLedger = (*Workload)(nil)
 	_ workload.LedgerWorker = (*worker)(nil)
 )
 
@@ -127,8 +137,54 @@ func (w *Workload) Ignored() []string { return nil }
 // how long, how many and how fast.
 func (w *Workload) Limits() workload.Limits { return workload.Limits{} }
 
-// FreshSchema asks for the table to be created anew before every run.
-func (w *Workload) FreshSchema() bool { return true }
+// FreshSchema asks for the table to be created anew before every run,
+// unless the shards of one run share it: then it is kept when it is the
+// run's (its data signature names the run), and created anew otherwise.
+func (w *Workload) FreshSchema() bool { return w.shared == "" }
+
+// DataSignature names the run whose shards share the table: a table of
+// another run does not hold what this one needs, and is created anew.
+func (w *Workload) DataSignature() string {
+	if w.shared == "" {
+		return Name
+	}
+	return Name + " run=" + w.shared
+}
+
+// ShareLedger makes the table the run's, shared by its shards, and numbers
+// the workers from first.
+func (w *Workload) ShareLedger(run string, first int) { w.shared, w.first = run, first }
+
+// FirstWriter is the number of worker 0 in the write ids.
+func (w *Workload) FirstWriter() int { return w.first }
+
+// ownerID is the id of the owner row: write ids are never negative.
+const ownerID = -1
+
+// WriteOwner inserts the owner row: id -1, w the repetition, pad the
+// owner's text.
+func (w *Workload) WriteOwner(ctx context.Context, c target.Conn, owner string, rep int) error {
+	if !w.bound {
+		return errors.New("ledger: WriteOwner before Bind")
+	}
+	if _, err := c.Exec(ctx, w.stmts.Insert, int64(ownerID), int64(rep), owner); err != nil {
+		return fmt.Errorf("recording the ledger's owner in table %s: %w", w.opts.Table, err)
+	}
+	return nil
+}
+
+// Owners returns the owner rows' texts.
+func (w *Workload) Owners(ctx context.Context, c target.Conn) ([]string, error) {
+	if !w.bound {
+		return nil, errors.New("ledger: Owners before Bind")
+	}
+	var out []string
+	_, err := c.Query(ctx, w.stmts.Owners, nil, func(cols [][]byte) error {
+		out = append(out, strings.TrimSpace(string(cols[0])))
+		return nil
+	})
+	return out, err
+}
 
 // EnableLedger accepts: the workload always keeps one.
 func (w *Workload) EnableLedger() error { return nil }
@@ -186,8 +242,10 @@ func readIDs(ctx context.Context, c target.Conn, q string, id func([][]byte) (in
 	return err
 }
 
-// NewWorker returns worker id's writer; r is unused.
+// NewWorker returns worker id's writer (writer FirstWriter()+id in the
+// write ids); r is unused.
 func (w *Workload) NewWorker(id int, r *rand.Rand) workload.Worker {
+	id += w.first
 	return &worker{w: w, id: id, args: []any{int64(0), int64(id), w.pad}}
 }
 

@@ -40,7 +40,32 @@ func TestWorkerIDs(t *testing.T) {
 			t.Fatalf("write %d: id %d, args %v", seq, id, wk.args)
 		}
 	}
-	if s := w.Schema(); len(s) != 1 || !strings.Contains(s[0].Create, "pad VARCHAR(3)") {
+	// The pad column is wide enough for the owner row's text.
+	if s := w.Schema(); len(s) != 1 || !strings.Contains(s[0].Create, "pad VARCHAR(200)") {
 		t.Errorf("schema %+v", s)
+	}
+}
+
+// The shards of one run write distinct ids: shard i's workers are numbered
+// after the shards before it, and the table is kept when it is the run's
+// (its data signature names the run) instead of created anew.
+func TestShareLedger(t *testing.T) {
+	w, _ := New(nil, nil)
+	if !w.FreshSchema() || w.FirstWriter() != 0 {
+		t.Fatalf("unshared: fresh %v, first %d", w.FreshSchema(), w.FirstWriter())
+	}
+	w.ShareLedger("run-1", 3)
+	if err := w.Bind(workload.Env{Dialect: dialect.Postgres}); err != nil {
+		t.Fatal(err)
+	}
+	wk := w.NewWorker(1, nil).(*worker)
+	wk.Next()
+	if wk.WriteID() != ledger.ID(4, 0) || wk.args[1] != int64(4) {
+		t.Errorf("shard's worker 1 of first 3: id %d args %v, want writer 4", wk.WriteID(), wk.args)
+	}
+	other, _ := New(nil, nil)
+	other.ShareLedger("run-2", 0)
+	if w.FreshSchema() || w.DataSignature() == other.DataSignature() {
+		t.Errorf("shared: fresh %v; signatures %q and %q must differ between runs", w.FreshSchema(), w.DataSignature(), other.DataSignature())
 	}
 }
