@@ -87,7 +87,7 @@ func runMerge(env *Env, files []string, out string, force, quiet bool) error {
 	}
 	merged.Command = redactArgs(env.Args, target.Redact)
 	if out == "" {
-		out = filepath.Join("results", merged.ID+".json")
+		out = filepath.Join("results", merged.Merged.RunID+".json")
 	}
 	if abs, _ := filepath.Abs(out); seen[abs] != "" {
 		return usagef("--out %s is one of the shard results: name another file", out)

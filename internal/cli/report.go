@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -136,6 +137,9 @@ The output is text on standard output, or -o FILE in the format of its extension
 					return withCode(ExitUsage, err)
 				}
 				sides[i] = s
+			}
+			if err := report.Distinct(append(slices.Clip(sides[0].Inputs), sides[1].Inputs...)); err != nil {
+				return withCode(ExitUsage, fmt.Errorf("A and B: %w", err))
 			}
 			c := report.Compare(sides[0], sides[1])
 			if c.Blocking() && !force {
