@@ -81,3 +81,36 @@ func TestSameResultTwice(t *testing.T) {
 		t.Errorf("report of two results without an id: exit %d\n%s", code, errOut)
 	}
 }
+
+// TestSameResultTwiceInPlanResults: a cell's result copied within a plan's
+// results directory is refused as the same result, not read as a second
+// repetition of the cell.
+func TestSameResultTwiceInPlanResults(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "plan.yaml", `name: ids
+targets: {null: "null://"}
+workloads:
+  - name: ycsb/c
+matrix:
+  threads: [1]
+duration: 1s
+output: out
+`)
+	if code, _, errOut := runCLI(t, dir, nil, "plan", "run", "plan.yaml", "-q"); code != 0 {
+		t.Fatalf("plan run: exit %d\n%s", code, errOut)
+	}
+	cells, _ := filepath.Glob(filepath.Join(dir, "out", "*.json"))
+	if len(cells) != 1 {
+		t.Fatalf("plan results %v, want one cell", cells)
+	}
+	if code, _, errOut := runCLI(t, dir, nil, "report", "out"); code != 0 {
+		t.Fatalf("report of the plan's results: exit %d\n%s", code, errOut)
+	}
+	data, _ := os.ReadFile(cells[0])
+	writeFile(t, dir, "out/again/cell-copy.json", string(data))
+	code, _, errOut := runCLI(t, dir, nil, "report", "out")
+	if code != ExitUsage || !strings.Contains(errOut, filepath.Join("out", filepath.Base(cells[0]))) || !strings.Contains(errOut, "out/again/cell-copy.json") ||
+		!strings.Contains(errOut, "the same result") {
+		t.Errorf("report of a plan's results holding a copy: exit %d\n%s", code, errOut)
+	}
+}
