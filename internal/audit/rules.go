@@ -247,46 +247,141 @@ func consistencyDiffers(sides []Side) []Finding {
 
 // --- memory -----------------------------------------------------------------
 
+// memoryFit compares, per workload, where each side's data sits against
+// its server's cache. Sides of the same data size on different sides of
+// the cache are an error (one measures its cache, the other its storage).
+// Sides of different sizes on different sides of the cache are a size
+// sweep crossing the cache — a note, which a reader must be told, when
+// they are one target at several sizes, cells of one plan, or targets also
+// compared at a common size; an error when two targets are compared only
+// across the cache (one at a size that fits, the other at one that does
+// not).
 func memoryFit(sides []Side) []Finding {
-	type fit struct {
-		label string
-		m     Memory
-	}
-	groups := map[string][]fit{}
-	var order []string
-	for _, s := range sides {
-		m := MemoryOf(first(s))
-		k := first(s).Workload.Name + "\x00" + fmt.Sprint(m.DataBytes)
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], fit{s.Label, m})
-	}
 	var out []Finding
-	for _, k := range order {
-		g := groups[k]
-		if len(g) < 2 {
-			continue
-		}
-		var fits, not, unknown []string
-		for _, f := range g {
-			switch {
-			case f.m.DataBytes == 0 || f.m.CacheBytes == 0:
-				unknown = append(unknown, f.label+": "+f.m.String())
-			case f.m.DataBytes <= f.m.CacheBytes:
-				fits = append(fits, f.label+": "+f.m.String())
-			default:
-				not = append(not, f.label+": "+f.m.String())
-			}
-		}
-		switch {
-		case len(fits) > 0 && len(not) > 0:
-			out = append(out, ruleOf("memory-fit", Error, "the data fits in memory on %s but not on %s", strings.Join(fits, "; "), strings.Join(not, "; ")))
-		case len(unknown) > 0 && len(unknown) < len(g):
-			out = append(out, ruleOf("memory-fit", Note, "data size or cache not recorded on %s", strings.Join(unknown, "; ")))
+	for _, g := range byWorkload(sides) {
+		if len(g) > 1 {
+			out = append(out, memoryFitOf(g)...)
 		}
 	}
 	return out
+}
+
+// fitSide is one side's data against its cache.
+type fitSide struct {
+	text   string // label: data and cache
+	m      Memory
+	fits   bool
+	known  bool   // data size and cache recorded
+	size   string // the data size: its size options, else its bytes
+	target string // product, version, endpoint
+	plan   string // the plan it is a cell of ("" outside a plan)
+}
+
+func memoryFitOf(g []Side) []Finding {
+	var fs []fitSide
+	var unknown []string
+	for _, s := range g {
+		r := first(s)
+		f := fitSide{text: s.Label + ": ", m: MemoryOf(r), size: dataSizeKey(r),
+			target: r.Target.Product + " " + r.Target.Version + " " + r.Target.URL}
+		f.text += f.m.String()
+		f.known = f.m.DataBytes > 0 && f.m.CacheBytes > 0
+		f.fits = f.known && f.m.DataBytes <= f.m.CacheBytes
+		if r.Plan != nil {
+			f.plan = r.Plan.Name + "\x00" + r.Plan.File
+		}
+		if !f.known {
+			unknown = append(unknown, f.text)
+			continue
+		}
+		fs = append(fs, f)
+	}
+	var out []Finding
+	// one data size, both sides of the cache
+	var sizes []string
+	bySize := map[string][]fitSide{}
+	for _, f := range fs {
+		if _, ok := bySize[f.size]; !ok {
+			sizes = append(sizes, f.size)
+		}
+		bySize[f.size] = append(bySize[f.size], f)
+	}
+	for _, k := range sizes {
+		if fits, not := splitFit(bySize[k]); len(fits) > 0 && len(not) > 0 {
+			out = append(out, ruleOf("memory-fit", Error, "the data fits in memory on %s but not on %s", strings.Join(fits, "; "), strings.Join(not, "; ")))
+		}
+	}
+	// several data sizes, both sides of the cache
+	common := map[[2]string]bool{} // targets compared at a common size
+	for _, same := range bySize {
+		for _, a := range same {
+			for _, b := range same {
+				common[[2]string{a.target, b.target}] = true
+			}
+		}
+	}
+	var sweep, claims []fitSide
+	for i, a := range fs {
+		for _, b := range fs[i+1:] {
+			if a.size == b.size || a.fits == b.fits {
+				continue
+			}
+			if a.target == b.target || (a.plan != "" && a.plan == b.plan) || common[[2]string{a.target, b.target}] {
+				sweep = append(sweep, a, b)
+			} else {
+				claims = append(claims, a, b)
+			}
+		}
+	}
+	if fits, not := splitFit(claims); len(fits) > 0 {
+		out = append(out, ruleOf("memory-fit", Error, "compared only across the cache: the data fits in memory on %s but, at another data size, not on %s",
+			strings.Join(fits, "; "), strings.Join(not, "; ")))
+	}
+	if fits, not := splitFit(sweep); len(fits) > 0 {
+		f := ruleOf("memory-fit", Note, "the data sizes cross the cache: the data fits in memory on %s but not on %s; "+
+			"between them throughput changes with the cache as much as with the size", strings.Join(fits, "; "), strings.Join(not, "; "))
+		f.Fix = "none: this is a size sweep; say beside its figures where the data outgrows the cache"
+		out = append(out, f)
+	}
+	if len(unknown) > 0 && len(unknown) < len(g) {
+		out = append(out, ruleOf("memory-fit", Note, "data size or cache not recorded on %s", strings.Join(unknown, "; ")))
+	}
+	return out
+}
+
+// splitFit lists the sides that fit and those that do not, each once, in
+// order.
+func splitFit(fs []fitSide) (fits, not []string) {
+	seen := map[string]bool{}
+	for _, f := range fs {
+		if seen[f.text] {
+			continue
+		}
+		seen[f.text] = true
+		if f.fits {
+			fits = append(fits, f.text)
+		} else {
+			not = append(not, f.text)
+		}
+	}
+	return fits, not
+}
+
+// dataSizeKey is a result's data size as its options set it (recordcount,
+// table-size, ...: sizeOptions), else as its measured bytes.
+func dataSizeKey(r *result.Result) string {
+	o, _ := asMap(r.Workload.Options)
+	var parts []string
+	for k := range sizeOptions {
+		if v, ok := o[k]; ok {
+			parts = append(parts, k+"="+show(v))
+		}
+	}
+	if len(parts) == 0 {
+		return fmt.Sprint(MemoryOf(r).DataBytes)
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, " ")
 }
 
 // Memory is a result's data size against the server's cache.

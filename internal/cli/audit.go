@@ -26,7 +26,7 @@ result lacks says "not recorded".
 
 Exit code: 1 when an error-level finding exists (a verdict, as a linter's: a CI job can
 gate on it), 0 otherwise, 2 on bad input (a missing file, a file that is not a candor
-result or of a schema this candor cannot read).`,
+result or of a schema this candor cannot read, two files holding the same result).`,
 		Example: `  candor audit results/pg.json results/mysql.json
   candor audit runs/`,
 		Args: func(cmd *cobra.Command, args []string) error {

@@ -88,7 +88,7 @@ func runMerge(env *Env, files []string, out string, force, quiet bool) error {
 	}
 	merged.Command = redactArgs(env.Args, target.Redact)
 	if out == "" {
-		out = filepath.Join("results", merged.ID+".json")
+		out = filepath.Join("results", merged.Merged.RunID+".json")
 	}
 	mergeLedgers(merged, in, out)
 	if abs, _ := filepath.Abs(out); seen[abs] != "" {

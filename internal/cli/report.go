@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -91,8 +92,9 @@ func newCompareCmd(env *Env) *cobra.Command {
 		Long: `Compare B against A. A and B are result files or directories holding repetitions of one
 configuration each. For the total throughput and, per operation, throughput and p50, p95
 and p99 latency, compare prints A and B (mean over the runs with the 95% confidence
-interval), the difference in percent with its 95% confidence interval, and a verdict from
-Welch's t test over the per-run values (5% level). With a single run on a side the
+interval), the difference in percent with the 95% confidence interval of the ratio B/A (computed
+on its log, so above -100%), and a verdict from Welch's t test on that log ratio over the
+per-run values (5% level). With a single run on a side the
 uncertainty is unknown: repeat the runs (--repeat N) to get a verdict.
 
 A and B must have run the same workload with the same options, run settings (threads,
@@ -136,6 +138,9 @@ The output is text on standard output, or -o FILE in the format of its extension
 					return withCode(ExitUsage, err)
 				}
 				sides[i] = s
+			}
+			if err := report.Distinct(append(slices.Clip(sides[0].Inputs), sides[1].Inputs...)); err != nil {
+				return withCode(ExitUsage, fmt.Errorf("A and B: %w", err))
 			}
 			c := report.Compare(sides[0], sides[1])
 			if c.Blocking() && !force {

@@ -25,15 +25,16 @@ func fixture(t *testing.T, name string) string {
 }
 
 // scaled writes a copy of a result with every throughput multiplied by thr
-// and every latency by lat: a clearly different synthetic result. Its
-// counts stay and its measured time shrinks, so that it keeps the laws of a
-// result (throughput = count / duration).
+// and every latency by lat: a clearly different synthetic result, with an
+// id of its own. Its counts stay and its measured time shrinks, so that it
+// keeps the laws of a result (throughput = count / duration).
 func scaled(t *testing.T, src, dst string, thr, lat float64) string {
 	t.Helper()
 	r, err := result.Read(src)
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.ID = result.NewID(r.Started)
 	ns := func(v int64) int64 { return int64(float64(v) * lat) }
 	for i := range r.Phases {
 		p := &r.Phases[i]
@@ -234,6 +235,7 @@ func reusedTable(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.ID = result.NewID(r.Started) // another run
 	r.Workload.ReusedTables = []string{"sbtest1: rows=1000000 rand-type=special rand-spec-iter=12 rand-spec-pct=1 rand-spec-res=75"}
 	p := filepath.Join(dir, "reused.json")
 	if err := result.Write(p, r); err != nil {
@@ -248,6 +250,7 @@ func failedRep(t *testing.T, src, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.ID = result.NewID(r.Started) // another run
 	r.Status, r.Error = result.StatusFailed, "error rate 5.0% above --max-error-rate 1%"
 	// the failure ended the run: repetition 3 never ran
 	var kept []result.Phase
@@ -272,6 +275,7 @@ func loadOnly(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.ID = result.NewID(r.Started) // another run
 	r.Phases = r.Phases[:1]
 	p := filepath.Join(dir, "load-only.json")
 	if err := result.Write(p, r); err != nil {

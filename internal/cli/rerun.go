@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -197,11 +198,15 @@ func RerunVerdict(c *report.Comparison) string {
 	if !r.Tested {
 		return "unknown (" + r.Verdict + "), " + diff
 	}
-	ci := fmt.Sprintf("%s, 95%% CI [%+.1f%%, %+.1f%%], %s p=%.3g", diff, r.CILowPct, r.CIHighPct, report.TestName, r.Welch.P)
+	ci := diff
+	if !math.IsNaN(r.CILowPct) {
+		ci += fmt.Sprintf(", 95%% CI [%+.1f%%, %+.1f%%]", r.CILowPct, r.CIHighPct)
+	}
+	ci += fmt.Sprintf(", %s p=%.3g", report.TestName, r.P)
 	switch {
-	case r.Welch.P >= report.Alpha:
+	case r.P >= report.Alpha:
 		return "same (" + ci + ")"
-	case r.Welch.Diff > 0:
+	case r.B.Mean > r.A.Mean:
 		return "faster (" + ci + ")"
 	}
 	return "slower (" + ci + ")"

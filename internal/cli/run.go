@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math/rand"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -713,7 +712,7 @@ func newResult(env *Env, wl workload.Workload, cfg runner.Config, fp target.Fing
 	now := time.Now()
 	return &result.Result{
 		Schema:     result.SchemaVersion,
-		ID:         fmt.Sprintf("%s-%04x", now.UTC().Format("20060102T150405Z"), rand.Intn(1<<16)),
+		ID:         result.NewID(now),
 		Command:    redactArgs(env.Args, target.Redact),
 		Started:    now,
 		Provenance: collectProvenance(),

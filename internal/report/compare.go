@@ -17,8 +17,12 @@ import (
 // Alpha is the significance level of compare's verdicts.
 const Alpha = 0.05
 
-// TestName names the statistical test compare uses.
-const TestName = "Welch's t test"
+// TestName names the statistical test compare uses (stats.Ratio): Welch's
+// t test on the log of the ratio of the means, whose 95% interval is the
+// change's. A measure whose mean is 0 on a side (lost writes) has no ratio:
+// it is tested on the difference of the means (stats.WelchTest), without an
+// interval.
+const TestName = "Welch's t test on the log ratio"
 
 // SingleRunVerdict is compare's verdict when a side has one run only.
 const SingleRunVerdict = "uncertainty unknown: single runs, use --repeat"
@@ -69,10 +73,16 @@ type CompareRow struct {
 	// Tested is false when a side has fewer than two runs or lacks the
 	// operation.
 	Tested bool
-	Welch  stats.Welch
+	// Ratio is the test of mean B / mean A on the log scale, when both
+	// means are above 0; Welch the test of their difference.
+	Ratio stats.Ratio
+	Welch stats.Welch
+	// P is the p-value the verdict rests on: Ratio's, else Welch's.
+	P float64
 	// DiffPct is (mean B − mean A) / mean A in percent; CILowPct and
-	// CIHighPct bound its 95% confidence interval (the interval of the
-	// difference of means divided by mean A).
+	// CIHighPct bound its 95% confidence interval, the interval of the
+	// ratio B/A (stats.Ratio) as a change: always above −100%. They are NaN
+	// when a side's mean is 0 or it has a single run.
 	DiffPct, CILowPct, CIHighPct float64
 	Verdict                      string
 }
@@ -337,23 +347,24 @@ func compareRow(op, metric string, lowerBetter bool, a, b []float64, hasA, hasB 
 		return r
 	}
 	r.Tested = true
-	if r.A.Mean != 0 {
-		r.CILowPct = 100 * w.CI95Low / math.Abs(r.A.Mean)
-		r.CIHighPct = 100 * w.CI95High / math.Abs(r.A.Mean)
+	r.P = w.P
+	if q, ok := stats.RatioOf(r.A, r.B); ok {
+		r.Ratio, r.P = q, q.P
+		r.CILowPct, r.CIHighPct = stats.Pct(q.CI95Low), stats.Pct(q.CI95High)
 	}
-	if w.P < Alpha {
-		better := w.Diff > 0
+	if r.P < Alpha {
+		better := r.B.Mean > r.A.Mean
 		if lowerBetter {
-			better = w.Diff < 0
+			better = r.B.Mean < r.A.Mean
 		}
 		if better {
-			r.Verdict = "B is faster (" + fmtP(w.P) + ")"
+			r.Verdict = "B is faster (" + fmtP(r.P) + ")"
 		} else {
-			r.Verdict = "B is slower (" + fmtP(w.P) + ")"
+			r.Verdict = "B is slower (" + fmtP(r.P) + ")"
 		}
 		return r
 	}
-	r.Verdict = "no significant difference (" + fmtP(w.P) + ")"
+	r.Verdict = "no significant difference (" + fmtP(r.P) + ")"
 	return r
 }
 
@@ -429,7 +440,10 @@ func (c *Comparison) document(title string) *document {
 		d.table(diffTable(c.Differences))
 	}
 	d.para("Test: %s (two-sided, %.0f%% level) on the per-run values of each side. "+
-		"Δ = (B − A) / A; its 95%% confidence interval is that of the difference of the means, divided by A's mean. "+
+		"Δ = (B − A) / A; its 95%% confidence interval is that of the ratio of the means B/A, computed on its log "+
+		"(delta method, Welch–Satterthwaite degrees of freedom), so its bounds stay above −100%% and the verdict "+
+		"is significant exactly when the interval leaves out 0; a measure whose mean is 0 on a side is tested on the "+
+		"difference of the means, without an interval. "+
 		"Latency percentiles are compared as the mean over the runs of each run's percentile.", TestName, 100*Alpha)
 	tested := false
 	for _, r := range c.Rows {

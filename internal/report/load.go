@@ -54,8 +54,10 @@ const sniffSize = 4096
 // *.intervals.jsonl side files) and hidden files are skipped silently. A
 // file that is a candor result but cannot be read is an error naming it
 // (wrapping result.ErrSchema for malformed content). Inputs keep the order
-// of the arguments (a file reached twice counts once); files found in a
-// directory come in lexical order.
+// of the arguments (a file reached twice, by name or through a link,
+// counts once); files found in a directory come in lexical order. Two
+// files holding the same result (the same id: a copy) are refused with an
+// error wrapping ErrDuplicate (see Distinct).
 func LoadWarn(warn func(string), paths ...string) ([]Input, error) {
 	if warn == nil {
 		warn = func(string) {}
@@ -67,10 +69,16 @@ func LoadWarn(warn func(string), paths ...string) ([]Input, error) {
 		if err != nil {
 			key = path
 		}
-		if !seen[key] {
-			seen[key] = true
-			out = append(out, Input{Path: path, Result: r})
+		if seen[key] {
+			return
 		}
+		seen[key] = true
+		for _, in := range out {
+			if r.ID != "" && in.Result.ID == r.ID && sameFile(in.Path, path) {
+				return // a link to a file already read
+			}
+		}
+		out = append(out, Input{Path: path, Result: r})
 	}
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -124,7 +132,51 @@ func LoadWarn(warn func(string), paths ...string) ([]Input, error) {
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%w in %s", ErrNoResults, strings.Join(paths, ", "))
 	}
+	if err := Distinct(out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// ErrDuplicate marks the same result given twice, under two names.
+var ErrDuplicate = errors.New("the same result is given twice")
+
+// Distinct refuses inputs of which two hold the same result: the same
+// result id, so one is a copy of the other (or the same file named twice
+// where it must not be, as compare's A and B). Counted twice, a copy of one
+// run would be a second repetition with the same figures: a mean of n 2
+// with a spread of ±0.0%. The error wraps ErrDuplicate and names both files
+// and the fix. Results without an id (written before ids were recorded)
+// are taken as distinct.
+func Distinct(inputs []Input) error {
+	first := map[string]string{} // id → the file it was first read from
+	for _, in := range inputs {
+		id := in.Result.ID
+		if id == "" {
+			continue
+		}
+		if f, ok := first[id]; ok {
+			fix := "delete the copy, or move it out of the directory read"
+			if sameFile(f, in.Path) {
+				fix = "name the file once"
+			}
+			return fmt.Errorf("%w: %s and %s hold the same result (id %s), and its runs would count twice, as repetitions of themselves; "+
+				"give each result once: %s", ErrDuplicate, f, in.Path, id, fix)
+		}
+		first[id] = in.Path
+	}
+	return nil
+}
+
+// sameFile reports whether two paths name one file (a link, or the same
+// file reached under two names).
+func sameFile(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
 }
 
 // errNotResult marks a file in a directory that is not a candor result.

@@ -370,7 +370,7 @@ func TestReportSkipsWithWarning(t *testing.T) {
 		"res/c-t1.intervals.jsonl":  `{"kind":"header","header":{"schema":"candor.result/v1"}}`,
 		"res/sub/fig1.svg":          "<svg/>",
 		"res/sub/notes-without-ext": "plain text",
-		"res/sub/ycsb-a-pg-t4.json": string(good),
+		"res/sub/ycsb-a-pg-t4.json": strings.Replace(string(good), `"id": "`, `"id": "another-run-`, 1),
 		"res/.hidden/ignored.json":  "{not json",
 	} {
 		p := filepath.Join(dir, name)

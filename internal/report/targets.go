@@ -141,7 +141,7 @@ func buildTargetsSection(d *document, m *Model) {
 		}
 		t.Rows = append(t.Rows, line)
 	}
-	t.Note = "–: not run on that target. A ratio's interval is the delta method's (relative variances added, Welch–Satterthwaite degrees of freedom); none is shown when a side has a single run."
+	t.Note = "–: not run on that target. A ratio's interval is computed on its log (delta method: relative variances added, Welch–Satterthwaite degrees of freedom), so it stays above 0; none is shown when a side has a single run."
 	d.table(t)
 }
 
@@ -153,8 +153,9 @@ func ciText(s stats.Summary) string {
 	return fmtPct(100 * s.HalfWidth() / s.Mean)
 }
 
-// Ratio is B's mean over A's with its 95% confidence interval (delta
-// method); Low and High equal R when either side has fewer than two runs.
+// Ratio is B's mean over A's with its 95% confidence interval, computed
+// on the log of the ratio (stats.Ratio: its bounds are above 0); Low and
+// High equal R when either side has fewer than two runs.
 type Ratio struct{ R, Low, High float64 }
 
 func ratio(a, b stats.Summary) Ratio {
@@ -163,17 +164,9 @@ func ratio(a, b stats.Summary) Ratio {
 	}
 	r := Ratio{R: b.Mean / a.Mean}
 	r.Low, r.High = r.R, r.R
-	if a.N < 2 || b.N < 2 || b.Mean == 0 {
-		return r
+	if q, ok := stats.RatioOf(a, b); ok {
+		r.Low, r.High = q.CI95Low, q.CI95High
 	}
-	va := a.StdDev * a.StdDev / (float64(a.N) * a.Mean * a.Mean)
-	vb := b.StdDev * b.StdDev / (float64(b.N) * b.Mean * b.Mean)
-	if va+vb == 0 {
-		return r
-	}
-	df := (va + vb) * (va + vb) / (va*va/float64(a.N-1) + vb*vb/float64(b.N-1))
-	half := stats.TQuantile(0.975, df) * r.R * math.Sqrt(va+vb)
-	r.Low, r.High = r.R-half, r.R+half
 	return r
 }
 
@@ -183,7 +176,7 @@ func ratioText(r Ratio) string {
 	}
 	s := fmt.Sprintf("%.2f×", r.R)
 	if r.High > r.Low {
-		s += fmt.Sprintf(" (%.2f–%.2f)", math.Max(r.Low, 0), r.High)
+		s += fmt.Sprintf(" (%.2f–%.2f)", r.Low, r.High)
 	}
 	return s
 }

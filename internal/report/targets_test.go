@@ -66,8 +66,14 @@ func TestRatio(t *testing.T) {
 	a := stats.Summarize([]float64{100, 110, 90})
 	b := stats.Summarize([]float64{200, 220, 180})
 	r := ratio(a, b)
-	if r.R != 2 || !(r.Low < 2 && r.High > 2) || math.Abs((r.High-2)-(2-r.Low)) > 1e-9 {
-		t.Errorf("ratio %+v", r)
+	// the interval of the log ratio: 2·exp(∓t(0.975, 4)·√(2/300)), symmetric
+	// around ln 2 (stats.TestRatioByHand), so Low·High = 2²
+	if r.R != 2 || math.Abs(r.Low-1.594326) > 1e-5 || math.Abs(r.High-2.508896) > 1e-5 || math.Abs(r.Low*r.High-4) > 1e-9 {
+		t.Errorf("ratio %+v, want 2 (1.594326–2.508896)", r)
+	}
+	// a noisy B: bounds above 0 (the linear delta method's went below)
+	if r := ratio(stats.Summarize([]float64{1000, 1000, 1000}), stats.Summarize([]float64{59, 237.5, 416})); !(r.Low > 0) {
+		t.Errorf("noisy B: %+v, want a lower bound above 0", r)
 	}
 	if r := ratio(stats.Summarize([]float64{100}), b); r.Low != r.R || r.High != r.R {
 		t.Errorf("single run: %+v, want no interval", r)

@@ -56,7 +56,11 @@ func Merge(in []MergeInput) (*Result, error) {
 	sort.Slice(shards, func(i, j int) bool { return shards[i].Result.Shard.Index < shards[j].Result.Shard.Index })
 	first := shards[0].Result
 	out := *first
-	out.ID = first.Shard.RunID
+	var shardIDs []string
+	for _, s := range shards {
+		shardIDs = append(shardIDs, s.Result.ID)
+	}
+	out.ID = mergedID(first.Shard.RunID, shardIDs)
 	out.Shard = nil
 	out.Repetitions = nil
 	out.Phases = nil

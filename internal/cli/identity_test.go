@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/candor-bench/candor/internal/result"
+)
+
+// TestSameResultTwice: a copy of a result, given beside the original as
+// two files or found twice in a directory, is refused by report, compare,
+// audit and rerun with exit 2, naming both files and the fix (it counted
+// as a second repetition: n 2, ±0.0%). A link to a file already read
+// counts once; results without an id (older ones) are taken as distinct.
+func TestSameResultTwice(t *testing.T) {
+	dir := t.TempDir()
+	for _, out := range []string{"runs/a.json", "b.json"} {
+		if code, _, errOut := runCLI(t, dir, nil, "run", "ycsb/c", "--target", "null://", "--time", "1s", "-q", "-o", out, "-p", "recordcount=100"); code != 0 {
+			t.Fatalf("run: exit %d\n%s", code, errOut)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "runs/a.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "runs/copy.json", string(data))
+	writeFile(t, dir, "elsewhere/a-copy.json", string(data))
+	if err := os.Symlink("a.json", filepath.Join(dir, "runs/latest.json")); err != nil {
+		t.Fatal(err)
+	}
+	refused := []struct {
+		name  string
+		args  []string
+		files []string // named in the message
+	}{
+		{"report of two files", []string{"report", "runs/a.json", "elsewhere/a-copy.json"}, []string{"runs/a.json", "elsewhere/a-copy.json"}},
+		{"report of a directory", []string{"report", "runs"}, []string{"runs/a.json", "runs/copy.json"}},
+		{"audit", []string{"audit", "runs/a.json", "elsewhere/a-copy.json"}, []string{"runs/a.json", "elsewhere/a-copy.json"}},
+		{"bundle", []string{"report", "runs", "--bundle", "bundle"}, []string{"runs/a.json", "runs/copy.json"}},
+		{"compare within a side", []string{"compare", "runs", "b.json"}, []string{"runs/a.json", "runs/copy.json"}},
+		{"compare A against its copy", []string{"compare", "runs/a.json", "elsewhere/a-copy.json"}, []string{"runs/a.json", "elsewhere/a-copy.json"}},
+		{"compare a file with itself", []string{"compare", "b.json", "b.json"}, []string{"b.json", "name the file once"}},
+		{"rerun of a directory", []string{"rerun", "runs", "-o", "never.json"}, []string{"runs/a.json", "runs/copy.json"}},
+	}
+	for _, c := range refused {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, dir, nil, c.args...)
+			if code != ExitUsage {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitUsage, out, errOut)
+			}
+			for _, w := range append(c.files, "the same result", "give each result once") {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errOut)
+				}
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "never.json")); err == nil {
+		t.Errorf("rerun ran though its directory held a result twice")
+	}
+
+	// Two different runs, and a file reached again through a link, are
+	// read; so are two copies of a result without an id.
+	os.Remove(filepath.Join(dir, "runs/copy.json"))
+	if code, out, errOut := runCLI(t, dir, nil, "report", "runs", "runs/latest.json", "b.json"); code != 0 || !strings.Contains(out, "2 result file(s), 2 measured run phase(s)") {
+		t.Errorf("report of two runs: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	old, err := result.Read(filepath.Join(dir, "b.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.ID = ""
+	for _, name := range []string{"old/1.json", "old/2.json"} {
+		if err := result.Write(filepath.Join(dir, name), old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, _, errOut := runCLI(t, dir, nil, "report", "old"); code != 0 {
+		t.Errorf("report of two results without an id: exit %d\n%s", code, errOut)
+	}
+}
+
+// TestSameResultTwiceInPlanResults: a cell's result copied within a plan's
+// results directory is refused as the same result, not read as a second
+// repetition of the cell.
+func TestSameResultTwiceInPlanResults(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "plan.yaml", `name: ids
+targets: {null: "null://"}
+workloads:
+  - name: ycsb/c
+matrix:
+  threads: [1]
+duration: 1s
+output: out
+`)
+	if code, _, errOut := runCLI(t, dir, nil, "plan", "run", "plan.yaml", "-q"); code != 0 {
+		t.Fatalf("plan run: exit %d\n%s", code, errOut)
+	}
+	cells, _ := filepath.Glob(filepath.Join(dir, "out", "*.json"))
+	if len(cells) != 1 {
+		t.Fatalf("plan results %v, want one cell", cells)
+	}
+	if code, _, errOut := runCLI(t, dir, nil, "report", "out"); code != 0 {
+		t.Fatalf("report of the plan's results: exit %d\n%s", code, errOut)
+	}
+	data, _ := os.ReadFile(cells[0])
+	writeFile(t, dir, "out/again/cell-copy.json", string(data))
+	code, _, errOut := runCLI(t, dir, nil, "report", "out")
+	if code != ExitUsage || !strings.Contains(errOut, filepath.Join("out", filepath.Base(cells[0]))) || !strings.Contains(errOut, "out/again/cell-copy.json") ||
+		!strings.Contains(errOut, "the same result") {
+		t.Errorf("report of a plan's results holding a copy: exit %d\n%s", code, errOut)
+	}
+}
