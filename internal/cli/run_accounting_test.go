@@ -21,7 +21,7 @@ func TestErrorBudgetFailsTheRun(t *testing.T) {
 	if code != ExitRunFailed {
 		t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitRunFailed, stderr)
 	}
-	const why = "error rate 2.0% of 3,000 operations above --max-error-rate 1%: READ other 60"
+	const why = "error rate 2% (60 of 3,000 operations) above --max-error-rate 1%: READ other 60"
 	if !strings.Contains(stdout, "FAILED: "+why) || !strings.Contains(stderr, why) || !strings.Contains(stdout, "first other error: fake other error") {
 		t.Errorf("the summary or the message lacks %q and the first error:\n%s\n%s", why, stdout, stderr)
 	}

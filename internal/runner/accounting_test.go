@@ -254,11 +254,14 @@ func TestErrorBudget(t *testing.T) {
 		want   string // the failure; "" for a complete phase
 	}{
 		// every 10th operation fails: 10% of 1,000
-		{"above", fake.Config{FailEvery: 10}, 0.01, 0, "error rate 10.0% of 1,000 operations above --max-error-rate 1%: OP other 100; SUB other 100"},
+		{"above", fake.Config{FailEvery: 10}, 0.01, 0, "error rate 10% (100 of 1,000 operations) above --max-error-rate 1%: OP other 100; SUB other 100"},
 		{"within", fake.Config{FailEvery: 10}, 0.2, 0, ""},
 		{"no budget", fake.Config{FailEvery: 10}, NoErrorBudget, 0, ""},
 		// not_found style workload errors are failed operations too
-		{"not found", fake.Config{FailEvery: 2, FailClass: target.ClassNotFound}, 0.01, 0, "error rate 50.0% of 1,000 operations above --max-error-rate 1%: OP not_found 500"},
+		{"not found", fake.Config{FailEvery: 2, FailClass: target.ClassNotFound}, 0.01, 0, "error rate 50% (500 of 1,000 operations) above --max-error-rate 1%: OP not_found 500"},
+		// one failure in 1,000 above a budget of 0 reads as what it is, not
+		// as "0.0%"
+		{"tiny", fake.Config{FailEvery: 1000}, 0, 0, "error rate 0.1% (1 of 1,000 operations) above --max-error-rate 0%"},
 		// errors retried to success are not failed operations
 		{"retried", fake.Config{FailEvery: 10, FailClass: target.ClassRetryable}, 0, 3, ""},
 	}

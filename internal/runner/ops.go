@@ -120,7 +120,7 @@ func errorBudget(p *result.Phase, max float64) string {
 	}
 	var classes []string
 	for _, o := range p.Ops {
-		if o.Aborts == 0 && len(o.Errors) == 0 {
+		if o.Aborts == 0 && o.NoSession == 0 && len(o.Errors) == 0 {
 			continue
 		}
 		var parts []string
@@ -133,8 +133,12 @@ func errorBudget(p *result.Phase, max float64) string {
 			classes = append(classes, o.Name+" "+strings.Join(parts, ", "))
 		}
 	}
-	return fmt.Sprintf("error rate %.1f%% of %s operations above --max-error-rate %s: %s",
-		100*p.ErrorRate, Thousands(p.Operations), FormatFraction(max), strings.Join(classes, "; "))
+	var failed int64
+	for _, o := range p.Ops {
+		failed += o.Aborts + o.NoSession
+	}
+	return fmt.Sprintf("error rate %s above --max-error-rate %s: %s",
+		FormatRate(failed, p.Operations), FormatFraction(max), strings.Join(classes, "; "))
 }
 
 // FormatFraction prints a fraction as a percentage: 0.01 → "1%".
