@@ -350,7 +350,7 @@ func TestSysbenchRefusesTablesWithoutItsIDs(t *testing.T) {
 	for _, test := range []string{"oltp_point_select", "oltp_read_write", "oltp_update_index"} {
 		code, stderr, res := run(test+".json", test)
 		if code != ExitUnsupported || !strings.Contains(stderr, "sbtest1 has no row with id 1, 67,") ||
-			!strings.Contains(stderr, "(16 of 16 ids looked up across 1..1000") || !strings.Contains(stderr, "--load always") {
+			!strings.Contains(stderr, "(16 of 16 ids looked up across 1..1000)") || !strings.Contains(stderr, "--load always") {
 			t.Errorf("%s on a table without ids 1..1000: exit %d, want %d\n%s", test, code, ExitUnsupported, stderr)
 		}
 		if res != nil && (res.Status == result.StatusComplete || len(res.Phases) > 0) {

@@ -24,16 +24,17 @@ func (w *Workload) addressesIDs() bool {
 	return false
 }
 
-// PreRun implements workload.PreRunner: before the measured phase it runs
-// the test's own point SELECT on each table for 16 ids spread over
-// 1..--table-size (1 and table-size among them) and counts the rows they
-// return. sysbench's statements address exactly those ids, so a table whose
-// ids are numbered otherwise (an id generator that does not count from 1,
-// as TiDB's AUTO_RANDOM or CockroachDB's unique_rowid()) or whose rows were
-// deleted (oltp_delete) would have the run read and write rows that are not
-// there and measure the wrong work. When more than half of a table's probes
-// find no row the run is refused (an error wrapping target.ErrUnsupported);
-// a few missing rows (some deleted) do not refuse it.
+// PreRun implements workload.PreRunner: before the measured phase it looks
+// up, on each table, 16 ids spread over 1..--table-size (1 and table-size
+// among them) by the key the test's statements use, in one statement,
+// SELECT id FROM sbtestN WHERE id IN (...), and counts the rows found.
+// sysbench's statements address exactly those ids, so a table whose ids are
+// numbered otherwise (an id generator that does not count from 1, as TiDB's
+// AUTO_RANDOM or CockroachDB's unique_rowid()) or whose rows were deleted
+// (oltp_delete) would have the run read and write rows that are not there
+// and measure the wrong work. When more than half of a table's ids are
+// missing the run is refused (an error wrapping target.ErrUnsupported); a
+// few missing rows (some deleted) do not refuse it.
 func (w *Workload) PreRun(ctx context.Context, c target.Conn) error {
 	if !w.bound {
 		return errors.New("sysbench: PreRun before Bind")
@@ -42,15 +43,24 @@ func (w *Workload) PreRun(ctx context.Context, c target.Conn) error {
 		return nil
 	}
 	ids := spreadIDs(w.opts.TableSize, probeIDs)
-	count := func([][]byte) error { return nil }
+	list := make([]string, len(ids))
+	for i, id := range ids {
+		list[i] = strconv.FormatInt(id, 10)
+	}
 	for _, t := range w.stmts.Tables {
+		found := map[int64]bool{}
+		q := "SELECT id FROM " + t.Name + " WHERE id IN (" + strings.Join(list, ", ") + ")"
+		_, err := c.Query(ctx, q, nil, func(cols [][]byte) error {
+			id, err := strconv.ParseInt(string(cols[0]), 10, 64)
+			found[id] = true
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("%s: checking that %s holds ids 1..%d: %w", w.Name(), t.Name, w.opts.TableSize, err)
+		}
 		var missing []int64
 		for _, id := range ids {
-			n, err := c.Query(ctx, t.PointSelect, []any{id}, count)
-			if err != nil {
-				return fmt.Errorf("%s: checking that %s holds ids 1..%d: %w", w.Name(), t.Name, w.opts.TableSize, err)
-			}
-			if n == 0 {
+			if !found[id] {
 				missing = append(missing, id)
 			}
 		}
@@ -91,11 +101,11 @@ func (e *missingRowsError) Error() string {
 	for _, id := range e.missing {
 		ids = append(ids, strconv.FormatInt(id, 10))
 	}
-	return fmt.Sprintf("%s: %s has no row with id %s (%d of %d ids looked up across 1..%d with the test's own SELECT c FROM %s WHERE id=?): "+
+	return fmt.Sprintf("%s: %s has no row with id %s (%d of %d ids looked up across 1..%d): "+
 		"the test's statements address ids 1..table-size, so it would read and write rows that are not there. "+
 		"The table's ids are numbered otherwise, or its rows were deleted (oltp_delete); prepare it again (run with --load always, "+
 		"or candor cleanup sysbench then candor prepare sysbench)",
-		e.workload, e.table, strings.Join(ids, ", "), len(e.missing), e.probed, e.size, e.table)
+		e.workload, e.table, strings.Join(ids, ", "), len(e.missing), e.probed, e.size)
 }
 
 // Is makes the refusal a target.ErrUnsupported (exit 4).

@@ -60,7 +60,7 @@
 //     table of fewer rows or another shape is prepared again (the CLI's
 //     --load auto) or refused (--load never), where sysbench would run on it
 //     and miss rows. Before the measured phase a test that looks rows up by
-//     id checks with its own point SELECT that 16 ids spread over
+//     id checks with one SELECT by id that 16 ids spread over
 //     1..--table-size are there, and is refused when most are not (PreRun),
 //     where sysbench would read and write rows that do not exist. Prepare
 //     refuses tables that exist, as sysbench's CREATE TABLE fails, except
