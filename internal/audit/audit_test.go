@@ -244,6 +244,46 @@ func TestClassifyDurability(t *testing.T) {
 	}
 }
 
+// TestTiDBNoOpSettings: TiDB accepts innodb_flush_log_at_trx_commit,
+// sync_binlog and innodb_buffer_pool_size and ignores them
+// (information_schema.variables_info IS_NOOP): their values classify
+// neither durability nor cache, whether the fingerprint recorded them as
+// no-ops or (results written before it read variables_info) as values.
+func TestTiDBNoOpSettings(t *testing.T) {
+	for _, c := range []struct {
+		product  string
+		settings map[string]string
+	}{
+		// recorded by the fingerprint after SET GLOBAL innodb_flush_log_at_trx_commit=0
+		{"TiDB", map[string]string{"innodb_flush_log_at_trx_commit": "no-op", "sync_binlog": "no-op", "innodb_buffer_pool_size": "no-op", "log_bin": "0"}},
+		// as data, whatever the product
+		{"", map[string]string{"innodb_flush_log_at_trx_commit": "no-op", "sync_binlog": "no-op", "innodb_buffer_pool_size": "no-op"}},
+		// an older TiDB result, its values recorded as read
+		{"TiDB", map[string]string{"innodb_flush_log_at_trx_commit": "0", "sync_binlog": "0", "innodb_buffer_pool_size": "134217728", "log_bin": "0"}},
+	} {
+		r := fixture()
+		r.Target.Product = c.product
+		r.Target.Settings = c.settings
+		d := ClassifyDurability(r)
+		if d.Class != notRecorded || !strings.Contains(d.From, "innodb_flush_log_at_trx_commit, sync_binlog accepted and ignored by the server") {
+			t.Errorf("%s %v: durability %q (%s), want %q naming the ignored settings", c.product, c.settings, d.Class, d.From, notRecorded)
+		}
+		if m := MemoryOf(r); m.CacheBytes != 0 {
+			t.Errorf("%s %v: cache %d bytes (%s), want not recorded", c.product, c.settings, m.CacheBytes, m.CacheFrom)
+		}
+	}
+	// MySQL's own values still classify.
+	r := fixture()
+	r.Target.Product = "MySQL"
+	r.Target.Settings = map[string]string{"innodb_flush_log_at_trx_commit": "0", "innodb_buffer_pool_size": "134217728"}
+	if d := ClassifyDurability(r); d.Class != Periodic {
+		t.Errorf("MySQL innodb_flush_log_at_trx_commit=0: %q, want %q", d.Class, Periodic)
+	}
+	if m := MemoryOf(r); m.CacheBytes < 134217728 {
+		t.Errorf("MySQL's buffer pool: cache %d bytes, want at least 128 MiB", m.CacheBytes)
+	}
+}
+
 func TestTrendSteadyAndFalling(t *testing.T) {
 	r := fixture()
 	if tr, ok := Trend(&r.Phases[0]); !ok || tr.Trending() {

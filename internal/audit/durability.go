@@ -49,11 +49,16 @@ func (d Durability) String() string {
 //	Cassandra (CQL): commitlog_sync periodic → periodic, batch/group →
 //	  flushed locally; a write consistency waiting for more than one
 //	  replica with replication factor > 1 → replicated.
+//
+// A setting the server accepts and ignores (recorded as "no-op": TiDB's
+// innodb_flush_log_at_trx_commit and sync_binlog) classifies nothing: such
+// a result's durability is not recorded, and From names the ignored
+// settings.
 func ClassifyDurability(r *result.Result) Durability {
-	s := r.Target.Settings
+	s := settingsOf(r)
 	get := func(k string) (string, bool) {
 		v, ok := s[k]
-		if !ok || v == "" || strings.EqualFold(v, "unavailable") {
+		if !ok || !recorded(v) {
 			return "", false
 		}
 		return v, true
@@ -71,7 +76,7 @@ func ClassifyDurability(r *result.Result) Durability {
 			}
 		}
 		names, hasNames := s["synchronous_standby_names"]
-		hasNames = hasNames && !strings.EqualFold(names, "unavailable")
+		hasNames = hasNames && !strings.EqualFold(names, "unavailable") && !strings.EqualFold(names, noOp)
 		standbys := standbyCount(names)
 		if hasNames {
 			from += fmt.Sprintf(", synchronous_standby_names=%q", names)
@@ -162,7 +167,61 @@ func ClassifyDurability(r *result.Result) Durability {
 		}
 		return Durability{Class: local, From: from, Copies: copies}
 	}
+	var ignored []string
+	for _, k := range durabilitySettings {
+		if strings.EqualFold(s[k], noOp) {
+			ignored = append(ignored, k)
+		}
+	}
+	if len(ignored) > 0 {
+		return Durability{Class: notRecorded, From: strings.Join(ignored, ", ") + " accepted and ignored by the server"}
+	}
 	return Durability{Class: notRecorded}
+}
+
+// durabilitySettings are the settings ClassifyDurability reads.
+var durabilitySettings = []string{"synchronous_commit", "fsync", "synchronous_standby_names",
+	"innodb_flush_log_at_trx_commit", "sync_binlog", "log_bin", "rpl_semi_sync_master_enabled",
+	"rpl_semi_sync_source_enabled", "synchronous", "journal_mode", "commitlog_sync", "write_consistency"}
+
+// noOp is the value a fingerprint records for a setting the server accepts
+// and ignores (internal/target/mysql: information_schema.variables_info
+// IS_NOOP).
+const noOp = "no-op"
+
+// recorded reports whether a recorded setting's value says something about
+// the server: it is not empty, unreadable ("unavailable") or ignored by the
+// server ("no-op").
+func recorded(v string) bool {
+	v = strings.TrimSpace(v)
+	return v != "" && !strings.EqualFold(v, "unavailable") && !strings.EqualFold(v, noOp)
+}
+
+// noOpBefore are settings a product accepts and ignores, for its results
+// recorded before the fingerprint read which variables are no-ops: TiDB's
+// information_schema.variables_info says IS_NOOP = 'YES' for each of these.
+var noOpBefore = map[string][]string{
+	"TiDB": {"innodb_flush_log_at_trx_commit", "sync_binlog", "innodb_buffer_pool_size"},
+}
+
+// settingsOf returns r's recorded settings, with those its product ignores
+// read as no-ops also where the result recorded their values.
+func settingsOf(r *result.Result) map[string]string {
+	s := r.Target.Settings
+	ignored := noOpBefore[r.Target.Product]
+	if len(ignored) == 0 {
+		return s
+	}
+	out := make(map[string]string, len(s))
+	for k, v := range s {
+		out[k] = v
+	}
+	for _, k := range ignored {
+		if _, ok := out[k]; ok {
+			out[k] = noOp
+		}
+	}
+	return out
 }
 
 // standbyCount reads synchronous_standby_names: "" → 0, "*" or a list →

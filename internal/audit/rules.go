@@ -149,7 +149,7 @@ func replicationDiffers(sides []Side) []Finding {
 		// No copy is waited for; standbys streaming asynchronously still
 		// cost commit rate and may lose commits at a fail-over (E4).
 		reps, text := sideValues(sides, func(s Side) string {
-			if v := first(s).Target.Settings["streaming_replicas"]; v != "" && v != "unavailable" {
+			if v := first(s).Target.Settings["streaming_replicas"]; recorded(v) {
 				return v + " streaming standby(s)"
 			}
 			return notRecorded
@@ -191,7 +191,7 @@ func Isolation(r *result.Result) string {
 	if v == "" {
 		v = r.Target.Settings["transaction_isolation"]
 	}
-	if v == "" || strings.EqualFold(v, "unavailable") {
+	if !recorded(v) {
 		return notRecorded
 	}
 	return strings.NewReplacer("-", " ", "_", " ").Replace(strings.ToLower(strings.TrimSpace(v)))
@@ -421,7 +421,7 @@ func MemoryOf(r *result.Result) Memory {
 			m.DataBytes, m.DataFrom = b, "options, payload only"
 		}
 	}
-	s := r.Target.Settings
+	s := settingsOf(r) // a cache size the server ignores ("no-op") does not parse
 	var parts []string
 	if v, ok := parseSize(s["shared_buffers"], 8192); ok {
 		m.CacheBytes += v

@@ -567,6 +567,14 @@ func runRepetitions(ctx context.Context, env *Env, r *runner.Runner, tgt target.
 	if err := tbl.Hold(ctx); err != nil {
 		return tablesError(ctx, err)
 	}
+	if pr, ok := wl.(workload.PreRunner); ok {
+		if err := preRun(ctx, tgt, pr); err != nil {
+			if errors.Is(err, target.ErrUnsupported) {
+				return withCode(ExitUnsupported, err) // a refusal; else the phase's codes
+			}
+			return err
+		}
+	}
 	if err := f.shard.wait(ctx, env, f.quiet); err != nil {
 		return err
 	}
@@ -751,6 +759,17 @@ func sysbenchReportOf(wl workload.Workload, runSeed int64) sysbenchReport {
 		sb.seed = s.ReportSeed()
 	}
 	return sb
+}
+
+// preRun checks, before the measured phase, that the rows the workload
+// addresses are there (workload.PreRunner).
+func preRun(ctx context.Context, tgt target.Target, pr workload.PreRunner) error {
+	conn, err := tgt.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return pr.PreRun(ctx, conn)
 }
 
 // postRun reads a workload's server-side figures after a run.

@@ -317,3 +317,49 @@ func execSQL(t *testing.T, url, sql string) {
 		}
 	})
 }
+
+// TestSysbenchRefusesTablesWithoutItsIDs: a test whose statements look rows
+// up by id (1..--table-size) is refused, exit 4, before anything is
+// measured, when the table's ids are numbered otherwise (as TiDB's
+// AUTO_RANDOM or CockroachDB's unique_rowid() number them); a table with a
+// few rows deleted still runs. Before the check such a run read nothing,
+// exited 0 and was called complete.
+func TestSysbenchRefusesTablesWithoutItsIDs(t *testing.T) {
+	dir := t.TempDir()
+	db := "sqlite://" + filepath.Join(dir, "candor.db")
+	if code, _, stderr := runCLI(t, dir, nil, "prepare", "sysbench", "-q", "--tables", "1", "--table-size", "1000"); code != 0 {
+		t.Fatalf("prepare: exit %d\n%s", code, stderr)
+	}
+	run := func(out, test string) (int, string, *result.Result) {
+		t.Helper()
+		code, _, stderr := runCLI(t, dir, nil, "run", "sysbench/"+test, "-q", "--tables", "1", "--table-size", "1000", "--time", "0", "--events", "50", "--load", "never", "-o", out)
+		res, _ := result.Read(filepath.Join(dir, out))
+		return code, stderr, res
+	}
+	// A few rows gone (a run of oltp_delete): the run goes on.
+	execSQL(t, db, "DELETE FROM sbtest1 WHERE id IN (1, 1000, 500)")
+	if code, stderr, _ := run("few.json", "oltp_point_select"); code != 0 {
+		t.Fatalf("a table with 3 rows deleted: exit %d\n%s", code, stderr)
+	}
+	// Every id moved out of 1..1000: the point SELECTs would find nothing,
+	// the UPDATEs change nothing.
+	execSQL(t, db, "UPDATE sbtest1 SET id = id + 2305843009213693952")
+	if n := countRows(t, db, "sbtest1"); n != 997 {
+		t.Fatalf("sbtest1 has %d rows, want 997", n)
+	}
+	for _, test := range []string{"oltp_point_select", "oltp_read_write", "oltp_update_index"} {
+		code, stderr, res := run(test+".json", test)
+		if code != ExitUnsupported || !strings.Contains(stderr, "sbtest1 has no row with id 1, 67,") ||
+			!strings.Contains(stderr, "(16 of 16 ids looked up across 1..1000)") || !strings.Contains(stderr, "--load always") {
+			t.Errorf("%s on a table without ids 1..1000: exit %d, want %d\n%s", test, code, ExitUnsupported, stderr)
+		}
+		if res != nil && (res.Status == result.StatusComplete || len(res.Phases) > 0) {
+			t.Errorf("%s: the refused run's result is %s with %d phases, want no measured phase", test, res.Status, len(res.Phases))
+		}
+	}
+	// Tests that do not address ids run on it: select_random_points looks
+	// rows up by k.
+	if code, stderr, _ := run("points.json", "select_random_points"); code != 0 {
+		t.Fatalf("select_random_points: exit %d\n%s", code, stderr)
+	}
+}

@@ -67,7 +67,7 @@ var MySQL = Dialect{
 
 // TiDB is the MySQL wire dialect as TiDB speaks it: MySQL's text for
 // everything MySQL writes, plus TiDB's table distribution clauses
-// (SHARD_ROW_ID_BITS, PRE_SPLIT_REGIONS, AUTO_RANDOM, SPLIT TABLE, AUTO_ID_CACHE)
+// (SHARD_ROW_ID_BITS, PRE_SPLIT_REGIONS, SPLIT TABLE, AUTO_ID_CACHE)
 // where a workload asks for sharding or an id cache. A driver that recognises
 // a TiDB server returns it.
 var TiDB = Dialect{

@@ -151,9 +151,8 @@ func Sysbench(d Dialect, o SysbenchOptions) (SysbenchStatements, error) {
 	}
 	// oltp_insert.lua: with auto_inc the pgsql driver omits the id column;
 	// the mysql driver sends id 0, which AUTO_INCREMENT replaces. SQLite
-	// needs the column omitted (0 would be stored as 0) and so does TiDB's
-	// AUTO_RANDOM.
-	if isMySQLFamily(d) && !(d.Name == TiDB.Name && o.Sharding == ShardingHash) {
+	// needs the column omitted (0 would be stored as 0).
+	if isMySQLFamily(d) {
 		s.autoIncID = "0"
 	}
 
@@ -324,7 +323,7 @@ func checkSysbench(d Dialect, o SysbenchOptions) error {
 		case d.Name == MySQL.Name || d.Name == SQLite.Name:
 			fail("sequence-cache=%d: %s has no id sequence cache; it is offered by %s", o.SequenceCache, d.Name, sequenceProducts)
 		case d.Name == TiDB.Name && o.Sharding == ShardingHash:
-			fail("sequence-cache=%d with sharding=hash: TiDB's hash-sharded ids are AUTO_RANDOM, which has no id cache; use sharding=range or auto-inc=off", o.SequenceCache)
+			fail("sequence-cache=%d with sharding=hash: a hash-sharded TiDB table takes its ids from AUTO_ID_CACHE = 1, the one cache that keeps them 1..table-size (any other shares its allocator with the hidden row ids and leaves gaps); use sharding=range or auto-inc=off", o.SequenceCache)
 		}
 	}
 	if o.AutoInc && o.Secondary && d.Name == SQLite.Name {
@@ -398,22 +397,13 @@ func sysbenchCreate(d Dialect, o SysbenchOptions, n int, bulk bool) (string, []s
 	idDef := "INTEGER NOT NULL"
 	if autoInc {
 		switch d.Name {
-		case MySQL.Name:
+		case MySQL.Name, TiDB.Name:
+			// On TiDB also when hash-sharded: sysbench's statements address ids
+			// 1..table_size, so the ids stay AUTO_INCREMENT's (AUTO_RANDOM's
+			// are around 10^18 and refuse the explicit ids of oltp_write_only's
+			// DELETE + INSERT); the rows are scattered by the hidden row id
+			// (see the key clause).
 			idDef = "INTEGER NOT NULL AUTO_INCREMENT"
-		case TiDB.Name:
-			idDef = "INTEGER NOT NULL AUTO_INCREMENT"
-			if hash {
-				// AUTO_RANDOM scatters ids over the key space; it needs a
-				// BIGINT clustered primary key. Its shard bits must cover
-				// PRE_SPLIT_REGIONS (default 5). The ids are then not
-				// 1..table_size, so sysbench's lookups by id miss (as on
-				// CockroachDB's default SERIAL); hash-sharded TiDB with
-				// client ids (auto-inc off) keeps them.
-				idDef = "BIGINT NOT NULL AUTO_RANDOM"
-				if b := log2(o.Presplit); b > 5 {
-					idDef = "BIGINT NOT NULL AUTO_RANDOM(" + itoa(b) + ")"
-				}
-			}
 		case Postgres.Name, YugabyteDB.Name:
 			idDef = "SERIAL"
 			if o.SequenceCache > 0 {
@@ -424,19 +414,20 @@ func sysbenchCreate(d Dialect, o SysbenchOptions, n int, bulk bool) (string, []s
 			}
 		case CockroachDB.Name:
 			// CockroachDB's SERIAL is unique_rowid() unless the session sets
-			// serial_normalization=sql_sequence: ids are then large and not
-			// 1..table_size, as sysbench gets there. A sequence cache asks
-			// for a real sequence, created here and owned by the column so
-			// DROP TABLE drops it.
-			idDef = "SERIAL"
+			// serial_normalization=sql_sequence: ids would be large and not
+			// the 1..table_size sysbench's statements address (sysbench
+			// itself reads missing rows there). The ids come from a real
+			// sequence instead, created here and owned by the column so
+			// DROP TABLE drops it, with the given cache if any.
+			idDef = "INTEGER NOT NULL"
+			seq := name + "_id_seq"
+			create := "CREATE SEQUENCE IF NOT EXISTS " + seq
 			if o.SequenceCache > 0 {
-				idDef = "INTEGER NOT NULL"
-				seq := name + "_id_seq"
-				setup = append(setup,
-					"CREATE SEQUENCE IF NOT EXISTS "+seq+" CACHE "+strconv.FormatInt(o.SequenceCache, 10),
-					"ALTER SEQUENCE "+seq+" OWNED BY "+name+".id",
-					"ALTER TABLE "+name+" ALTER COLUMN id SET DEFAULT nextval('"+seq+"')")
+				create += " CACHE " + strconv.FormatInt(o.SequenceCache, 10)
 			}
+			setup = append(setup, create,
+				"ALTER SEQUENCE "+seq+" OWNED BY "+name+".id",
+				"ALTER TABLE "+name+" ALTER COLUMN id SET DEFAULT nextval('"+seq+"')")
 		case SQLite.Name:
 			// INTEGER with PRIMARY KEY (id) is SQLite's rowid alias: an
 			// omitted id gets max(id)+1.
@@ -464,10 +455,11 @@ func sysbenchCreate(d Dialect, o SysbenchOptions, n int, bulk bool) (string, []s
 		if o.Presplit >= 2 {
 			keyDef += " WITH (bucket_count = " + itoa(o.Presplit) + ")"
 		}
-	case d.Name == TiDB.Name && hash && autoInc:
-		keyDef = "PRIMARY KEY (id) CLUSTERED"
 	case d.Name == TiDB.Name && hash:
-		// Client ids: keep the key, scatter the rows by the hidden row id.
+		// Keep id the key every statement addresses, and scatter the rows
+		// by the hidden row id (SHARD_ROW_ID_BITS below): TiDB's way to
+		// spread a table whose key values are given. A clustered key
+		// would lay the rows out in id order, one hot region.
 		keyDef = "PRIMARY KEY (id) NONCLUSTERED"
 	case d.Name == TiDB.Name && rng:
 		keyDef = "PRIMARY KEY (id) CLUSTERED"
@@ -488,14 +480,19 @@ func sysbenchCreate(d Dialect, o SysbenchOptions, n int, bulk bool) (string, []s
 		if !bulk {
 			engineDef = "/*! ENGINE = " + engine(o) + " */"
 		}
-		if o.SequenceCache > 0 && autoInc {
+		switch {
+		case autoInc && hash:
+			// Without AUTO_ID_CACHE = 1 the id and the hidden row id
+			// share one allocator, so a multi-row INSERT's ids skip the
+			// row ids it took: ids would not be 1..table_size. With it,
+			// ids come from one counter, in order, as MySQL's.
+			extra = append(extra, "AUTO_ID_CACHE = 1")
+		case o.SequenceCache > 0 && autoInc:
 			extra = append(extra, "AUTO_ID_CACHE = "+strconv.FormatInt(o.SequenceCache, 10))
 		}
 		if hash {
 			bits := log2(o.Presplit)
-			if !autoInc {
-				extra = append(extra, "SHARD_ROW_ID_BITS = "+itoa(max(4, bits)))
-			}
+			extra = append(extra, "SHARD_ROW_ID_BITS = "+itoa(max(4, bits)))
 			if bits > 0 {
 				extra = append(extra, "PRE_SPLIT_REGIONS = "+itoa(bits))
 			}

@@ -84,7 +84,7 @@ func renderSysbench(d Dialect) string {
 			for j, st := range t.BulkSetup {
 				line(fmt.Sprintf("%s.bulk_setup[%d]", t.Name, j), st)
 			}
-			if c.name != "default" && c.name != "auto-inc=off" {
+			if c.name != "default" && c.name != "auto-inc=off" && c.name != "sharding=hash" {
 				continue
 			}
 			line(t.Name+".load_insert(2)", s.LoadInsert(i+1, 2))
@@ -252,8 +252,8 @@ func TestSysbenchErrors(t *testing.T) {
 		{"presplit > rows", CockroachDB, func(o *SysbenchOptions) { o.Sharding = ShardingRange; o.Presplit = 20000 }, []string{"presplit=20000", "10000 rows"}},
 		// TiDB's hash pre-split is a power of two
 		{"tidb presplit 3", TiDB, func(o *SysbenchOptions) { o.Sharding = ShardingHash; o.Presplit = 3 }, []string{"presplit=3", "power of two"}},
-		// TiDB's hash-sharded ids are AUTO_RANDOM, which has no id cache
-		{"tidb auto_random cache", TiDB, func(o *SysbenchOptions) { o.Sharding = ShardingHash; o.SequenceCache = 10 }, []string{"sequence-cache=10", "AUTO_RANDOM"}},
+		// TiDB's hash-sharded ids need AUTO_ID_CACHE = 1 to be 1..table_size
+		{"tidb hash cache", TiDB, func(o *SysbenchOptions) { o.Sharding = ShardingHash; o.SequenceCache = 10 }, []string{"sequence-cache=10", "AUTO_ID_CACHE = 1"}},
 		// an unknown sharding kind
 		{"bad sharding", YugabyteDB, func(o *SysbenchOptions) { o.Sharding = "list" }, []string{`sharding="list"`, "hash and range"}},
 		// secondary with sharding
@@ -297,7 +297,7 @@ func TestSysbenchInsertEvent(t *testing.T) {
 		{MySQL, false, false, "INSERT INTO sbtest1 (id, k, c, pad) VALUES (-5, 7, 'c', 'p')"},
 		{SQLite, true, false, "INSERT INTO sbtest1 (k, c, pad) VALUES (7, 'c', 'p')"},
 		{TiDB, true, false, "INSERT INTO sbtest1 (id, k, c, pad) VALUES (0, 7, 'c', 'p')"},
-		{TiDB, true, true, "INSERT INTO sbtest1 (k, c, pad) VALUES (7, 'c', 'p')"}, // AUTO_RANDOM
+		{TiDB, true, true, "INSERT INTO sbtest1 (id, k, c, pad) VALUES (0, 7, 'c', 'p')"}, // hash: AUTO_INCREMENT too
 		{CockroachDB, true, false, "INSERT INTO sbtest1 (k, c, pad) VALUES (7, 'c', 'p')"},
 	}
 	for _, c := range cases {

@@ -79,6 +79,15 @@ type TableReuser interface {
 	Serves(holds string) bool
 }
 
+// PreRunner is implemented by workloads that check, before the measured
+// phase, that the rows their operations address are on the server (sysbench
+// addresses ids 1..--table-size, whatever ids the table holds). An error
+// wrapping target.ErrUnsupported refuses the run: the CLI exits 4 before
+// measuring anything; other errors (a lost session) fail it as a phase's.
+type PreRunner interface {
+	PreRun(ctx context.Context, c target.Conn) error
+}
+
 // PostRunner is implemented by workloads that read figures from the server
 // after the run phase (commit-loop's server-side rate). The figures are
 // stored in the phase's result as derived values.

@@ -20,9 +20,16 @@ const (
 	ProductTiDB    = "TiDB"
 )
 
-// Unavailable is recorded for a setting the server does not have (most of
-// InnoDB's on TiDB) or does not let this user read.
+// Unavailable is recorded for a setting the server does not have or does
+// not let this user read.
 const Unavailable = "unavailable"
+
+// NoOp is recorded for a setting the server accepts and ignores: one that
+// information_schema.variables_info marks IS_NOOP = 'YES' (TiDB's InnoDB and
+// binary log variables, innodb_flush_log_at_trx_commit among them: SET
+// GLOBAL changes the value read back and nothing else). Its value says
+// nothing about the server, so it is not recorded.
+const NoOp = "no-op"
 
 // FingerprintSettings are the server variables recorded in every fingerprint:
 // the ones that decide whether two runs are comparable (isolation, redo and
@@ -106,7 +113,8 @@ func ParseTiDBVersion(s string) string {
 // Fingerprint implements target.Target: it opens a session, reads
 // SELECT VERSION() (and tidb_version() on TiDB), the session value of each of
 // FingerprintSettings and of the product's own settings, and closes it. A
-// variable the server refuses with an SQL error is recorded as Unavailable;
+// variable the server refuses with an SQL error is recorded as Unavailable,
+// one it marks as a no-op (information_schema.variables_info) as NoOp;
 // only a failure to connect or a lost session is an error. The session is set
 // up like a worker's, so transaction_isolation shows target.Options.Isolation
 // in effect.
@@ -152,8 +160,16 @@ func (t *Target) Fingerprint(ctx context.Context) (target.Fingerprint, error) {
 		}
 	}
 
+	noop, err := noOpVariables(ctx, c)
+	if err != nil {
+		return target.Fingerprint{}, fmt.Errorf("reading the no-op variables of %s: %w", t.redacted, target.RedactError(err, t.password))
+	}
 	names := append(append([]string(nil), FingerprintSettings...), productSettings[fp.Product]...)
 	for _, name := range names {
+		if noop[name] {
+			fp.Settings[name] = NoOp
+			continue
+		}
 		// name comes from the fixed lists above, never from input.
 		v, ok, err := one("SELECT @@" + name)
 		if err == nil && !ok && name == "transaction_isolation" {
@@ -168,4 +184,28 @@ func (t *Target) Fingerprint(ctx context.Context) (target.Fingerprint, error) {
 		fp.Settings[name] = v
 	}
 	return fp, nil
+}
+
+// noOpVariables returns the variables the server says it accepts and
+// ignores (information_schema.variables_info, IS_NOOP = 'YES'), by
+// lower-case name. A server without that table (MySQL, MariaDB) has none.
+func noOpVariables(ctx context.Context, c *sql.Conn) (map[string]bool, error) {
+	rows, err := c.QueryContext(ctx, "SELECT LOWER(VARIABLE_NAME) FROM information_schema.variables_info WHERE IS_NOOP = 'YES'")
+	var me *gomysql.MySQLError
+	if errors.As(err, &me) {
+		return nil, nil // no such table or column
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		out[name] = true
+	}
+	return out, rows.Err()
 }

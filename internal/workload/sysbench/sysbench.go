@@ -59,8 +59,12 @@
 //     --table-size rows of the same shape (TableReuser), as sysbench does; a
 //     table of fewer rows or another shape is prepared again (the CLI's
 //     --load auto) or refused (--load never), where sysbench would run on it
-//     and miss rows. Prepare refuses tables that exist, as sysbench's CREATE
-//     TABLE fails, except bulk_insert's own (its CREATE TABLE IF NOT EXISTS).
+//     and miss rows. Before the measured phase a test that looks rows up by
+//     id checks with one SELECT by id that 16 ids spread over
+//     1..--table-size are there, and is refused when most are not (PreRun),
+//     where sysbench would read and write rows that do not exist. Prepare
+//     refuses tables that exist, as sysbench's CREATE TABLE fails, except
+//     bulk_insert's own (its CREATE TABLE IF NOT EXISTS).
 //     Statements are sent as prepared statements as sysbench's default
 //     --db-ps-mode=auto does; oltp_insert and bulk_insert send plain text, as
 //     sysbench's con:query does; BEGIN and COMMIT are prepared too, as
@@ -290,6 +294,7 @@ var (
 	_ workload.CounterNamer = (*Workload)(nil)
 	_ workload.PostLoader   = (*Workload)(nil)
 	_ workload.TableReuser  = (*Workload)(nil)
+	_ workload.PreRunner    = (*Workload)(nil)
 	_ workload.Worker       = (*worker)(nil)
 	_ workload.Loader       = (*loader)(nil)
 )
