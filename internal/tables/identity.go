@@ -71,8 +71,13 @@ func compareIdentity(recorded, now string) idVerdict {
 }
 
 // replacedReason says why the table whose mark is m and whose identity is
-// now now is not the table candor created; "" when it is.
-func replacedReason(m Mark, now string) string {
+// now now is not the table candor created, on dialect d; "" when it is,
+// and on a product that gives no identity (nothing to check there, whatever
+// the mark says: null:// answers every query with the same row).
+func replacedReason(d dialect.Dialect, m Mark, now string) string {
+	if len(dialect.Ownership(d).Identity) == 0 {
+		return ""
+	}
 	switch compareIdentity(m.ID, now) {
 	case idSame:
 		return ""
@@ -95,12 +100,22 @@ func shown(id string) string {
 }
 
 // replacedError refuses the use of a table that is not the one candor
-// created; action names what candor would have done.
+// created; action names what candor would have done. It is a
+// target.ErrForeignTable.
 func replacedError(table, reason, action, allow string) error {
-	return refusef("%w: table %s is not the table candor created: %s. candor will not %s it: drop it yourself if you no longer need it "+
+	return &Error{Kind: Refused, Err: foreignErr(fmt.Sprintf("table %s is not the table candor created: %s. candor will not %s it: drop it yourself if you no longer need it "+
 		"(candor then creates its own), choose another table name (YCSB: -p table=NAME), or pass %s %s",
-		target.ErrForeignTable, table, reason, action, target.AllowForeignTablesFlag, allow)
+		table, reason, action, target.AllowForeignTablesFlag, allow))}
 }
+
+// foreignErr is a message that is a target.ErrForeignTable without
+// repeating its text.
+type foreignErr string
+
+func (e foreignErr) Error() string        { return string(e) }
+func (e foreignErr) Is(target error) bool { return target == targetErrForeign }
+
+var targetErrForeign = target.ErrForeignTable
 
 // Verify checks, on c, that table is the table candor created: it reads
 // its mark and its identity and refuses (Kind Refused, wrapping
@@ -121,7 +136,7 @@ func Verify(ctx context.Context, c target.Conn, d dialect.Dialect, table, action
 	if err != nil {
 		return unreachable(err)
 	}
-	if why := replacedReason(Parse(raw), now); why != "" {
+	if why := replacedReason(d, Parse(raw), now); why != "" {
 		return replacedError(table, why, action, "to "+action+" it anyway")
 	}
 	return nil
@@ -138,8 +153,8 @@ func unreachable(err error) error {
 // and whose identity is now now is the one the mark records: a table used
 // with --allow-foreign-tables under a stale mark is not, and its mark is
 // left as it is.
-func isOurs(m Mark, now string) bool {
-	return compareIdentity(m.ID, now) == idSame
+func isOurs(d dialect.Dialect, m Mark, now string) bool {
+	return replacedReason(d, m, now) == ""
 }
 
 // LoadWithText is props in a mark's load word: "key:value,..." sorted by

@@ -292,7 +292,7 @@ func (s *Session) decide(ctx context.Context) (plan, error) {
 			if err != nil {
 				return plan{}, &Error{Kind: Unreachable, Err: err}
 			}
-			info.replaced = replacedReason(info.mark, now)
+			info.replaced = replacedReason(d, info.mark, now)
 		}
 		if exists {
 			s.marks = append(s.marks, info.mark)
@@ -578,7 +578,7 @@ func (s *Session) markLoaded(ctx context.Context) error {
 			// Other shards change the marks at the same time: each moves
 			// its own range from pending to loaded, atomically.
 			if err := s.swapMark(ctx, t, func(m Mark) (Mark, error) {
-				if !isOurs(m, now) {
+				if !isOurs(d, m, now) {
 					return m, nil // another's table (allowed): its mark stays
 				}
 				m.LoadWith = mergeLoadWith(m.LoadWith, with, false)
@@ -596,7 +596,7 @@ func (s *Session) markLoaded(ctx context.Context) error {
 			continue // a foreign table (allowed): nothing to record
 		}
 		m := Parse(raw)
-		if !isOurs(m, now) {
+		if !isOurs(d, m, now) {
 			continue // another's table under candor's mark (allowed): its mark stays
 		}
 		m.LoadWith = mergeLoadWith(m.LoadWith, with, !m.Loaded())
