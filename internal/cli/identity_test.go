@@ -14,7 +14,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
-	_ "modernc.org/sqlite"             // database/sql driver "sqlite"
+	_ "modernc.org/sqlite" // database/sql driver "sqlite"
 
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/tables"
