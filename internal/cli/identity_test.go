@@ -100,6 +100,16 @@ func withOut(args []string, dir string, rest []string) []string {
 	return out
 }
 
+// freshLoad drops what an earlier test run left of the table props name
+// (whoever created it) and loads ycsb into it with the extra load args.
+func freshLoad(t *testing.T, dir, url string, props []string, extra ...string) {
+	t.Helper()
+	runCLI(t, dir, nil, append([]string{"cleanup", "ycsb", "--target", url, "-q", "--allow-foreign-tables"}, props...)...)
+	if code, _, stderr := runCLI(t, dir, nil, append(append([]string{"load", "ycsb", "--target", url, "-q"}, extra...), props...)...); code != 0 {
+		t.Fatalf("load: exit %d\n%s", code, stderr)
+	}
+}
+
 // TestReplacedTableRefused is issue 35's repro: after another tool dropped
 // candor's usertable and created its own under the same name (the mark in
 // candor_owned_tables still names it), no command of candor's writes or
@@ -113,10 +123,7 @@ func TestReplacedTableRefused(t *testing.T) {
 			dir := t.TempDir()
 			table := "replaced_" + name
 			props := []string{"-p", "table=" + table, "-p", "recordcount=100"}
-			runCLI(t, dir, nil, append([]string{"cleanup", "ycsb", "--target", url, "-q", "--allow-foreign-tables"}, props...)...)
-			if code, _, stderr := runCLI(t, dir, nil, append([]string{"load", "ycsb", "--target", url, "-q"}, props...)...); code != 0 {
-				t.Fatalf("load: exit %d\n%s", code, stderr)
-			}
+			freshLoad(t, dir, url, props)
 			db := openOwnDB(t, url)
 			defer db.exec("DROP TABLE IF EXISTS " + table)
 			for _, stmt := range []string{
@@ -164,11 +171,8 @@ func TestMarkWithoutIdentityRefused(t *testing.T) {
 			dir := t.TempDir()
 			table := "unidentified_" + name
 			props := []string{"-p", "table=" + table, "-p", "recordcount=100"}
-			runCLI(t, dir, nil, append([]string{"cleanup", "ycsb", "--target", url, "-q", "--allow-foreign-tables"}, props...)...)
+			freshLoad(t, dir, url, props)
 			defer runCLI(t, dir, nil, append([]string{"cleanup", "ycsb", "--target", url, "-q", "--allow-foreign-tables"}, props...)...)
-			if code, _, stderr := runCLI(t, dir, nil, append([]string{"load", "ycsb", "--target", url, "-q"}, props...)...); code != 0 {
-				t.Fatalf("load: exit %d\n%s", code, stderr)
-			}
 			m := markOf(t, url, table)
 			if m.ID == "" || m.ID == tables.NoIdentity {
 				t.Fatalf("the load recorded no identity: %q", m.Raw)
@@ -206,11 +210,8 @@ func TestReusedDataKeepsItsLoadBatch(t *testing.T) {
 			dir := t.TempDir()
 			table := "provenance_" + name
 			props := []string{"-p", "table=" + table, "-p", "recordcount=200"}
-			runCLI(t, dir, nil, append([]string{"cleanup", "ycsb", "--target", url, "-q"}, props...)...)
+			freshLoad(t, dir, url, props, "--batch-size", "37", "-o", "load.json")
 			defer runCLI(t, dir, nil, append([]string{"cleanup", "ycsb", "--target", url, "-q"}, props...)...)
-			if code, _, stderr := runCLI(t, dir, nil, append([]string{"load", "ycsb", "--target", url, "-q", "--batch-size", "37", "-o", "load.json"}, props...)...); code != 0 {
-				t.Fatalf("load: exit %d\n%s", code, stderr)
-			}
 			if b := readResult(t, filepath.Join(dir, "load.json")).Run.LoadBatch; b != 37 {
 				t.Errorf("load's result: load batch %d, want 37", b)
 			}
