@@ -156,6 +156,16 @@ func newCleanupCmd(env *Env) *cobra.Command {
 				return tablesError(ctx, err)
 			}
 			defer locks.Close()
+			if !allowForeign {
+				// A table under candor's mark may be another's, dropped and
+				// created again under its name: all are checked before
+				// any is dropped.
+				for _, t := range wl.Schema() {
+					if err := tables.Verify(ctx, conn, tgt.Dialect(), t.Name, "drop"); err != nil {
+						return tablesError(ctx, err)
+					}
+				}
+			}
 			for _, t := range wl.Schema() {
 				exists, owned, err := target.TableState(ctx, conn, tgt.Dialect(), t.Name)
 				if err != nil {

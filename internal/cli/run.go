@@ -302,12 +302,13 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 			return err
 		}
 	}
-	tbl, err := prepareTables(ctx, tgt, wl, phase, f, env.Stderr)
+	tbl, err := prepareTables(ctx, tgt, wl, phase, f, loadWith(fp, cfg, wl), env.Stderr)
 	if err != nil {
 		return err
 	}
 	defer tbl.Close()
 	res := newRunResult(env, phase, wl, cfg, fp, tgt, f, tbl.Reused)
+	recordLoadedWith(res, tbl.LoadedWith)
 	f.shard.record(ctx, res, tgt)
 	out, err := openResultFile(f.out, wl, phase, res)
 	if err != nil {
@@ -390,8 +391,10 @@ func openTarget(ctx context.Context, phase string, urls []string, f *runFlags, w
 	if err != nil {
 		tgt.Close()
 		code := ExitUnreachable
-		if errors.Is(err, target.ErrUnsupported) {
-			code = ExitUnsupported // a keyspace with another replication than asked
+		if errors.Is(err, target.ErrUnsupported) || errors.Is(err, target.ErrForeignTable) {
+			// A keyspace with another replication than asked, or one
+			// candor did not create: a safety refusal.
+			code = ExitUnsupported
 		}
 		return nil, target.Fingerprint{}, withCode(code, fmt.Errorf("read the target's fingerprint: %w", err))
 	}
@@ -401,9 +404,9 @@ func openTarget(ctx context.Context, phase string, urls []string, f *runFlags, w
 // prepareTables readies the workload's tables (internal/tables): ownership,
 // reuse, reload, locks. The caller closes the session at the end of the
 // command, which releases the tables' locks.
-func prepareTables(ctx context.Context, tgt target.Target, wl workload.Workload, phase string, f *runFlags, status io.Writer) (*tables.Session, error) {
+func prepareTables(ctx context.Context, tgt target.Target, wl workload.Workload, phase string, f *runFlags, with map[string]string, status io.Writer) (*tables.Session, error) {
 	s, err := tables.Prepare(ctx, tgt, wl, tables.Request{LoadPhase: phase == phaseLoad, Mode: f.load,
-		Shard: phase == phaseLoad && f.shard.count > 1, AllowForeign: f.allowForeign, Status: status})
+		Shard: phase == phaseLoad && f.shard.count > 1, AllowForeign: f.allowForeign, Status: status, LoadWith: with})
 	if err != nil {
 		return nil, tablesError(ctx, err)
 	}

@@ -22,6 +22,9 @@ func cqlOwnership(d Dialect) OwnershipStatements {
 		RemarkIf:  "UPDATE " + MarkerTable + " SET workload = ? WHERE table_name = ? IF workload = ?",
 		Unmark:    "DELETE FROM " + MarkerTable + " WHERE table_name = ?",
 		DropTable: func(table string) string { return "DROP TABLE " + table },
+		// The table id Cassandra gives a table when it creates it (a
+		// timeuuid); TRUNCATE and ALTER keep it.
+		Identity: []IdentityPart{{Keys: []string{"id"}, Query: "SELECT id FROM system_schema.tables WHERE keyspace_name = '" + d.Keyspace + "' AND table_name = ?"}},
 	}
 }
 

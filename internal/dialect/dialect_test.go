@@ -44,6 +44,12 @@ func render(d Dialect) string {
 	line("owned.unmark", o.Unmark)
 	line("owned.remark", o.Remark)
 	line("owned.drop", o.DropTable("usertable"))
+	for i, p := range o.Identity {
+		line(fmt.Sprintf("owned.identity[%d] %s optional=%t", i, strings.Join(p.Keys, ","), p.Optional), p.Query)
+	}
+	if o.Tag != nil {
+		line("owned.tag", strings.Join(o.Tag("CREATE TABLE usertable (k INT)", "usertable", "0123456789abcdef"), "; "))
+	}
 
 	if l, ok := Locks(d); ok {
 		line("locks.try_exclusive", l.TryExclusive)

@@ -1,5 +1,10 @@
 package dialect
 
+import (
+	"strconv"
+	"strings"
+)
+
 // MarkerTable is the table in which candor records every table it creates, so
 // it never drops or reuses a table it did not create (DESIGN.md §6).
 const MarkerTable = "candor_owned_tables"
@@ -38,7 +43,33 @@ type OwnershipStatements struct {
 	RemarkIf string
 	// DropTable returns DROP TABLE <table>; table is used verbatim.
 	DropTable func(table string) string
+	// Identity reads a table's identity as the database knows it, for
+	// table ? (lower case): each part's statement returns at most one row
+	// whose columns are the values of its Keys. None: the product gives no
+	// identity candor can read (CockroachDB, YugabyteDB, null://).
+	Identity []IdentityPart
+	// Tag returns the statements that create table by ddl carrying token
+	// where Identity finds it again; nil when the database's own identity
+	// needs none (SQLite and MySQL need one).
+	Tag func(ddl, table, token string) []string
 }
+
+// IdentityPart is one statement of a table's identity.
+type IdentityPart struct {
+	Keys  []string // the names of its columns' values, in order
+	Query string   // one parameter: the table name, lower case
+	// Optional: an error (a privilege missing) or no row leaves the part
+	// out instead of failing the read.
+	Optional bool
+}
+
+// SQLiteTokenMark opens the comment that carries an SQLite table's token
+// in its CREATE TABLE text (sqlite_schema.sql keeps comments).
+const SQLiteTokenMark = "/* candor:"
+
+// MySQLTokenMark begins the table comment that carries a MySQL table's
+// token.
+const MySQLTokenMark = "candor:"
 
 // Ownership returns the ownership SQL for d.
 func Ownership(d Dialect) OwnershipStatements {
@@ -47,6 +78,50 @@ func Ownership(d Dialect) OwnershipStatements {
 	}
 	p1, p2, p3 := d.Param(1), d.Param(2), d.Param(3)
 	var exists string
+	var identity []IdentityPart
+	var tag func(ddl, table, token string) []string
+	switch d.Name {
+	case Postgres.Name:
+		// The oid, and the transaction that created the table: the xmin
+		// of its row type's pg_type row, which TRUNCATE, VACUUM FULL,
+		// CREATE INDEX and ANALYZE leave as it is (they rewrite pg_class's
+		// row, whose xmin changes, and relfilenode). A table dropped and
+		// created again has another oid and another creating transaction.
+		identity = []IdentityPart{{Keys: []string{"oid", "created"}, Query: "SELECT c.oid::text, t.xmin::text FROM pg_class c JOIN pg_type t ON t.oid = c.reltype " +
+			"WHERE c.relname = " + p1 + " AND c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')"}}
+	case MySQL.Name:
+		// A token candor writes into the table's comment right after
+		// creating it (ALTER TABLE ... COMMENT changes no data), which
+		// TRUNCATE, OPTIMIZE, ANALYZE and CREATE INDEX keep and a table
+		// created by anyone else lacks; and InnoDB's table id where the
+		// PROCESS privilege shows it (INNODB_SYS_TABLES on MariaDB and
+		// MySQL 5.7, INNODB_TABLES on MySQL 8), which TRUNCATE and
+		// OPTIMIZE change too. The create time would not do: it has
+		// seconds only, and CREATE INDEX changes it on MariaDB.
+		identity = []IdentityPart{
+			{Keys: []string{"token"}, Query: "SELECT CASE WHEN table_comment LIKE '" + MySQLTokenMark + "%' THEN substr(table_comment, " + strconv.Itoa(len(MySQLTokenMark)+1) + ", 16) ELSE 'none' END " +
+				"FROM information_schema.tables WHERE table_schema = DATABASE() AND lower(table_name) = " + p1},
+			{Keys: []string{"tid"}, Query: "SELECT CAST(table_id AS CHAR) FROM information_schema.innodb_sys_tables WHERE lower(name) = lower(CONCAT(DATABASE(), '/', " + p1 + "))", Optional: true},
+			{Keys: []string{"tid"}, Query: "SELECT CAST(table_id AS CHAR) FROM information_schema.innodb_tables WHERE lower(name) = lower(CONCAT(DATABASE(), '/', " + p1 + "))", Optional: true},
+		}
+	case TiDB.Name:
+		identity = []IdentityPart{{Keys: []string{"tid"}, Query: "SELECT CAST(tidb_table_id AS CHAR) FROM information_schema.tables WHERE table_schema = DATABASE() AND lower(table_name) = " + p1}}
+	case SQLite.Name:
+		// A token candor writes into the CREATE TABLE text as a comment,
+		// which sqlite_schema keeps and a table created by anyone else
+		// lacks. (The rowid of the sqlite_schema row is not part of it:
+		// VACUUM renumbers those rows, and a table created again after
+		// the last one dropped gets the same rowid.)
+		identity = []IdentityPart{{Keys: []string{"token"}, Query: "SELECT CASE WHEN instr(sql, '" + SQLiteTokenMark + "') > 0 " +
+			"THEN substr(sql, instr(sql, '" + SQLiteTokenMark + "') + " + strconv.Itoa(len(SQLiteTokenMark)) + ", 16) ELSE 'none' END " +
+			"FROM sqlite_master WHERE type = 'table' AND lower(name) = " + p1}}
+		tag = func(ddl, _, token string) []string { return []string{tagDDL(ddl, token)} }
+	}
+	if d.Name == MySQL.Name {
+		tag = func(ddl, table, token string) []string {
+			return []string{ddl, "ALTER TABLE " + table + " COMMENT = '" + MySQLTokenMark + token + "'"}
+		}
+	}
 	switch {
 	case d.Name == MySQL.Name || d.Name == TiDB.Name:
 		// MySQL wire: DATABASE() is the schema an unqualified CREATE TABLE
@@ -74,5 +149,17 @@ func Ownership(d Dialect) OwnershipStatements {
 		Remark:      "UPDATE " + MarkerTable + " SET workload = " + p1 + " WHERE table_name = " + p2,
 		RemarkIf:    "UPDATE " + MarkerTable + " SET workload = " + p1 + " WHERE table_name = " + p2 + " AND workload = " + p3,
 		DropTable:   func(table string) string { return "DROP TABLE " + table },
+		Identity:    identity,
+		Tag:         tag,
 	}
+}
+
+// tagDDL puts token, in a comment, right after the first parenthesis of a
+// CREATE TABLE statement (before its first column).
+func tagDDL(ddl, token string) string {
+	i := strings.Index(ddl, "(")
+	if i < 0 {
+		return ddl
+	}
+	return ddl[:i+1] + SQLiteTokenMark + token + " */ " + ddl[i+1:]
 }

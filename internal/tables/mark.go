@@ -57,9 +57,13 @@ func (r KeyRange) String() string {
 // Mark is what candor records for a table it creates, taken apart. Its
 // text form (String) is
 //
-//	WORKLOAD data=HASH state=loading|loaded [keys=S+C,...] [pending=S+C,...] [loads=N] [shape=HASH HOLDS...]
+//	WORKLOAD data=HASH state=loading|loaded id=IDENTITY [load=K:V,...] [keys=S+C,...] [pending=S+C,...] [loads=N] [shape=HASH HOLDS...]
 //
-// data is the hash of the workload's data signature (DataSigner), keys the
+// id is the table's identity as the database knows it when candor created
+// it (target.TableIdentity; "-" on a product that gives none): a table of
+// the same name with another identity was dropped and created again by
+// someone else. load is how the load that filled the table loaded
+// (Request.LoadWith: its batch, the target's load consistency). data is the hash of the workload's data signature (DataSigner), keys the
 // record numbers its loads inserted (workloads other than TableReusers),
 // pending the record numbers sharded loads (load --shard) have begun to
 // insert and not finished: loads still running, or interrupted ones
@@ -82,7 +86,17 @@ type Mark struct {
 	Loads    int        // shard loads begun and not finished; with Pending nil, their ranges are in Keys
 	Shape    string     // hash of the shape signature; "" when none
 	Holds    string     // what the table holds, after the shape; "" when none
+	// ID is the table's identity (target.TableIdentity) when candor
+	// created it; NoIdentity on a product without one; "" on marks
+	// written before identities were recorded.
+	ID string
+	// LoadWith is how the table's load loaded, as "key:value,..." sorted
+	// by key (see LoadWithText); "" when not recorded.
+	LoadWith string
 }
+
+// NoIdentity is the ID of a mark on a product that gives no table identity.
+const NoIdentity = "-"
 
 // DataSigner is implemented by workloads whose loaded data depends on
 // options: DataSignature names them with their values, and a table loaded
@@ -110,6 +124,13 @@ func (m Mark) String() string {
 	if m.State != stateUnrecorded {
 		b.WriteString(" state=" + string(m.State))
 	}
+	if m.ID != "" {
+		b.WriteString(" id=" + m.ID)
+	}
+	load := ""
+	if m.LoadWith != "" {
+		load = " load=" + m.LoadWith
+	}
 	keys := ""
 	if len(m.Keys) > 0 {
 		keys = " keys=" + rangesText(m.Keys)
@@ -125,13 +146,16 @@ func (m Mark) String() string {
 	if m.Shape != "" {
 		shape = " shape=" + m.Shape + " " + m.Holds
 	}
-	if b.Len()+len(keys)+len(pending)+len(shape) > maxMarkLen && len(m.Pending) > 0 && m.Loads > 0 && m.Keys != nil {
+	if b.Len()+len(load)+len(keys)+len(pending)+len(shape) > maxMarkLen && len(m.Pending) > 0 && m.Loads > 0 && m.Keys != nil {
 		return m.folded().String()
 	}
-	if b.Len()+len(keys)+len(pending)+len(shape) > maxMarkLen {
+	if b.Len()+len(load)+len(keys)+len(pending)+len(shape) > maxMarkLen {
 		keys = "" // unknown keys count as covering, as on old marks
 	}
-	return b.String() + keys + pending + shape
+	if b.Len()+len(load)+len(pending)+len(shape) > maxMarkLen {
+		load = "" // how it was loaded is then "not recorded"
+	}
+	return b.String() + load + keys + pending + shape
 }
 
 // folded is m with its pending ranges folded into its keys: Loads alone
@@ -260,6 +284,10 @@ func Parse(raw string) Mark {
 			if len(m.Pending) == 0 {
 				m.Pending = nil
 			}
+		case k == "id" && m.ID == "":
+			m.ID = v
+		case k == "load" && m.LoadWith == "":
+			m.LoadWith = v
 		case k == "loads" && m.Loads == 0:
 			if n, err := strconv.Atoi(v); err == nil && n > 0 {
 				m.Loads = n

@@ -33,6 +33,12 @@ func TestParseMark(t *testing.T) {
 			Mark{Workload: "ycsb/c", Data: "aa", State: StateLoaded}, true},
 		// a state a later version may write is not "loaded"
 		{"unknown state", "ycsb/c state=verifying", Mark{Workload: "ycsb/c", State: "verifying"}, false},
+		// identity and how the load loaded
+		{"identity and load", "ycsb/c data=aa state=loaded id=oid:16385,created:725 load=load_batch:1000,load_consistency:QUORUM keys=0+10",
+			Mark{Workload: "ycsb/c", Data: "aa", State: StateLoaded, ID: "oid:16385,created:725", LoadWith: "load_batch:1000,load_consistency:QUORUM",
+				Keys: []KeyRange{{0, 10}}}, true},
+		// a product without identities
+		{"no identity", "kv-basic data=aa state=loaded id=-", Mark{Workload: "kv-basic", Data: "aa", State: StateLoaded, ID: NoIdentity}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -105,5 +111,21 @@ func TestMarkTooLong(t *testing.T) {
 	}
 	if !Parse(s).Loaded() {
 		t.Error("the shortened mark lost its state")
+	}
+}
+
+// A mark too long for the marker table keeps its identity: its keys go
+// first, then how it was loaded.
+func TestMarkTooLongKeepsIdentity(t *testing.T) {
+	m := Mark{Workload: "sysbench/oltp_read_write", Data: "0123456789abcdef", State: StateLoaded,
+		ID: "id:01234567-89ab-cdef-0123-456789abcdef", LoadWith: "load_batch:1000,load_consistency:LOCAL_QUORUM",
+		Shape: "0123456789abcdef", Holds: strings.Repeat("x", 120)}
+	s := m.String()
+	if len(s) > maxMarkLen || Parse(s).ID != m.ID || strings.Contains(s, "load=") {
+		t.Errorf("mark of %d bytes: %q", len(s), s)
+	}
+	m.Holds = "rows=10000 rand-type=uniform"
+	if s := m.String(); Parse(s).LoadWith != m.LoadWith || Parse(s).ID != m.ID {
+		t.Errorf("a mark that fits lost a word: %q", s)
 	}
 }

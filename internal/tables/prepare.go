@@ -77,6 +77,11 @@ type Request struct {
 	// Status receives one line per decision worth telling (a table dropped
 	// and reloaded, reused, waited for); nil: none.
 	Status io.Writer
+	// LoadWith is how this command's load loads, recorded in the marks of
+	// the tables it fills (MarkLoaded): the load batch, the target's
+	// load_* settings (a CQL target's load_consistency). A run that loads
+	// nothing reports the marks' instead (Session.LoadedWith).
+	LoadWith map[string]string
 }
 
 // tableInfo is what inspecting one table found.
@@ -85,6 +90,9 @@ type tableInfo struct {
 	exists bool
 	owned  bool
 	mark   Mark
+	// replaced says why the table is not the one its mark records (its
+	// identity differs, or the mark records none); "" when it is.
+	replaced string
 }
 
 // plan is what Prepare does to the tables: pure data decided from the
@@ -110,6 +118,11 @@ type Session struct {
 	// loaded with other options (workload.TableReuser), each as "table:
 	// what it holds".
 	Reused []string
+	// LoadedWith is, when no load is to run (Load false), how the tables
+	// were loaded as their marks record it, for each key of
+	// Request.LoadWith: its value, "mixed" when the tables differ, or
+	// NotRecorded. nil when a load runs (then Request.LoadWith holds).
+	LoadedWith map[string]string
 
 	tgt     target.Target
 	conn    target.Conn // during withConn only
@@ -120,6 +133,7 @@ type Session struct {
 	loading []string // tables a load fills, for MarkLoaded
 	// pendingSeen: decide read a mark with shard loads pending.
 	pendingSeen bool
+	marks       []Mark // the marks decide read last, one per existing table
 }
 
 // Prepare readies wl's tables on tgt for req: it checks that candor created
@@ -257,6 +271,7 @@ func (s *Session) prepareShard(ctx context.Context) error {
 func (s *Session) decide(ctx context.Context) (plan, error) {
 	d := s.tgt.Dialect()
 	var infos []tableInfo
+	s.marks = nil
 	for _, t := range s.wl.Schema() {
 		exists, owned, err := target.TableState(ctx, s.conn, d, t.Name)
 		if err != nil {
@@ -272,6 +287,15 @@ func (s *Session) decide(ctx context.Context) (plan, error) {
 			if info.mark.ShardLoading() {
 				s.pendingSeen = true
 			}
+			// Read once per table each time candor opens it.
+			now, err := target.TableIdentity(ctx, s.conn, d, t.Name)
+			if err != nil {
+				return plan{}, &Error{Kind: Unreachable, Err: err}
+			}
+			info.replaced = replacedReason(d, info.mark, now)
+		}
+		if exists {
+			s.marks = append(s.marks, info.mark)
 		}
 		infos = append(infos, info)
 	}
@@ -296,6 +320,14 @@ func decide(wl workload.Workload, req Request, fresh bool, infos []tableInfo) (p
 		}
 	}
 	var missing []string
+	for i, t := range infos {
+		if t.exists && t.owned && t.replaced != "" {
+			if !req.AllowForeign {
+				return p, replacedError(t.name, t.replaced, "use, write or drop", "to use it as it is")
+			}
+			infos[i].owned = false // another's table, used as allowed
+		}
+	}
 	for _, t := range infos {
 		m := t.mark
 		switch {
@@ -457,6 +489,14 @@ func (s *Session) apply(ctx context.Context, p plan) error {
 	}
 	s.Reused = p.reused
 	s.Load = p.load
+	s.LoadedWith = nil
+	if !p.load {
+		var want []string
+		for k := range s.req.LoadWith {
+			want = append(want, k)
+		}
+		s.LoadedWith = loadedWith(s.marks, want)
+	}
 	d := s.tgt.Dialect()
 	for _, t := range p.drop {
 		if err := target.DropOwned(ctx, s.conn, d, t, s.req.AllowForeign); err != nil {
@@ -492,12 +532,18 @@ func (s *Session) create(ctx context.Context, names []string) error {
 	if s.req.Shard && s.req.LoadPhase && count > 0 {
 		m = m.Claim(KeyRange{start, count})
 	}
-	mark := m.String()
+	mark := func(id string) string {
+		m.ID = id
+		if id == "" {
+			m.ID = NoIdentity
+		}
+		return m.String()
+	}
 	for _, t := range s.wl.Schema() {
 		if !slices.Contains(names, t.Name) {
 			continue
 		}
-		err := target.CreateOwned(ctx, s.conn, s.tgt.Dialect(), t.Name, t.Create, mark)
+		err := target.CreateMarked(ctx, s.conn, s.tgt.Dialect(), t.Name, t.Create, mark)
 		if errors.Is(err, target.ErrTableExists) {
 			// Still there after its drop, and candor's: a target that
 			// keeps no tables (null://) answers every check with a row.
@@ -522,18 +568,26 @@ func (s *Session) markLoaded(ctx context.Context) error {
 	start, count := s.wl.LoadRange()
 	_, reuser := s.wl.(workload.TableReuser)
 	d := s.tgt.Dialect()
-	if s.req.Shard && s.req.LoadPhase {
-		// Other shards change the marks at the same time: each moves its
-		// own range from pending to loaded, atomically.
-		for _, t := range s.loading {
-			if err := s.swapMark(ctx, t, func(m Mark) (Mark, error) { return m.Finish(KeyRange{start, count}), nil }); err != nil {
+	with := LoadWithText(s.req.LoadWith)
+	for _, t := range s.loading {
+		now, err := target.TableIdentity(ctx, s.conn, d, t)
+		if err != nil {
+			return err
+		}
+		if s.req.Shard && s.req.LoadPhase {
+			// Other shards change the marks at the same time: each moves
+			// its own range from pending to loaded, atomically.
+			if err := s.swapMark(ctx, t, func(m Mark) (Mark, error) {
+				if !isOurs(d, m, now) {
+					return m, nil // another's table (allowed): its mark stays
+				}
+				m.LoadWith = mergeLoadWith(m.LoadWith, with, false)
+				return m.Finish(KeyRange{start, count}), nil
+			}); err != nil {
 				return err
 			}
+			continue
 		}
-		s.loading, s.Load = nil, false
-		return nil
-	}
-	for _, t := range s.loading {
 		raw, ok, err := target.TableOwner(ctx, s.conn, d, t)
 		if err != nil {
 			return err
@@ -542,6 +596,10 @@ func (s *Session) markLoaded(ctx context.Context) error {
 			continue // a foreign table (allowed): nothing to record
 		}
 		m := Parse(raw)
+		if !isOurs(d, m, now) {
+			continue // another's table under candor's mark (allowed): its mark stays
+		}
+		m.LoadWith = mergeLoadWith(m.LoadWith, with, !m.Loaded())
 		if m.State != stateUnrecorded {
 			m.State = StateLoaded
 		}
@@ -579,6 +637,15 @@ func (s *Session) Reset(ctx context.Context) error {
 }
 
 func (s *Session) reset(ctx context.Context) error {
+	if !s.req.AllowForeign {
+		// Checked again, all before any is dropped: another tool may have
+		// replaced one since the last repetition.
+		for _, t := range s.wl.Schema() {
+			if err := Verify(ctx, s.conn, s.tgt.Dialect(), t.Name, "drop"); err != nil {
+				return err
+			}
+		}
+	}
 	var names []string
 	for _, t := range s.wl.Schema() {
 		if err := target.DropOwned(ctx, s.conn, s.tgt.Dialect(), t.Name, s.req.AllowForeign); err != nil {

@@ -281,7 +281,8 @@ func TestShardMarkRanges(t *testing.T) {
 // unfinished slice, and ends loaded with every record.
 func TestShardMarkManyShards(t *testing.T) {
 	const shards, per = 64, 1_562_500
-	m := Parse("ycsb/c data=0123456789abcdef state=loading")
+	// The longest identity (a CQL table id) and load words take their room.
+	m := Parse("ycsb/c data=0123456789abcdef state=loading id=id:01234567-89ab-cdef-0123-456789abcdef load=load_batch:1000,load_consistency:LOCAL_QUORUM")
 	m.Raw = m.String()
 	for i := range shards {
 		c := m.Claim(KeyRange{int64(i) * per, per})

@@ -2,6 +2,8 @@ package target
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
@@ -64,14 +66,26 @@ func TableState(ctx context.Context, c Conn, d dialect.Dialect, table string) (e
 }
 
 // CreateOwned creates table by running ddl on c, then records it in the
-// marker table (created if absent) with the workload name and the time.
+// marker table (created if absent) with the workload name and the time; see
+// CreateMarked.
+func CreateOwned(ctx context.Context, c Conn, d dialect.Dialect, table, ddl, workload string) error {
+	return CreateMarked(ctx, c, d, table, ddl, func(string) string { return workload })
+}
+
+// CreateMarked creates table by running ddl on c, then records it in the
+// marker table (created if absent) with the text mark returns for the new
+// table's identity (TableIdentity, read right after the table was created;
+// "" when the product gives none) and the time. On SQLite the ddl is first
+// given a token of its own in a comment, on MySQL in the table's comment
+// (the dialect's Tag), which the identity reads back.
 //
 // It refuses, before running ddl, when the table already exists: with an
 // error wrapping ErrForeignTable when candor did not create it, or
-// ErrTableExists when it did. If recording the mark fails, the table just
-// created is dropped again (best effort) and the error returned. A stale mark
-// left for a table that no longer exists is replaced.
-func CreateOwned(ctx context.Context, c Conn, d dialect.Dialect, table, ddl, workload string) error {
+// ErrTableExists when it did. If reading the identity or recording the mark
+// fails, the table just created is dropped again (best effort) and the
+// error returned. A stale mark left for a table that no longer exists is
+// replaced.
+func CreateMarked(ctx context.Context, c Conn, d dialect.Dialect, table, ddl string, mark func(identity string) string) error {
 	if err := CheckTableName(table); err != nil {
 		return err
 	}
@@ -94,11 +108,28 @@ func CreateOwned(ctx context.Context, c Conn, d dialect.Dialect, table, ddl, wor
 	if _, err := c.Exec(ctx, o.Unmark, name); err != nil {
 		return fmt.Errorf("clearing stale ownership mark of table %q in %s: %w", table, MarkerTable, err)
 	}
-	if _, err := c.Exec(ctx, ddl); err != nil {
+	stmts := []string{ddl}
+	if o.Tag != nil {
+		stmts = o.Tag(ddl, table, newToken())
+	}
+	if _, err := c.Exec(ctx, stmts[0]); err != nil {
 		return fmt.Errorf("creating table %q: %w", table, err)
 	}
+	var err2 error
+	for _, st := range stmts[1:] {
+		if _, err2 = c.Exec(ctx, st); err2 != nil {
+			break
+		}
+	}
+	id, err := TableIdentity(ctx, c, d, table)
+	if err2 != nil {
+		err = fmt.Errorf("writing the token of the new table: %w", err2)
+	}
 	created := time.Now().UTC().Format(time.RFC3339)
-	if _, err := c.Exec(ctx, o.Mark, name, workload, created); err != nil {
+	if err == nil {
+		_, err = c.Exec(ctx, o.Mark, name, mark(id), created)
+	}
+	if err != nil {
 		_, dropErr := c.Exec(ctx, o.DropTable(table))
 		if dropErr != nil {
 			return fmt.Errorf("recording table %q in %s failed (%w), and dropping the new table failed too (%v): drop table %q by hand", table, MarkerTable, err, dropErr, table)
@@ -106,6 +137,72 @@ func CreateOwned(ctx context.Context, c Conn, d dialect.Dialect, table, ddl, wor
 		return fmt.Errorf("recording table %q in %s (the new table was dropped again): %w", table, MarkerTable, err)
 	}
 	return nil
+}
+
+// newToken is 16 random hex digits: what tells an SQLite or MySQL table
+// candor created from one created under its name by someone else.
+func newToken() string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		// crypto/rand does not fail on Linux; the time is unique enough.
+		return fmt.Sprintf("%016x", time.Now().UnixNano())
+	}
+	return hex.EncodeToString(b[:])
+}
+
+// TableIdentity reads table's identity as the database knows it (the
+// dialect's Identity parts), as "key:value,key:value" in the parts' order:
+// PostgreSQL "oid:16385,created:725" (the oid and the creating
+// transaction), MySQL "token:<hex>,tid:18" (candor's token in the table's
+// comment, and InnoDB's table id where the privileges show it), TiDB
+// "tid:112", CQL
+// "id:<uuid>", SQLite "token:<hex>". It is "" when the product gives none,
+// or when the table does not exist. One read costs a catalog query per
+// part (one; on MySQL two or three).
+func TableIdentity(ctx context.Context, c Conn, d dialect.Dialect, table string) (string, error) {
+	if err := CheckTableName(table); err != nil {
+		return "", err
+	}
+	o := dialect.Ownership(d)
+	name := strings.ToLower(table)
+	var parts []string
+	seen := map[string]bool{}
+	for _, p := range o.Identity {
+		if seen[p.Keys[0]] {
+			continue // an alternative statement for a value already read
+		}
+		var vals []string
+		_, err := c.Query(ctx, p.Query, []any{name}, func(cols [][]byte) error {
+			vals = vals[:0]
+			for _, v := range cols {
+				vals = append(vals, identityValue(v))
+			}
+			return nil
+		})
+		switch {
+		case err != nil && p.Optional:
+			continue
+		case err != nil:
+			return "", fmt.Errorf("reading the identity of table %q: %w", table, err)
+		}
+		for i, k := range p.Keys {
+			if i < len(vals) && vals[i] != "" {
+				parts = append(parts, k+":"+vals[i])
+				seen[k] = true
+			}
+		}
+	}
+	return strings.Join(parts, ","), nil
+}
+
+// identityValue is v as one word of a mark: no spaces, commas or colons.
+func identityValue(v []byte) string {
+	return strings.Map(func(r rune) rune {
+		if r == ' ' || r == ',' || r == ':' || r == '=' || r < ' ' {
+			return '_'
+		}
+		return r
+	}, string(v))
 }
 
 // DropOwned drops table when candor created it, and removes its mark. A table
