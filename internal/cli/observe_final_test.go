@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"bytes"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,24 +14,6 @@ import (
 	"github.com/candor-bench/candor/internal/runner"
 	"github.com/candor-bench/candor/internal/target"
 )
-
-// syncBuffer is a stderr the test reads while the command writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // getMetrics scrapes addr with net/http (not candor's code) in the
 // Prometheus text format; "" when nothing answers.
@@ -58,7 +38,7 @@ var listensRE = regexp.MustCompile(`serving live metrics on http://([^/\s]+)/met
 func scrapedRun(t *testing.T, dir string, args ...string) (first, final string, res *result.Result) {
 	t.Helper()
 	out := filepath.Join(dir, "r.json")
-	stderr := &syncBuffer{}
+	stderr := &lockedBuffer{}
 	env := &Env{Stdout: io.Discard, Stderr: stderr, Getenv: func(string) string { return "" },
 		Args: append([]string{"candor", "run"}, args...)}
 	all := append(append([]string{"run"}, args...), "--metrics-addr", "127.0.0.1:0", "--metrics-linger", "60s",

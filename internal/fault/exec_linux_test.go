@@ -48,6 +48,24 @@ func killAfter(t *testing.T, pids []int) {
 	})
 }
 
+// runFor runs e in a run that ends after d and returns its first event,
+// the process ids its command printed (killed when the test ends) and how
+// long after the run's end Run returned.
+func runFor(t *testing.T, e *Executor, d time.Duration) (Event, []int, time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	evs, err := e.Run(ctx, time.Now())
+	returned := time.Now()
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline, _ := ctx.Deadline()
+	pids := pidsIn(t, evs[0].Output)
+	killAfter(t, pids)
+	return evs[0], pids, returned.Sub(deadline)
+}
+
 func TestExecutorChildrenLeftInTheGroup(t *testing.T) {
 	cases := []struct {
 		name, cmd string
@@ -68,15 +86,7 @@ func TestExecutorChildrenLeftInTheGroup(t *testing.T) {
 				defer mu.Unlock()
 				seen = append(seen, ev)
 			}}
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			defer cancel()
-			evs, err := e.Run(ctx, time.Now())
-			if err != nil {
-				t.Fatal(err)
-			}
-			ev := evs[0]
-			pids := pidsIn(t, ev.Output)
-			killAfter(t, pids)
+			ev, pids, _ := runFor(t, e, time.Second)
 			if ev.Status != StatusDone || ev.ExitStatus == nil || *ev.ExitStatus != 0 || ev.Error != "" {
 				t.Errorf("event %+v: want done, exit 0 (the shell exited at once)", ev)
 			}
@@ -130,25 +140,14 @@ func TestExecutorEscapedChild(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e := &Executor{Schedule: schedule(t, "at=0s run="+c.cmd)}
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			defer cancel()
-			evs, err := e.Run(ctx, time.Now())
-			ended := time.Now()
-			if err != nil {
-				t.Fatal(err)
-			}
-			ev := evs[0]
-			killAfter(t, pidsIn(t, ev.Output))
-			<-ctx.Done()
+			ev, _, past := runFor(t, &Executor{Schedule: schedule(t, "at=0s run="+c.cmd)}, time.Second)
 			if ev.Status != c.status || ev.Leftover != c.leftover {
 				t.Errorf("event %+v: want %s, leftover %q", ev, c.status, c.leftover)
 			}
 			if c.status == StatusDone && (ev.ExitStatus == nil || *ev.ExitStatus != 0) {
 				t.Errorf("exit status %v, want 0", ev.ExitStatus)
 			}
-			deadline, _ := ctx.Deadline()
-			if past := ended.Sub(deadline); past > pipeGrace+time.Second {
+			if past > pipeGrace+time.Second {
 				t.Errorf("Run returned %v after the run ended: it waited for a process outside the fault's group", past)
 			}
 		})
@@ -159,15 +158,7 @@ func TestExecutorCutShortEndsTheGroup(t *testing.T) {
 	// The run ends while the shell runs: the shell and its children are
 	// killed, and are gone when Run returns.
 	e := &Executor{Schedule: schedule(t, "at=0s run=sleep 30 >/dev/null & echo $!; sleep 30")}
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	evs, err := e.Run(ctx, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev := evs[0]
-	pids := pidsIn(t, ev.Output)
-	killAfter(t, pids)
+	ev, pids, _ := runFor(t, e, 300*time.Millisecond)
 	if ev.Status != StatusCutShort || ev.ExitStatus == nil || *ev.ExitStatus != -1 || ev.Leftover != "" {
 		t.Errorf("event %+v: want cut-short, killed, nothing left over", ev)
 	}

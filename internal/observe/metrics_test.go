@@ -22,7 +22,8 @@ import (
 )
 
 // scrape reads the endpoint's metrics in the OpenMetrics format, parsed
-// strictly with the Prometheus text parser, and the raw body.
+// strictly with the Prometheus text parser, and the raw body. It checks
+// that no metric but a counter has a name ending in _total.
 func scrape(t *testing.T, addr string) (string, map[string]float64) {
 	t.Helper()
 	req, _ := http.NewRequest("GET", "http://"+addr+"/metrics", nil)
@@ -49,6 +50,9 @@ func scrape(t *testing.T, addr string) (string, map[string]float64) {
 	}
 	flat := map[string]float64{}
 	for name, f := range fams {
+		if strings.HasSuffix(name, "_total") && f.GetType().String() != "COUNTER" {
+			t.Errorf("%s is a %s: by Prometheus' conventions a name ending in _total is a counter's", name, f.GetType())
+		}
 		for _, m := range f.Metric {
 			var key []string
 			for _, l := range m.Label {
@@ -89,6 +93,18 @@ func interval(t *testing.T, phase string, reads int64, latency time.Duration, er
 	return result.Interval{Phase: phase, ElapsedSec: 1, LengthSec: 1, Concurrency: &conc, Ops: []result.IntervalOp{
 		{Name: "READ", Count: reads, Rate: float64(reads), Histogram: enc, Errors: errs, ByClass: map[string]int64{"timeout": errs}},
 	}}
+}
+
+// listen serves metrics labelled run r1 on a free loopback port until the
+// test ends.
+func listen(t *testing.T) *Metrics {
+	t.Helper()
+	m, err := Listen("127.0.0.1:0", Labels{RunID: "r1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
 }
 
 // The endpoint sums the intervals' operations and errors by class, turns
@@ -141,11 +157,7 @@ func TestMetricsFromIntervals(t *testing.T) {
 // rate() sees, not a series born at 1 (the classes appeared only with the
 // first error, the operations only with the first interval).
 func TestErrorsServedAtZeroFromTheStart(t *testing.T) {
-	m, err := Listen("127.0.0.1:0", Labels{RunID: "r1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := listen(t)
 	m.Begin("run", []string{"READ", "UPDATE"})
 	_, got := scrape(t, m.Addr())
 	for _, op := range []string{"READ", "UPDATE"} {
@@ -171,11 +183,7 @@ func TestErrorsServedAtZeroFromTheStart(t *testing.T) {
 // (candor_load_rows_total was one): by Prometheus' conventions a name
 // ending in _total is a counter.
 func TestLoadMetricsAndNames(t *testing.T) {
-	m, err := Listen("127.0.0.1:0", Labels{RunID: "r1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := listen(t)
 	m.Begin("run", []string{"READ"})
 	body, _ := scrape(t, m.Addr())
 	if strings.Contains(body, "candor_load_") {
@@ -188,31 +196,13 @@ func TestLoadMetricsAndNames(t *testing.T) {
 	if got[`candor_load_rows_planned{}`] != 1000 || got[`candor_load_rows_done{}`] != 400 {
 		t.Errorf("load metrics %v", got)
 	}
-	resp, err := http.Get("http://" + m.Addr() + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, f := range fams {
-		if strings.HasSuffix(name, "_total") && f.GetType().String() != "COUNTER" {
-			t.Errorf("%s is a %s: a name ending in _total is a counter's", name, f.GetType())
-		}
-	}
+	// (scrape checked that every name ending in _total is a counter)
 }
 
 // Linger returns at the first scrape after it began (which reads the final
 // values), after its time without one, or when ctx ends.
 func TestLinger(t *testing.T) {
-	m, err := Listen("127.0.0.1:0", Labels{RunID: "r1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := listen(t)
 	m.Observe(interval(t, "run", 10, time.Millisecond, 0))
 	scrape(t, m.Addr()) // a scrape before the end does not count
 	done := make(chan bool, 1)
