@@ -29,11 +29,12 @@
 #       DIR stays, so the node can be started again with restart.
 #   scripts/cassandra-sandbox.sh restart DIR NODE
 #       Starts a stopped or killed node again with its data and ports, and
-#       waits until it answers. A port still taken (the JMX port of a node
-#       just killed lingers in TIME-WAIT) is retried, as start does, up to
-#       5 times: the node gets another JMX port (nothing outside the node
-#       uses it); its CQL and storage ports stay (clients and the other
-#       nodes know them), and another try waits a moment for them.
+#       waits until it answers. A port taken meanwhile (the JMX port of a
+#       node just killed, in TIME-WAIT or now the local port of a client's
+#       connection) is retried, as start does, up to 5 times: the node gets
+#       another JMX port (nothing outside the node uses it); its CQL and
+#       storage ports stay (clients and the other nodes know them), and
+#       another try waits a moment for them.
 #   scripts/cassandra-sandbox.sh url DIR
 #       Prints the URL of a running sandbox.
 #
