@@ -29,7 +29,12 @@
 #       DIR stays, so the node can be started again with restart.
 #   scripts/cassandra-sandbox.sh restart DIR NODE
 #       Starts a stopped or killed node again with its data and ports, and
-#       waits until it answers.
+#       waits until it answers. A port taken meanwhile (the JMX port of a
+#       node just killed, in TIME-WAIT or now the local port of a client's
+#       connection) is retried, as start does, up to 5 times: the node gets
+#       another JMX port (nothing outside the node uses it); its CQL and
+#       storage ports stay (clients and the other nodes know them), and
+#       another try waits a moment for them.
 #   scripts/cassandra-sandbox.sh url DIR
 #       Prints the URL of a running sandbox.
 #
@@ -58,6 +63,8 @@ VERSION_RANGE='[5.0.0,5.1)'
 HEAP=${CANDOR_CASSANDRA_HEAP:-1G}
 START_TIMEOUT=${CANDOR_CASSANDRA_START_TIMEOUT:-240}
 MAIN_CLASS=org.apache.cassandra.service.CassandraDaemon
+# RESTART_ATTEMPTS bounds restart's tries when a port is taken.
+RESTART_ATTEMPTS=5
 
 SANDBOX=cassandra-sandbox
 # shellcheck source=sandbox-lib.sh
@@ -507,7 +514,14 @@ restart() {
 	check_node "$dir" "$node"
 	node_pid "$dir" "$node" >/dev/null && die "node $node is running: stop or kill it first"
 	need_java
-	launch "$dir" "$node" || die "node $node could not bind its ports again (log: $dir/node$node/system.log)"
+	local attempt
+	for attempt in $(seq 1 $RESTART_ATTEMPTS); do
+		launch "$dir" "$node" && return 0
+		log "node $node: a port was taken (attempt $attempt of $RESTART_ATTEMPTS); trying again with another JMX port"
+		pick_ports 1 "$(nodes_of "$dir")" >"$dir/node$node/jmx_port"
+		sleep 1
+	done
+	die "node $node could not bind its ports again after $RESTART_ATTEMPTS attempts: is something else listening on port $(cat "$dir/port") or $(cat "$dir/storage_port")? (log: $dir/node$node/system.log)"
 }
 
 [ $# -ge 1 ] || usage

@@ -232,7 +232,7 @@ func (fr *faultRun) hook(env *Env, quiet bool, ledgerDir func() string) func(ctx
 				if ev.Status == "" {
 					fmt.Fprintf(env.Stderr, "fault %d at %.1fs: %s\n", ev.Index+1, ev.StartS, redactWords(ev.Spec))
 				} else {
-					fmt.Fprintf(env.Stderr, "fault %d %s at %.1fs%s\n", ev.Index+1, ev.Status, ev.EndS, errSuffix(redactWords(ev.Error)))
+					fmt.Fprintf(env.Stderr, "fault %d %s at %.1fs%s%s\n", ev.Index+1, ev.Status, ev.EndS, errSuffix(redactWords(ev.Error)), errSuffix(ev.Leftover))
 				}
 			}
 			if dir != "" && ev.Status != "" {
@@ -314,7 +314,8 @@ func (fr *faultRun) takeEvents() []result.FaultEvent {
 func toResultEvent(ev fault.Event) result.FaultEvent {
 	return result.FaultEvent{Index: ev.Index, Spec: redactWords(ev.Spec), Kind: ev.Kind, Node: ev.Node, Status: ev.Status,
 		Scheduled: ev.Scheduled, Start: ev.Start, End: ev.End, StartS: ev.StartS, EndS: ev.EndS,
-		ExitStatus: ev.ExitStatus, Output: redactWords(ev.Output), OutputLen: ev.OutputLen, Truncated: ev.Truncated, Error: redactWords(ev.Error)}
+		ExitStatus: ev.ExitStatus, Output: redactWords(ev.Output), OutputLen: ev.OutputLen, Truncated: ev.Truncated, Error: redactWords(ev.Error),
+		Leftover: ev.Leftover}
 }
 
 var nonSpace = regexp.MustCompile(`\S+`)

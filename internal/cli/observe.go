@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -17,11 +18,17 @@ import (
 // counters (load, run, and plan run's cells).
 type observeFlags struct {
 	metricsAddr    string
+	metricsLinger  time.Duration
 	serverCounters bool
 }
 
+// defaultMetricsLinger is how long the endpoint waits after the run for a
+// scrape of the final values: Prometheus' usual scrape interval (15 s).
+const defaultMetricsLinger = 15 * time.Second
+
 func addObserveFlags(fl *pflag.FlagSet, f *observeFlags) {
 	fl.StringVar(&f.metricsAddr, "metrics-addr", "", "serve live metrics (OpenMetrics, Prometheus) at http://ADDR/metrics during the run, e.g. :9464 or 127.0.0.1:9464 (default: none)")
+	fl.DurationVar(&f.metricsLinger, "metrics-linger", defaultMetricsLinger, "with --metrics-addr: after the run, serve the final metrics until one more scrape or this long (0: close at once)")
 	fl.BoolVar(&f.serverCounters, "server-counters", true, "sample the server's own counters (commits, blocks, checkpoints, WAL, sizes, InnoDB status) every report interval on one extra session, into the result")
 }
 
@@ -34,8 +41,9 @@ type observers struct {
 }
 
 // listenMetrics binds --metrics-addr before anything else happens, so a
-// taken or invalid address fails the command before the run (exit 2).
-func listenMetrics(f *observeFlags) (*observers, error) {
+// taken or invalid address fails the command before the run (exit 2), and
+// says where it listens (unless quiet).
+func listenMetrics(env *Env, f *observeFlags, quiet bool) (*observers, error) {
 	o := &observers{}
 	if f.metricsAddr == "" {
 		return o, nil
@@ -45,13 +53,17 @@ func listenMetrics(f *observeFlags) (*observers, error) {
 		return nil, withCode(ExitUsage, err)
 	}
 	o.metrics = m
+	if !quiet {
+		fmt.Fprintf(env.Stderr, "candor: serving live metrics on http://%s/metrics\n", m.Addr())
+	}
 	return o, nil
 }
 
-// start labels the metrics with the run, feeds them and the sampler from
-// r's interval records (the monitor's tick), and takes the sampler's first
-// reading.
-func (o *observers) start(ctx context.Context, f *observeFlags, r *runner.Runner, tgt target.Target, wl workload.Workload, res *result.Result) {
+// start labels the metrics with the run, begins its first phase (the load
+// when the command loads, with the load metrics; else the run), feeds them
+// and the sampler from r's interval records (the monitor's tick), and
+// takes the sampler's first reading.
+func (o *observers) start(ctx context.Context, f *observeFlags, r *runner.Runner, tgt target.Target, wl workload.Workload, res *result.Result, loads bool) {
 	if o.metrics != nil {
 		// A shard (--shard i/N) is labelled with its index and the run id
 		// every shard shares; one process is shard "0/1" of its own run.
@@ -62,8 +74,13 @@ func (o *observers) start(ctx context.Context, f *observeFlags, r *runner.Runner
 		o.metrics.SetLabels(observe.Labels{RunID: runID, Workload: wl.Name(), Shard: shard})
 		o.metrics.SetRate(r.Config.Rate)
 		o.metrics.SetInFlight(r.Config.Threads)
-		_, n := wl.LoadRange()
-		o.metrics.SetLoadTotal(n)
+		if loads {
+			_, n := wl.LoadRange()
+			o.metrics.SetLoadTotal(n)
+			o.metrics.Begin("load", []string{runner.LoadOp})
+		} else {
+			o.beginRun(wl)
+		}
 	}
 	if f.serverCounters {
 		var tables []string
@@ -86,6 +103,25 @@ func (o *observers) start(ctx context.Context, f *observeFlags, r *runner.Runner
 		}
 		o.sampler.Kick()
 	}
+}
+
+// beginRun begins the run phase's metrics, every operation of wl at zero.
+func (o *observers) beginRun(wl workload.Workload) {
+	if o.metrics != nil {
+		o.metrics.Begin("run", wl.Ops())
+	}
+}
+
+// linger serves the final metrics after the run until one more scrape, or
+// --metrics-linger, or an interrupt (none after an interrupted run).
+func (o *observers) linger(ctx context.Context, env *Env, f *observeFlags, quiet bool) {
+	if o.metrics == nil || f.metricsLinger <= 0 || ctx.Err() != nil {
+		return
+	}
+	if !quiet {
+		fmt.Fprintf(env.Stderr, "candor: serving final metrics on http://%s/metrics for up to %s (until scraped)\n", o.metrics.Addr(), f.metricsLinger)
+	}
+	o.metrics.Linger(ctx, f.metricsLinger)
 }
 
 // finish puts the counters sampled into res's phases and stops sampling.

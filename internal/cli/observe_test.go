@@ -55,10 +55,15 @@ func metricValue(body, name string, labels ...string) (float64, bool) {
 // its run id, workload and shard, in the OpenMetrics format.
 func TestMetricsScrapedDuringRun(t *testing.T) {
 	body, res := scrapeDuringRun(t)
-	for _, want := range []string{`run_id="` + res.ID + `"`, `workload="ycsb/c"`, `shard="0/1"`, "candor_operation_latency_seconds_bucket{", "candor_in_flight_operations{", "candor_target_rate_ops{", "candor_achieved_rate_ops{", "candor_load_rows_total{", "# EOF"} {
+	for _, want := range []string{`run_id="` + res.ID + `"`, `workload="ycsb/c"`, `shard="0/1"`, "candor_operation_latency_seconds_bucket{", "candor_in_flight_operations{", "candor_target_rate_ops{", "candor_achieved_rate_ops{", "# EOF"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("scrape lacks %s:\n%s", want, body)
 		}
+	}
+	// null:// has nothing to load: no load metrics (they showed "load
+	// progress 0%")
+	if len(res.Phases) != 1 || strings.Contains(body, "candor_load_") {
+		t.Errorf("a run without a load (%d phases) serves load metrics:\n%s", len(res.Phases), body)
 	}
 }
 
@@ -85,7 +90,7 @@ func scrapeDuringRun(t *testing.T, args ...string) (string, *result.Result) {
 	done := make(chan exit, 1)
 	go func() {
 		cmd := append([]string{"run", "ycsb/c", "--target", "null://?latency=100us", "--threads", "2", "--time", "3s",
-			"--report-interval", "200ms", "--metrics-addr", addr, "-q", "-o", "r.json"}, args...)
+			"--report-interval", "200ms", "--metrics-addr", addr, "--metrics-linger", "0", "-q", "-o", "r.json"}, args...)
 		code, _, stderr := runCLI(t, dir, nil, cmd...)
 		done <- exit{code, stderr}
 	}()
@@ -130,7 +135,7 @@ func TestMetricsLoadProgress(t *testing.T) {
 	done := make(chan int, 1)
 	go func() {
 		code, _, _ := runCLI(t, dir, nil, "load", "ycsb/a", "--target", "sqlite://"+filepath.Join(dir, "l.db"), "-p", "recordcount=30000",
-			"--batch-size", "100", "--report-interval", "100ms", "--metrics-addr", addr, "-q", "-o", "l.json")
+			"--batch-size", "100", "--report-interval", "100ms", "--metrics-addr", addr, "--metrics-linger", "0", "-q", "-o", "l.json")
 		done <- code
 	}()
 	var seen float64
@@ -141,13 +146,13 @@ func TestMetricsLoadProgress(t *testing.T) {
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		total, _ := metricValue(string(b), "candor_load_rows_total")
+		total, _ := metricValue(string(b), "candor_load_rows_planned")
 		v, _ := metricValue(string(b), "candor_load_rows_done")
 		if total == 0 {
 			continue // not yet started
 		}
 		if total != 30000 {
-			t.Fatalf("candor_load_rows_total %v, want 30000", total)
+			t.Fatalf("candor_load_rows_planned %v, want 30000", total)
 		}
 		if v > 0 && v <= 30000 && int64(v)%100 == 0 {
 			seen = v
@@ -330,7 +335,7 @@ duration: 1s
 	if code != ExitUsage || !strings.Contains(stderr, "cannot serve metrics") {
 		t.Fatalf("taken address: exit %d\n%s", code, stderr)
 	}
-	code, _, stderr = runCLI(t, dir, nil, "plan", "run", planFile, "-q", "--metrics-addr", freeAddr(t))
+	code, _, stderr = runCLI(t, dir, nil, "plan", "run", planFile, "-q", "--metrics-addr", freeAddr(t), "--metrics-linger", "0s")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -343,8 +348,8 @@ duration: 1s
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(strings.Join(res.Command, " "), "--metrics-addr 127.0.0.1:") {
-			t.Errorf("%s: command %v lacks --metrics-addr", f, res.Command)
+		if cmd := strings.Join(res.Command, " "); !strings.Contains(cmd, "--metrics-addr 127.0.0.1:") || !strings.Contains(cmd, "--metrics-linger 0s") {
+			t.Errorf("%s: command %v lacks --metrics-addr or --metrics-linger", f, res.Command)
 		}
 	}
 }

@@ -21,6 +21,7 @@ func newPlanCmd(env *Env) *cobra.Command {
 	var quiet bool
 	var sh shardFlags
 	var metricsAddr string
+	var metricsLinger time.Duration
 	run := &cobra.Command{
 		Use:   "run PLAN.yaml",
 		Short: "Run every cell of a plan, skipping cells whose complete result exists (safe to Ctrl-C and run again)",
@@ -31,6 +32,9 @@ func newPlanCmd(env *Env) *cobra.Command {
 			var extra []string
 			if metricsAddr != "" {
 				extra = append(extra, "--metrics-addr", metricsAddr)
+				if c.Flags().Changed("metrics-linger") {
+					extra = append(extra, "--metrics-linger", metricsLinger.String())
+				}
 			}
 			return runPlan(env, args[0], quiet, &sh, extra...)
 		},
@@ -38,6 +42,7 @@ func newPlanCmd(env *Env) *cobra.Command {
 	run.Flags().BoolVarP(&quiet, "quiet", "q", false, "pass -q to every cell: only the plan's own progress lines")
 	addShardFlags(run.Flags(), &sh)
 	run.Flags().StringVar(&metricsAddr, "metrics-addr", "", "pass --metrics-addr to every cell: live metrics of the cell running, at http://ADDR/metrics")
+	run.Flags().DurationVar(&metricsLinger, "metrics-linger", defaultMetricsLinger, "pass --metrics-linger to every cell: how long each cell serves its final metrics until scraped")
 	cells := &cobra.Command{
 		Use:   "cells PLAN.yaml",
 		Short: "List a plan's cells with their state (done, to do) and command lines, without running anything",

@@ -277,7 +277,7 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 	if f.targets, err = f.cql.apply(fs, f.targets); err != nil {
 		return err
 	}
-	obs, err := listenMetrics(&f.observe)
+	obs, err := listenMetrics(env, &f.observe, f.quiet)
 	if err != nil {
 		return err
 	}
@@ -316,10 +316,11 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 	}
 	defer out.side.Close()
 	r, sb := newRunner(env, fs, phase, f, tgt, wl, cfg, fp, out)
-	obs.start(ctx, &f.observe, r, tgt, wl, res)
+	obs.start(ctx, &f.observe, r, tgt, wl, res, tbl.Load)
 
 	runErr := loadTables(ctx, r, tgt, wl, tbl, res, name)
 	if runErr == nil && phase == phaseRun {
+		obs.beginRun(wl)
 		runErr = runRepetitions(ctx, env, r, tgt, wl, tbl, res, f, fr, out.path)
 	}
 	obs.finish(res)
@@ -327,7 +328,9 @@ func execute(env *Env, fs *pflag.FlagSet, phase, name string, f *runFlags) error
 	if runErr != nil {
 		sb.fatal = sysbenchFatal(tgt, runErr)
 	}
-	return finish(ctx, env, f.format, res, sb, out.path, runErr)
+	err = finish(ctx, env, f.format, res, sb, out.path, runErr)
+	obs.linger(ctx, env, &f.observe, f.quiet)
+	return err
 }
 
 // workloadOf builds the workload from its name, its option flags, files and

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"sort"
 	"sync"
@@ -59,6 +61,10 @@ type Event struct {
 	OutputLen  int64     `json:"output_bytes,omitempty"`
 	Truncated  bool      `json:"output_truncated,omitempty"`
 	Error      string    `json:"error,omitempty"` // why it failed, in words
+	// Leftover says what became of processes a run= command left behind
+	// when its shell exited (in its process group: killed when the run
+	// ended; outside it, holding its output: not waited for), in words.
+	Leftover string `json:"leftover,omitempty"`
 }
 
 // Network applies network faults; ProxySet implements it. Apply returns
@@ -170,18 +176,28 @@ func (e *Executor) one(ctx context.Context, start time.Time, i int, f Fault, not
 	ev.Start = time.Now()
 	ev.StartS = ev.Start.Sub(start).Seconds()
 	notify(ev)
+	var rest func(*Event)
 	if f.Has("run") {
-		e.command(ctx, f, &ev)
+		rest = e.command(ctx, f, &ev)
 	} else {
 		e.network(ctx, i, f, &ev)
 		ev.StartS = ev.Start.Sub(start).Seconds()
 	}
 	ev.EndS = ev.End.Sub(start).Seconds()
 	notify(ev)
+	if rest != nil {
+		rest(&ev)
+	}
 	return ev
 }
 
-func (e *Executor) command(ctx context.Context, f Fault, ev *Event) {
+// command starts f's command and waits for its shell to exit (or the run
+// to end, which kills the command's process group), filling ev with the
+// shell's exit and the output so far. It returns what is left: rest waits
+// for what the shell left behind — processes in its process group, a
+// process holding its output open — until they are gone or the run ends,
+// ends the group then, and records it in ev.Leftover.
+func (e *Executor) command(ctx context.Context, f Fault, ev *Event) (rest func(*Event)) {
 	shell := e.Shell
 	if shell == "" {
 		shell = "/bin/sh"
@@ -190,28 +206,52 @@ func (e *Executor) command(ctx context.Context, f Fault, ev *Event) {
 	if limit <= 0 {
 		limit = defaultMaxOutput
 	}
-	cmd := exec.CommandContext(ctx, shell, "-c", f.Command)
-	cmd.Dir = e.Dir
-	out := &capped{limit: limit}
-	cmd.Stdout, cmd.Stderr = out, out
-	ownProcessGroup(cmd)
-	// A command that leaves a child holding its output open must not hold
-	// the run: stop waiting for the pipes 2 s after it is killed.
-	cmd.WaitDelay = 2 * time.Second
-	err := cmd.Run()
-	ev.End = time.Now()
-	ev.Output, ev.OutputLen, ev.Truncated = string(out.buf), out.total, out.total > int64(len(out.buf))
-	if cmd.ProcessState != nil {
-		code := cmd.ProcessState.ExitCode()
-		ev.ExitStatus = &code
+	// candor reads the output pipe itself instead of leaving it to exec:
+	// exec's Wait waits for the pipe to close, which a background child
+	// holds, and no longer watches ctx once the shell has exited.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		ev.End, ev.Status, ev.Error = time.Now(), StatusFailed, fmt.Sprintf("command could not run: %v", err)
+		return nil
 	}
+	cmd := exec.Command(shell, "-c", f.Command)
+	cmd.Dir = e.Dir
+	cmd.Stdout, cmd.Stderr = pw, pw
+	ownProcessGroup(cmd)
+	err = cmd.Start()
+	pw.Close() // the command's processes hold the write end now
+	if err != nil {
+		pr.Close()
+		ev.End, ev.Status, ev.Error = time.Now(), StatusFailed, fmt.Sprintf("command could not run: %v", err)
+		return nil
+	}
+	out := &capped{limit: limit}
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		io.Copy(out, pr) // ends at EOF, or when pr is closed
+	}()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	pgid := cmd.Process.Pid
+	killed := false
+	select {
+	case err = <-exited:
+	case <-ctx.Done():
+		killGroup(pgid)
+		killed = true
+		err = <-exited
+	}
+	ev.End = time.Now()
+	code := cmd.ProcessState.ExitCode()
+	ev.ExitStatus = &code
 	var exitErr *exec.ExitError
 	switch {
+	case killed:
+		ev.Status = StatusCutShort
+		ev.Error = "the run ended while the command ran: it was killed with its process group"
 	case err == nil:
 		ev.Status = StatusDone
-	case ctx.Err() != nil:
-		ev.Status = StatusCutShort
-		ev.Error = "the run ended while the command ran: it was killed"
 	case errors.As(err, &exitErr):
 		ev.Status = StatusFailed
 		ev.Error = fmt.Sprintf("command exited with status %d", exitErr.ExitCode())
@@ -219,6 +259,104 @@ func (e *Executor) command(ctx context.Context, f Fault, ev *Event) {
 		ev.Status = StatusFailed
 		ev.Error = fmt.Sprintf("command could not run: %v", err)
 	}
+	lo := &leftovers{pgid: pgid, pipe: pr, copied: copied, killed: killed}
+	if !killed {
+		lo.members = liveMembers(pgid, nil)
+		if len(lo.members) > 0 {
+			ev.Leftover = leftInGroup
+		}
+	}
+	ev.Output, ev.OutputLen, ev.Truncated = out.snapshot()
+	return func(ev *Event) {
+		ev.Leftover = lo.wait(ctx)
+		ev.Output, ev.OutputLen, ev.Truncated = out.snapshot()
+	}
+}
+
+// What a fault event's Leftover says.
+const (
+	leftInGroup = "its shell exited leaving processes in its process group; candor ends them when the run ends"
+	endedGroup  = "its shell exited leaving processes in its process group; candor killed them when the run ended"
+	endedAlone  = "its shell exited leaving processes in its process group; they ended before the run did"
+	escaped     = "a process outside its process group (started with setsid?) still held its output open when the run " +
+		"ended; candor stopped reading it and could not end it"
+)
+
+// leftoverPoll is how often candor looks whether what a command left
+// behind has ended on its own (a few /proc reads each time).
+const leftoverPoll = 250 * time.Millisecond
+
+// pipeGrace is how long candor waits, after killing a command's process
+// group, for its processes to be gone and its output pipe to close: the
+// killed processes release it as they exit; a process that still holds it
+// after this is outside the group.
+const pipeGrace = 500 * time.Millisecond
+
+// leftovers is what a run= command's shell left behind when it exited.
+type leftovers struct {
+	pgid    int
+	pipe    *os.File      // the output's read end
+	copied  chan struct{} // closed when the pipe reached EOF (or was closed)
+	killed  bool          // the group was killed already (the run ended first)
+	members []int         // live processes of the group last seen
+}
+
+// wait returns once the group is empty and the pipe closed, or ctx ends;
+// then it kills what is left of the group and stops reading the pipe. It
+// returns the Leftover note.
+func (lo *leftovers) wait(ctx context.Context) string {
+	if lo.killed {
+		return lo.reap("")
+	}
+	left := len(lo.members) > 0
+	tick := time.NewTicker(leftoverPoll)
+	defer tick.Stop()
+	copied := lo.copied
+	for copied != nil || len(lo.members) > 0 {
+		select {
+		case <-copied:
+			copied = nil
+		case <-tick.C:
+		case <-ctx.Done():
+			note := ""
+			if lo.members = liveMembers(lo.pgid, lo.members); lo.members != nil {
+				killGroup(lo.pgid)
+				note = endedGroup
+			}
+			return lo.reap(note)
+		}
+		if len(lo.members) > 0 {
+			lo.members = liveMembers(lo.pgid, lo.members)
+		}
+	}
+	if left {
+		return endedAlone
+	}
+	return ""
+}
+
+// reap waits up to pipeGrace for the killed group's processes to be gone
+// and the output pipe to close, then stops reading it. note is what to say
+// so far; reap adds that a process outside the group held the pipe.
+func (lo *leftovers) reap(note string) string {
+	deadline := time.Now().Add(pipeGrace)
+	for lo.members = liveMembers(lo.pgid, lo.members); lo.members != nil && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		lo.members = liveMembers(lo.pgid, lo.members)
+	}
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-lo.copied:
+		return note
+	case <-t.C:
+	}
+	lo.pipe.Close()
+	<-lo.copied
+	if note == "" {
+		return escaped
+	}
+	return note + "; " + escaped
 }
 
 func (e *Executor) network(ctx context.Context, i int, f Fault, ev *Event) {
@@ -251,16 +389,26 @@ func (e *Executor) network(ctx context.Context, i int, f Fault, ev *Event) {
 	ev.End = time.Now()
 }
 
-// capped keeps the first limit bytes written and counts them all. exec
-// calls Write from one goroutine at a time when Stdout and Stderr are the
-// same writer.
+// capped keeps the first limit bytes written and counts them all. One
+// goroutine writes; snapshot may be called from another.
 type capped struct {
+	mu    sync.Mutex
 	limit int
 	buf   []byte
 	total int64
 }
 
+// snapshot is the output so far: the kept bytes, the total length and
+// whether bytes were dropped.
+func (c *capped) snapshot() (string, int64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return string(c.buf), c.total, c.total > int64(len(c.buf))
+}
+
 func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.total += int64(len(p))
 	if room := c.limit - len(c.buf); room > 0 {
 		c.buf = append(c.buf, p[:min(room, len(p))]...)

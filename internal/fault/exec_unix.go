@@ -7,15 +7,13 @@ import (
 	"syscall"
 )
 
-// ownProcessGroup puts the command in a process group of its own and makes
-// cancellation kill the whole group, so a script's children (a pg_ctl, a
-// sleep) do not outlive the run.
+// ownProcessGroup puts the command in a process group of its own, so that
+// candor can end a script's children (a pg_ctl, a sleep) with it.
 func ownProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		if cmd.Process == nil {
-			return nil
-		}
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+}
+
+// killGroup kills every process in process group pgid.
+func killGroup(pgid int) {
+	syscall.Kill(-pgid, syscall.SIGKILL)
 }

@@ -38,6 +38,38 @@ func TestGrafanaDashboardNamesServedMetrics(t *testing.T) {
 		served[n] = true
 		served[n+"_bucket"] = true
 	}
+	// Each metric's type, from a Metrics that serves them all.
+	m := &Metrics{}
+	m.SetLoadTotal(10)
+	m.Begin("load", []string{"INSERT"})
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(m)
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := map[string]string{}
+	for _, f := range fams {
+		types[f.GetName()] = f.GetType().String()
+		types[f.GetName()+"_bucket"] = f.GetType().String()
+	}
+	// rate() and increase() are for counters (and histograms' buckets);
+	// by Prometheus' conventions every name ending in _total is a counter.
+	rated := regexp.MustCompile(`(?:rate|increase)\((candor_[a-z_]+)`)
+	for _, p := range d.Panels {
+		for _, tg := range p.Targets {
+			for _, m := range rated.FindAllStringSubmatch(tg.Expr, -1) {
+				if ty := types[m[1]]; ty != "COUNTER" && ty != "HISTOGRAM" {
+					t.Errorf("panel %q takes the rate of %s, a %s", p.Title, m[1], ty)
+				}
+			}
+		}
+	}
+	for name, ty := range types {
+		if strings.HasSuffix(name, "_total") && ty != "COUNTER" {
+			t.Errorf("%s is a %s: a name ending in _total is a counter's", name, ty)
+		}
+	}
 	used := regexp.MustCompile(`candor_[a-z_]+`)
 	n := 0
 	for _, p := range d.Panels {

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/target"
 )
 
 // Labels are on every metric: which run, workload and shard they count.
@@ -46,6 +47,13 @@ type opState struct {
 	n       uint64
 }
 
+// phaseState is one phase's operations.
+type phaseState struct {
+	name  string
+	ops   map[string]*opState
+	order []string
+}
+
 // Metrics serves the run's live metrics at /metrics. Observe feeds it one
 // interval record at a time (from the runner's monitor); a scrape reads a
 // consistent snapshot under its lock. Safe for concurrent use.
@@ -54,10 +62,10 @@ type Metrics struct {
 	srv    *http.Server
 	ln     net.Listener
 
-	mu         sync.Mutex
-	phase      string
-	ops        map[string]*opState
-	order      []string
+	mu sync.Mutex
+	// phases are those begun, in order; the last is the current one. A
+	// phase that ended keeps its counters (their final values).
+	phases     []*phaseState
 	inFlight   float64
 	targetRate float64
 	achieved   float64
@@ -66,6 +74,8 @@ type Metrics struct {
 	intervals  uint64
 	elapsed    float64
 	done       chan struct{}
+	// scraped, when set (Linger), is closed by the next scrape.
+	scraped chan struct{}
 }
 
 // ErrListen marks a metrics address candor cannot listen on.
@@ -83,7 +93,7 @@ func Listen(addr string, l Labels) (*Metrics, error) {
 	if l.Shard == "" {
 		l.Shard = "0/1"
 	}
-	m := &Metrics{labels: l, ln: ln, ops: map[string]*opState{}, done: make(chan struct{})}
+	m := &Metrics{labels: l, ln: ln, done: make(chan struct{})}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(m)
 	mux := http.NewServeMux()
@@ -119,7 +129,9 @@ func (m *Metrics) SetRate(r float64) {
 	m.mu.Unlock()
 }
 
-// SetLoadTotal records the rows a load phase inserts.
+// SetLoadTotal records the rows a load phase inserts. Only a command that
+// loads calls it: the load metrics are served once it has (a run on data
+// loaded before has none).
 func (m *Metrics) SetLoadTotal(rows int64) {
 	m.mu.Lock()
 	m.loadTotal = float64(rows)
@@ -135,8 +147,46 @@ func (m *Metrics) SetInFlight(n int) {
 	m.mu.Unlock()
 }
 
-// Observe adds one interval record. A record of a new phase starts the
-// counters of that phase afresh (the phase label tells them apart).
+// Begin starts phase with its operations: their counters are served from
+// now, at zero, with every error class of target.Classes at zero too, so
+// that the first operation or error of the phase is an increase a
+// Prometheus query sees (a series born at 1 is not). Beginning the current
+// phase again adds ops to it; beginning another phase keeps the counters
+// of the phases before (their final values) and replaces an earlier phase
+// of the same name.
+func (m *Metrics) Begin(phase string, ops []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.begin(phase)
+	for _, o := range ops {
+		m.op(o)
+	}
+}
+
+func (m *Metrics) begin(phase string) {
+	if c := m.current(); c != nil && c.name == phase {
+		return
+	}
+	kept := m.phases[:0]
+	for _, p := range m.phases {
+		if p.name != phase {
+			kept = append(kept, p)
+		}
+	}
+	m.phases = append(kept, &phaseState{name: phase, ops: map[string]*opState{}})
+	m.achieved, m.elapsed = 0, 0 // the last phase's, until an interval of this one
+}
+
+// current is the phase begun last (nil before any).
+func (m *Metrics) current() *phaseState {
+	if len(m.phases) == 0 {
+		return nil
+	}
+	return m.phases[len(m.phases)-1]
+}
+
+// Observe adds one interval record. A record of a phase other than the
+// current one begins that phase (the phase label tells them apart).
 func (m *Metrics) Observe(iv result.Interval) {
 	type lat struct {
 		name string
@@ -160,9 +210,7 @@ func (m *Metrics) Observe(iv result.Interval) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if iv.Phase != m.phase {
-		m.phase, m.ops, m.order = iv.Phase, map[string]*opState{}, nil
-	}
+	m.begin(iv.Phase)
 	m.intervals++
 	m.elapsed = iv.ElapsedSec
 	rate := 0.0
@@ -223,14 +271,41 @@ func eachValue(s *hdr.Snapshot, fn func(v, n int64)) {
 	}
 }
 
+// op is the current phase's state of operation name, made with every
+// error class at zero.
 func (m *Metrics) op(name string) *opState {
-	s := m.ops[name]
+	p := m.current()
+	s := p.ops[name]
 	if s == nil {
 		s = &opState{errors: map[string]uint64{}, buckets: make([]uint64, len(latencyBuckets)+1)}
-		m.ops[name] = s
-		m.order = append(m.order, name)
+		for _, c := range target.Classes {
+			s.errors[string(c)] = 0
+		}
+		p.ops[name] = s
+		p.order = append(p.order, name)
 	}
 	return s
+}
+
+// Linger keeps the endpoint serving the values it has until one scrape has
+// read them, d has passed or ctx ends, whichever comes first, and reports
+// whether a scrape read them. Called after the last interval: a scraper
+// polling every d or more often then sees the run's final counts, which
+// would be lost if the endpoint closed with the run.
+func (m *Metrics) Linger(ctx context.Context, d time.Duration) bool {
+	ch := make(chan struct{})
+	m.mu.Lock()
+	m.scraped = ch
+	m.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return false
 }
 
 // Close stops the endpoint; scrapes in progress are given up to a second.
@@ -256,7 +331,7 @@ var (
 	descTarget    = desc("candor_target_rate_ops", "Target rate of an open-loop run in operations per second (0: closed loop).")
 	descAchieved  = desc("candor_achieved_rate_ops", "Operations per second finished in the last interval.", "phase")
 	descLoadDone  = desc("candor_load_rows_done", "Rows a load phase has inserted so far.")
-	descLoadTotal = desc("candor_load_rows_total", "Rows the load phase inserts in all.")
+	descLoadTotal = desc("candor_load_rows_planned", "Rows the load phase inserts in all.")
 	descIntervals = desc("candor_intervals_total", "Interval records made so far.")
 	descElapsed   = desc("candor_phase_elapsed_seconds", "Seconds since the current phase started, at the last interval's end.", "phase")
 )
@@ -272,34 +347,42 @@ func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.scraped != nil { // this scrape reads the final values
+		close(m.scraped)
+		m.scraped = nil
+	}
 	l := []string{m.labels.RunID, m.labels.Workload, m.labels.Shard}
 	with := func(extra ...string) []string { return append(append([]string{}, l...), extra...) }
-	for _, name := range m.order {
-		s := m.ops[name]
-		ch <- prometheus.MustNewConstMetric(descOps, prometheus.CounterValue, float64(s.count), with(m.phase, name)...)
-		classes := make([]string, 0, len(s.errors))
-		for c := range s.errors {
-			classes = append(classes, c)
+	for _, p := range m.phases {
+		for _, name := range p.order {
+			s := p.ops[name]
+			ch <- prometheus.MustNewConstMetric(descOps, prometheus.CounterValue, float64(s.count), with(p.name, name)...)
+			classes := make([]string, 0, len(s.errors))
+			for c := range s.errors {
+				classes = append(classes, c)
+			}
+			sort.Strings(classes)
+			for _, c := range classes {
+				ch <- prometheus.MustNewConstMetric(descErrors, prometheus.CounterValue, float64(s.errors[c]), with(p.name, name, c)...)
+			}
+			cum := map[float64]uint64{}
+			var run uint64
+			for i, b := range latencyBuckets {
+				run += s.buckets[i]
+				cum[b] = run
+			}
+			ch <- prometheus.MustNewConstHistogram(descLatency, s.n, s.sum, cum, with(p.name, name)...)
 		}
-		sort.Strings(classes)
-		for _, c := range classes {
-			ch <- prometheus.MustNewConstMetric(descErrors, prometheus.CounterValue, float64(s.errors[c]), with(m.phase, name, c)...)
-		}
-		cum := map[float64]uint64{}
-		var run uint64
-		for i, b := range latencyBuckets {
-			run += s.buckets[i]
-			cum[b] = run
-		}
-		ch <- prometheus.MustNewConstHistogram(descLatency, s.n, s.sum, cum, with(m.phase, name)...)
 	}
-	if m.phase != "" {
-		ch <- prometheus.MustNewConstMetric(descInFlight, prometheus.GaugeValue, m.inFlight, with(m.phase)...)
-		ch <- prometheus.MustNewConstMetric(descAchieved, prometheus.GaugeValue, m.achieved, with(m.phase)...)
-		ch <- prometheus.MustNewConstMetric(descElapsed, prometheus.GaugeValue, m.elapsed, with(m.phase)...)
+	if c := m.current(); c != nil {
+		ch <- prometheus.MustNewConstMetric(descInFlight, prometheus.GaugeValue, m.inFlight, with(c.name)...)
+		ch <- prometheus.MustNewConstMetric(descAchieved, prometheus.GaugeValue, m.achieved, with(c.name)...)
+		ch <- prometheus.MustNewConstMetric(descElapsed, prometheus.GaugeValue, m.elapsed, with(c.name)...)
 	}
 	ch <- prometheus.MustNewConstMetric(descTarget, prometheus.GaugeValue, m.targetRate, l...)
-	ch <- prometheus.MustNewConstMetric(descLoadDone, prometheus.GaugeValue, m.loadDone, l...)
-	ch <- prometheus.MustNewConstMetric(descLoadTotal, prometheus.GaugeValue, m.loadTotal, l...)
+	if m.loadTotal > 0 {
+		ch <- prometheus.MustNewConstMetric(descLoadDone, prometheus.GaugeValue, m.loadDone, l...)
+		ch <- prometheus.MustNewConstMetric(descLoadTotal, prometheus.GaugeValue, m.loadTotal, l...)
+	}
 	ch <- prometheus.MustNewConstMetric(descIntervals, prometheus.CounterValue, float64(m.intervals), l...)
 }

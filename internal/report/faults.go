@@ -98,6 +98,9 @@ func FaultLines(evs []result.FaultEvent) []string {
 		if ev.Error != "" {
 			fmt.Fprintf(&b, ": %s", ev.Error)
 		}
+		if ev.Leftover != "" {
+			fmt.Fprintf(&b, "; %s", ev.Leftover)
+		}
 		if ev.Status == "failed" && ev.Output != "" {
 			first, _, _ := strings.Cut(strings.TrimSpace(ev.Output), "\n")
 			fmt.Fprintf(&b, "; output: %s", first)

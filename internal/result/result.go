@@ -272,6 +272,7 @@ type FaultEvent struct {
 	OutputLen  int64     `json:"output_bytes,omitempty"`
 	Truncated  bool      `json:"output_truncated,omitempty"`
 	Error      string    `json:"error,omitempty"`
+	Leftover   string    `json:"leftover,omitempty"` // run=: what became of processes its shell left behind
 }
 
 // LedgerResult is where a phase's ledger is and what it says.
