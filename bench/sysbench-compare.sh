@@ -67,7 +67,7 @@
 # buffers; InnoDB reads past the page cache, and its default 128 MB buffer
 # pool is smaller than a 1,000,000-row table (about 240 MB). A 1 GB pool
 # did not make MariaDB's runs steadier, and it made sysbench's prepare
-# faster than candor's (docs/BENCHMARKS.md §7).
+# faster than candor's (git show fdff5d5:docs/BENCHMARKS.md, §7).
 #
 # Prepare is checked as well as timed: after each prepare the table must hold
 # TABLE_SIZE rows, and its column and index shape (from information_schema or
@@ -272,8 +272,8 @@ timed_prepare() {
 
 # warm_up db tool round: each test once for WARMUP seconds at the highest
 # thread count, unmeasured. Without it, on MariaDB, the tool that ran first
-# after the prepares was the slower one in every round (docs/BENCHMARKS.md
-# §7, "Order, warm-up and noise").
+# after the prepares was the slower one in every round (git show
+# fdff5d5:docs/BENCHMARKS.md, §7, "Order, warm-up and noise").
 warm_up() {
 	local db=$1 tool=$2 round=$3 test t max=0
 	[ "$WARMUP" -gt 0 ] || return 0
