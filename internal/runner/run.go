@@ -129,7 +129,11 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	}
 	// When the phase's context ended, for the operations it cut short.
 	var stopped atomic.Int64
-	defer context.AfterFunc(runCtx, func() { stopped.Store(int64(max(time.Since(start), 1))) })()
+	// The first to see the context ended sets it: its AfterFunc, or a
+	// worker that returned for it first (countDropped), so that the
+	// workers' dropped operations and the backlog's scheduled ones are
+	// counted to the same instant.
+	defer context.AfterFunc(runCtx, func() { stopped.CompareAndSwap(0, int64(max(time.Since(start), 1))) })()
 	counters := counterNames(r.Workload)
 	coll := measure.NewCollector(ops, len(counters), start)
 	var maxLag atomic.Int64
@@ -138,7 +142,7 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 		phaseEnd = cfg.Warmup + cfg.Duration
 	}
 	// Open loop: operations due and not begun, at each tick.
-	queue := backlog{end: phaseEnd}
+	queue := backlog{end: phaseEnd, stopped: &stopped}
 	// Closed loop with Config.SharedOperations: the operations not yet
 	// begun, which the workers take one at a time.
 	var budget *atomic.Int64
@@ -211,12 +215,6 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 		finished = time.Now()
 		for _, wr := range workers {
 			dropped += wr.dropped
-		}
-		if s := time.Duration(stopped.Load()); open {
-			queue.stop = phaseEnd - 1
-			if s > 0 {
-				queue.stop = min(queue.stop, s)
-			}
 		}
 		close(done)
 	}()
@@ -392,9 +390,12 @@ func (wr *worker) noSession(op workload.OpID) func(error) {
 // arrivals of the worker's schedule due before the phase ended that it
 // never began (the one drawn and pending, and those after it), within its
 // quota.
-func (wr *worker) countDropped(begun int64) {
+func (wr *worker) countDropped(ctx context.Context, begun int64) {
 	if wr.sched == nil {
 		return
+	}
+	if ctx.Err() != nil {
+		wr.stopped.CompareAndSwap(0, int64(max(time.Since(wr.start), 1)))
 	}
 	stop := wr.stopAt(time.Since(wr.start))
 	if stop >= wr.end {
@@ -425,10 +426,10 @@ func (wr *worker) countDropped(begun int64) {
 // billions of arrivals per tick.
 type backlog struct {
 	end time.Duration // the phase's end, from its start; arrivals after it never begin
-	// stop is when the workers stopped beginning operations (the phase's
-	// end or the moment its context ended), set before the final sample:
-	// the arrivals due by then are the phase's scheduled operations.
-	stop     time.Duration
+	// stopped is when the phase's context ended (from its start; 0 until
+	// then): no worker begins an operation after it, so no arrival after it
+	// is due — the workers' dropped counts stop there too.
+	stopped  *atomic.Int64
 	workers  []*worker
 	replicas []dueCounter
 	due      []int64 // arrivals due so far, per worker
@@ -444,8 +445,8 @@ func (b *backlog) add(wr *worker, replica dueCounter) {
 // monitor calls it.
 func (b *backlog) sample(now time.Duration) (queued, running int64) {
 	now = min(now, b.end-1) // one due at the very end finds the phase over
-	if b.stop > 0 {
-		now = min(now, b.stop)
+	if s := time.Duration(b.stopped.Load()); s > 0 {
+		now = min(now, s)
 	}
 	for i, wr := range b.workers {
 		b.due[i] += b.replicas[i].countTo(now)
@@ -487,7 +488,7 @@ func (wr *worker) loop(ctx context.Context) {
 	retries := wr.r.Config.Retries
 	quiet := context.Context(quietCtx{ctx})
 	var done int64
-	defer func() { wr.countDropped(wr.begun.Load()) }()
+	defer func() { wr.countDropped(ctx, wr.begun.Load()) }()
 	for wr.quota == unlimited || done < wr.quota {
 		// Times are offsets from the phase start: time.Since reads only the
 		// monotonic clock, half the cost of time.Now.
