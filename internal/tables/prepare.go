@@ -189,7 +189,15 @@ func (s *Session) withConn(ctx context.Context, fn func(context.Context) error) 
 }
 
 func (s *Session) prepare(ctx context.Context) error {
-	if !s.req.LoadPhase && s.req.Mode != LoadAlways && !s.fresh {
+	joinable := !s.req.LoadPhase && s.req.Mode != LoadAlways && !s.fresh
+	said := false
+	for {
+		if !joinable {
+			if err := s.locks.acquire(ctx, false); err != nil {
+				return err
+			}
+			break
+		}
 		// A run that finds its tables as it needs them changes nothing:
 		// it looks under a shared lock, which other runs share.
 		if err := s.locks.acquire(ctx, true); err != nil {
@@ -207,9 +215,28 @@ func (s *Session) prepare(ctx context.Context) error {
 		// exclusive lock, as a load that holds the lock is; once it is
 		// taken, what is still pending was interrupted.
 		s.locks.releaseAll(ctx)
-	}
-	if err := s.locks.acquire(ctx, false); err != nil {
-		return err
+		ok, err := s.locks.tryExclusive(ctx)
+		if err != nil {
+			return err
+		}
+		if ok {
+			break
+		}
+		// Another process holds the tables. It may be making them as
+		// this run needs them (the first shard of a run creating the
+		// table the others join, then running on it under a shared
+		// lock): look again now and then rather than queue behind its
+		// whole run for the exclusive lock.
+		if !said {
+			fmt.Fprintf(s.req.Status, "waiting for table %s: another candor process holds its lock (%s) for a run, a load or a cleanup; Ctrl-C to give up\n",
+				strings.Join(s.locks.tables, ", "), s.locks.lk.kind())
+			said = true
+		}
+		select {
+		case <-ctx.Done():
+			return &Error{Kind: Interrupted, Err: fmt.Errorf("gave up waiting for candor's lock of table %s: %w", strings.Join(s.locks.tables, ", "), ctx.Err())}
+		case <-time.After(pollInterval):
+		}
 	}
 	// Decided again under the exclusive lock: another process may have
 	// loaded the tables meanwhile.

@@ -36,6 +36,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"sync/atomic"
 
 	sqlitedrv "modernc.org/sqlite"
@@ -237,10 +238,21 @@ func (t *Target) conn(ctx context.Context) (driver.Conn, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.opts.ConnectTimeout)
 	defer cancel()
-	c, err := t.connector.Connect(ctx)
-	if p, ok := c.(driver.Pinger); ok && err == nil {
-		if err = p.Ping(ctx); err != nil {
-			c.Close()
+	var c driver.Conn
+	var err error
+	for wait := 10 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		c, err = t.connector.Connect(ctx)
+		if p, ok := c.(driver.Pinger); ok && err == nil {
+			if err = p.Ping(ctx); err != nil {
+				c.Close()
+			}
+		}
+		// Two processes opening one new file at once: the change to WAL
+		// mode of one can meet the other's lock without the busy handler
+		// (SQLITE_BUSY at open, seen when two loads started together).
+		// The file is there: open it again, within the connect timeout.
+		if err == nil || Classify(err) != target.ClassRetryable || !sleepCtx(ctx, wait) {
+			break
 		}
 	}
 	if err != nil {
@@ -459,4 +471,17 @@ func moduleVersion(path string) string {
 		}
 	}
 	return ""
+}
+
+// sleepCtx waits d, or less when ctx ends first; it reports whether it
+// waited the whole of d.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
