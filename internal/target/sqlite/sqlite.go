@@ -36,8 +36,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 	"sync/atomic"
+	"time"
 
 	sqlitedrv "modernc.org/sqlite"
 
