@@ -19,6 +19,13 @@
 #       a directory this script did not create.
 #   scripts/mariadb-sandbox.sh url DIR
 #       Prints the URL of a running sandbox.
+#   scripts/mariadb-sandbox.sh kill DIR
+#       SIGKILLs the server (mariadbd is one process): it dies as if its
+#       machine had, without a shutdown; the next start recovers InnoDB.
+#   scripts/mariadb-sandbox.sh restart DIR [SECONDS]
+#       Shuts the server down if it runs (sessions are cut), waits SECONDS
+#       (default 0) and starts it again on the same port with the same
+#       options: a server restart mid-run, or the recovery after a kill.
 #
 # Works as root (the server runs as the mysql user and DIR is handed to it) or
 # as an ordinary user (the server runs as that user). When MariaDB is not
@@ -55,8 +62,6 @@ install_mariadb() {
 	apt_install mariadb-server || die "could not install mariadb-server: see $APT_LOG"
 }
 
-alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
-
 # server_pid prints the PID of the sandbox's server: the one mariadbd wrote,
 # else the one this script recorded when it started it.
 server_pid() {
@@ -79,6 +84,32 @@ sql() {
 # ping_server succeeds when the server answers on the socket in $1.
 ping_server() {
 	"$ADMIN" --no-defaults --protocol=socket --socket="$1/sock" -uroot --connect-timeout=2 ping >/dev/null 2>&1
+}
+
+# launch starts mariadbd for the sandbox in $1 on port $2 with the options
+# that follow, in the background, and waits until it answers on its socket:
+# it succeeds then, fails when the server exited (a port taken), and dies
+# when it does not answer within 60 s.
+launch() {
+	local dir=$1 port=$2 pid i
+	shift 2
+	: >"$dir/err.log"
+	if is_root; then chown mysql: "$dir/err.log"; fi
+	# setsid + nohup: the server outlives this script and its terminal.
+	setsid nohup "$MARIADBD" --no-defaults --datadir="$dir/data" \
+		--bind-address=127.0.0.1 --port="$port" --socket="$dir/sock" \
+		--pid-file="$dir/pid" --log-error="$dir/err.log" "$@" \
+		</dev/null >"$dir/mariadbd.out" 2>&1 &
+	pid=$!
+	echo "$pid" >"$dir/mariadbd.pid"
+	for i in $(seq 1 300); do # up to 60 s
+		ping_server "$dir" && return 0
+		alive "$pid" || return 1
+		sleep 0.2
+	done
+	kill -TERM "$pid" 2>/dev/null || true
+	tail -n 20 "$dir/err.log" >&2 || true
+	die "MariaDB did not answer within 60 s (log: $dir/err.log)"
 }
 
 start() {
@@ -125,31 +156,13 @@ start() {
 
 	# The port is free when picked but another process may take it before the
 	# server binds it: retry with a new port when the start fails.
-	local port attempt pid ok="" i
+	local port attempt ok=""
+	for kv in "${extra[@]}"; do echo "$kv"; done >"$dir/options" # for restart
 	for attempt in 1 2 3 4 5; do
 		port=$(pick_port)
-		: >"$dir/err.log"
-		if is_root; then chown mysql: "$dir/err.log"; fi
-		# setsid + nohup: the server outlives this script and its terminal.
-		setsid nohup "$MARIADBD" --no-defaults --datadir="$dir/data" "${user_opt[@]}" \
-			--bind-address=127.0.0.1 --port="$port" --socket="$dir/sock" \
-			--pid-file="$dir/pid" --log-error="$dir/err.log" "${extra[@]}" \
-			</dev/null >"$dir/mariadbd.out" 2>&1 &
-		pid=$!
-		echo "$pid" >"$dir/mariadbd.pid"
-		for i in $(seq 1 300); do # up to 60 s
-			if ping_server "$dir"; then
-				ok=1
-				break
-			fi
-			alive "$pid" || break
-			sleep 0.2
-		done
-		[ -n "$ok" ] && break
-		if alive "$pid"; then
-			kill -TERM "$pid" 2>/dev/null || true
-			tail -n 20 "$dir/err.log" >&2 || true
-			die "MariaDB did not answer within 60 s (log: $dir/err.log)"
+		if launch "$dir" "$port" "${user_opt[@]}" "${extra[@]}"; then
+			ok=1
+			break
 		fi
 		log "start on port $port failed (attempt $attempt)"
 		grep -q "Address already in use\|Can't start server: Bind" "$dir/err.log" 2>/dev/null ||
@@ -169,30 +182,61 @@ start() {
 	echo "$url"
 }
 
+# shutdown_server shuts the server of the sandbox in $1 down, if it runs
+# (mariadb-admin shutdown, else SIGTERM; SIGKILL after 60 s), and waits for
+# it to exit.
+shutdown_server() {
+	local dir=$1 pid i
+	pid=$(server_pid "$dir" || true)
+	alive "$pid" || return 0
+	ADMIN=$(client_bin mariadb-admin mysqladmin || true)
+	if [ -z "$ADMIN" ] || ! "$ADMIN" --no-defaults --protocol=socket --socket="$dir/sock" -uroot \
+		--connect-timeout=5 shutdown >/dev/null 2>&1; then
+		kill -TERM "$pid" 2>/dev/null || true
+	fi
+	for i in $(seq 1 300); do # up to 60 s
+		alive "$pid" || return 0
+		sleep 0.2
+	done
+	log "server (pid $pid) still running after 60 s: killing it"
+	kill -KILL "$pid" 2>/dev/null || true
+	sleep 0.5
+}
+
 stop() {
 	local dir=$1
 	[ -d "$dir" ] || { log "$dir does not exist: nothing to stop"; return 0; }
 	[ -e "$dir/$MARKER" ] || die "$dir was not created by mariadb-sandbox.sh (no $MARKER): refusing to remove it"
-	local pid i
-	pid=$(server_pid "$dir" || true)
-	if alive "$pid"; then
-		ADMIN=$(client_bin mariadb-admin mysqladmin || true)
-		if [ -z "$ADMIN" ] || ! "$ADMIN" --no-defaults --protocol=socket --socket="$dir/sock" -uroot \
-			--connect-timeout=5 shutdown >/dev/null 2>&1; then
-			kill -TERM "$pid" 2>/dev/null || true
-		fi
-		for i in $(seq 1 300); do # up to 60 s
-			alive "$pid" || break
-			sleep 0.2
-		done
-		if alive "$pid"; then
-			log "server (pid $pid) still running after 60 s: killing it"
-			kill -KILL "$pid" 2>/dev/null || true
-			sleep 0.5
-		fi
-	fi
+	shutdown_server "$dir"
 	rm -rf -- "$dir"
 	log "removed $dir"
+}
+
+kill_server() {
+	local dir=$1 pid i
+	[ -e "$dir/$MARKER" ] && [ -f "$dir/port" ] || die "no sandbox in $dir"
+	pid=$(server_pid "$dir" || true)
+	alive "$pid" || die "the server of $dir is not running"
+	kill -KILL "$pid"
+	for i in $(seq 1 50); do # up to 10 s
+		alive "$pid" || break
+		sleep 0.2
+	done
+	log "server (pid $pid) killed"
+}
+
+restart() {
+	local dir=$1 pause=${2:-0} port opts=() user_opt=() kv
+	[ -e "$dir/$MARKER" ] && [ -f "$dir/port" ] || die "no sandbox in $dir"
+	port=$(cat "$dir/port")
+	ADMIN=$(client_bin mariadb-admin mysqladmin) || die "mariadb-admin is not installed (package mariadb-client)"
+	shutdown_server "$dir"
+	sleep "$pause"
+	if is_root; then user_opt=(--user=mysql); fi
+	while IFS= read -r kv; do opts+=("$kv"); done <"$dir/options"
+	launch "$dir" "$port" "${user_opt[@]}" "${opts[@]}" ||
+		{ tail -n 20 "$dir/err.log" >&2 || true; die "restart on port $port failed (log: $dir/err.log)"; }
+	log "restarted on 127.0.0.1:$port after ${pause}s down"
 }
 
 [ $# -ge 2 ] || usage
@@ -202,5 +246,7 @@ case $cmd in
 start) start "$dir" "$@" ;;
 stop) stop "$dir" ;;
 url) [ -f "$dir/url" ] || die "no sandbox in $dir"; cat "$dir/url" ;;
+kill) kill_server "$dir" ;;
+restart) restart "$dir" "$@" ;;
 *) usage ;;
 esac

@@ -110,15 +110,6 @@ postmaster_pid() {
 	echo "$pid"
 }
 
-# alive succeeds when process $1 exists and is not a zombie (a killed
-# process stays a zombie until its parent, often init, reaps it).
-alive() {
-	local s
-	read -r s 2>/dev/null <"/proc/$1/stat" || return 1
-	s=${s##*) }
-	[ "${s%% *}" != Z ]
-}
-
 # children prints the PIDs whose parent is $1 (read from /proc, no procps;
 # with the read builtin, not a cat per process: on a busy machine forking
 # hundreds of cats delayed a kill or a pause by seconds).

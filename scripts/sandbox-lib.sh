@@ -12,6 +12,15 @@ usage() {
 
 is_root() { [ "$(id -u)" -eq 0 ]; }
 
+# alive succeeds when process $1 exists and is not a zombie (a killed
+# process stays a zombie until its parent, often init, reaps it).
+alive() {
+	local s
+	read -r s 2>/dev/null <"/proc/$1/stat" || return 1
+	s=${s##*) }
+	[ "${s%% *}" != Z ]
+}
+
 # port_in_use succeeds when something accepts TCP connections on 127.0.0.1:$1.
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 

@@ -105,7 +105,7 @@ func TestCassandraYCSB(t *testing.T) {
 	})
 	dir := t.TempDir()
 
-	for _, args := range [][]string{{"sysbench/oltp_point_select", "--operations", "10"}, {"commit-loop"}, {"kv-ints-batch", "--operations", "10"}} {
+	for _, args := range [][]string{{"sysbench/oltp_point_select", "--operations", "10"}, {"commit-loop"}, {"ledger", "--time", "1s"}, {"kv-ints-batch", "--operations", "10"}} {
 		wl := args[0]
 		code, _, stderr := runCLI(t, dir, nil, append([]string{"run", wl, "--target", url, "-q", "-o", "refused.json"}, args[1:]...)...)
 		want := "needs a SQL target"

@@ -10,13 +10,14 @@ import (
 	"github.com/candor-bench/candor/internal/workload"
 	_ "github.com/candor-bench/candor/internal/workload/commitloop"
 	_ "github.com/candor-bench/candor/internal/workload/kv"
+	_ "github.com/candor-bench/candor/internal/workload/ledgerwl"
 	_ "github.com/candor-bench/candor/internal/workload/sysbench"
 	_ "github.com/candor-bench/candor/internal/workload/ycsb"
 )
 
-// Workloads whose statements are SQL only refuse a CQL target in Bind
-// (before anything is connected or created), by its declared query
-// language; YCSB binds with the CQL binding's statements, KV-1 and KV-2
+// Workloads whose statements are SQL only (sysbench, commit-loop, the
+// ledger) refuse a CQL target in Bind (before anything is connected or
+// created), by its declared query language; YCSB binds with the CQL binding's statements, KV-1 and KV-2
 // with CQL statements, and KV-3 (atomic batches) is refused for lack of
 // transactions.
 func TestWorkloadsOnCQL(t *testing.T) {

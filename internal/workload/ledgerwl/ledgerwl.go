@@ -195,8 +195,12 @@ func (w *Workload) AlwaysLedger() {}
 // LedgerTable is the table the ids are read back from.
 func (w *Workload) LedgerTable() string { return w.opts.Table }
 
-// Bind builds the statements for env's dialect.
+// Bind builds the statements for env's dialect; a target that does not
+// speak SQL is refused (the statements and the read-back are SQL).
 func (w *Workload) Bind(env workload.Env) error {
+	if err := target.NeedsSQL(Name, env.Capabilities); err != nil {
+		return err
+	}
 	if env.Dialect.Placeholder == "" {
 		return fmt.Errorf("%s: the target's dialect is not set (no placeholder style)", Name)
 	}
