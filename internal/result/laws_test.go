@@ -152,3 +152,34 @@ func readFile(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	return string(b), err
 }
+
+// BenchmarkCheck: the laws of an hour-long run of five operations at one
+// interval a second (3,600 intervals): what Write and Read add to a result.
+func BenchmarkCheck(b *testing.B) {
+	r := lawful()
+	p := &r.Phases[0]
+	p.Intervals = nil
+	ops := []string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"}
+	p.Ops = nil
+	var total int64
+	for _, name := range ops {
+		p.Ops = append(p.Ops, OpResult{Name: name, Count: 3600 * 100, Done: 3600 * 100, Attempts: 3600 * 100, Throughput: 3600 * 100 / 3600.0})
+		total += 3600 * 100
+	}
+	p.DurationSec, p.Operations, p.Throughput, p.ErrorRate, p.Scheduled, p.Dropped = 3600, total, float64(total)/3600, 0, nil, 0
+	p.Ledger = nil
+	for i := range 3600 {
+		iv := Interval{Phase: "run", Index: i, LengthSec: 1}
+		for _, name := range ops {
+			iv.Ops = append(iv.Ops, IntervalOp{Name: name, Count: 100})
+		}
+		p.Intervals = append(p.Intervals, iv)
+	}
+	if vs := Check(r); len(vs) != 0 {
+		b.Fatal(vs)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		Check(r)
+	}
+}
