@@ -345,19 +345,7 @@ func interruptStragglers(ctx context.Context, done <-chan struct{}, sessions []*
 }
 
 // sleepCtx sleeps d or until ctx ends; it reports whether d elapsed.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
+func sleepCtx(ctx context.Context, d time.Duration) bool { return target.Sleep(ctx, d) }
 
 // connectAll opens n sessions concurrently (16 at a time). At the first
 // failure it opens no more and returns that error, saying how many sessions

@@ -251,7 +251,7 @@ func (t *Target) conn(ctx context.Context) (driver.Conn, error) {
 		// mode of one can meet the other's lock without the busy handler
 		// (SQLITE_BUSY at open, seen when two loads started together).
 		// The file is there: open it again, within the connect timeout.
-		if err == nil || Classify(err) != target.ClassRetryable || !sleepCtx(ctx, wait) {
+		if err == nil || Classify(err) != target.ClassRetryable || !target.Sleep(ctx, wait) {
 			break
 		}
 	}
@@ -471,17 +471,4 @@ func moduleVersion(path string) string {
 		}
 	}
 	return ""
-}
-
-// sleepCtx waits d, or less when ctx ends first; it reports whether it
-// waited the whole of d.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
