@@ -1,7 +1,5 @@
 package dialect
 
-import "hash/fnv"
-
 // TableLocks is the SQL of the locks candor takes around the tables of a
 // workload: an exclusive lock while it inspects, drops, creates, loads or
 // cleans up a table, and, where the product has them, a shared lock while a
@@ -38,12 +36,18 @@ func Locks(d Dialect) (TableLocks, bool) {
 	switch d.Name {
 	case Postgres.Name:
 		// Advisory locks belong to the database the session is connected
-		// to, so the key needs no database name. The shared and exclusive
+		// to, so the key needs no database name; it holds the schema the
+		// table's unqualified name resolves to (current_schema(), where
+		// CREATE TABLE puts it), so that tables of one name in two schemas
+		// do not wait for each other. The key is the server's 64-bit hash
+		// of "candor table lock schema.table" (two tables whose keys
+		// collide merely wait for each other). The shared and exclusive
 		// modes conflict as a reader-writer lock does; a session holding
 		// the lock exclusively may also take it shared, then release the
 		// exclusive hold: the hold is downgraded with no gap.
+		key := "hashtextextended('candor table lock ' || current_schema() || '.' || $1::text, 0)"
 		ok := func(fn string) string {
-			return "SELECT CASE WHEN " + fn + "($1::bigint) THEN 'ok' END"
+			return "SELECT CASE WHEN " + fn + "(" + key + ") THEN 'ok' END"
 		}
 		return TableLocks{
 			TryExclusive: ok("pg_try_advisory_lock"),
@@ -68,14 +72,8 @@ func Locks(d Dialect) (TableLocks, bool) {
 }
 
 // LockKey is the parameter of d's TableLocks statements for table (lower
-// case): on PostgreSQL a 64-bit key hashed from the table name (two tables
-// whose keys collide merely wait for each other), on MySQL the table name
-// itself, hashed by the server with the database name.
+// case): the table name, which the server hashes with the schema
+// (PostgreSQL) or the database (MySQL) it belongs to.
 func LockKey(d Dialect, table string) any {
-	if d.Name == MySQL.Name {
-		return table
-	}
-	h := fnv.New64a()
-	h.Write([]byte("candor table lock " + table))
-	return int64(h.Sum64())
+	return table
 }

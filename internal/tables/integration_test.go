@@ -283,3 +283,59 @@ func dialectShared(tgt target.Target) (string, bool) {
 	}
 	return "", false
 }
+
+// TestLocksPerSchema: on PostgreSQL a table's lock is that of the table in
+// the schema its name resolves to. Tables of one name in two schemas (two
+// users' search paths, the fault matrix's per-cell schemas) do not wait for
+// each other; the same table does. Before, the key was the bare name and a
+// load in one schema printed "waiting for table usertable" behind a run in
+// another.
+func TestLocksPerSchema(t *testing.T) {
+	u := os.Getenv("CANDOR_TEST_POSTGRES_URL")
+	if u == "" {
+		t.Skip("CANDOR_TEST_POSTGRES_URL unset")
+	}
+	ctx := context.Background()
+	a, b := targettest.TableName("lka"), targettest.TableName("lkb")
+	open := func(schema string) target.Target {
+		sep := "?"
+		if strings.Contains(u, "?") {
+			sep = "&"
+		}
+		tgt, err := target.Open(ctx, u+sep+"search_path="+schema, target.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tgt.Close() })
+		return tgt
+	}
+	admin := open("public")
+	c, err := admin.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, s := range []string{a, b} {
+		if _, err := c.Exec(ctx, "CREATE SCHEMA "+s); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Exec(context.Background(), "DROP SCHEMA "+s+" CASCADE") })
+	}
+	held, err := Lock(ctx, open(a), []string{"usertable"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	quick, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	other, err := Lock(quick, open(b), []string{"usertable"}, nil)
+	if err != nil {
+		t.Fatalf("usertable in schema %s waited for usertable in %s: %v", b, a, err)
+	}
+	other.Close()
+	brief, cancel2 := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel2()
+	if _, err := Lock(brief, open(a), []string{"usertable"}, nil); KindOf(err) != Interrupted {
+		t.Errorf("the same table in the same schema: err %v, want it to wait (Interrupted)", err)
+	}
+}
