@@ -10,13 +10,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/candor-bench/candor/internal/engine"
 	"github.com/candor-bench/candor/internal/fault"
 	"github.com/candor-bench/candor/internal/ledger"
 	"github.com/candor-bench/candor/internal/report"
@@ -318,18 +318,7 @@ func toResultEvent(ev fault.Event) result.FaultEvent {
 		Leftover: ev.Leftover}
 }
 
-var nonSpace = regexp.MustCompile(`\S+`)
-
-// redactWords redacts every word of s that holds a URL or a password-like
-// NAME=VALUE, keeping the rest of the text as it is.
-func redactWords(s string) string {
-	return nonSpace.ReplaceAllStringFunc(s, func(w string) string {
-		if strings.Contains(w, "://") || strings.Contains(w, "=") {
-			return maskSecretValue(target.Redact(w))
-		}
-		return w
-	})
-}
+func redactWords(s string) string { return engine.RedactWords(s) }
 
 // ledgerDirOf is the ledger directory of a result file (and repetition,
 // when the run repeats).

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/candor-bench/candor/internal/engine"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/runner"
 	"github.com/candor-bench/candor/internal/stats"
@@ -447,7 +448,7 @@ func newRunResult(env *Env, phase string, wl workload.Workload, cfg runner.Confi
 		res.Plan = &result.PlanRef{Name: f.planName, File: f.planFile, Cell: f.planCell, Params: map[string]string{}, TargetSetup: f.planSetup}
 		for _, kv := range f.planParams {
 			k, v, _ := strings.Cut(kv, "=")
-			res.Plan.Params[k] = redactParam(k, v)
+			res.Plan.Params[k] = engine.RedactParam(k, v)
 		}
 	}
 	return res
