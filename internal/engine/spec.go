@@ -194,7 +194,7 @@ func ReadSpec(raw json.RawMessage) (Spec, error) {
 func (s Spec) Args() []string {
 	def := NewSpec(s.Phase, s.Workload)
 	out := []string{s.Phase, s.Workload}
-	add := func(name, value string) { out = append(out, "--"+name+"="+value) }
+	add := func(name, value string) { out = append(out, "--"+name, value) }
 	for _, t := range s.Targets {
 		add("target", t)
 	}
@@ -301,7 +301,7 @@ func (s Spec) Args() []string {
 		add("metrics-linger", s.Observe.MetricsLinger.String())
 	}
 	if !s.Observe.ServerCounters {
-		add("server-counters", "false")
+		out = append(out, "--server-counters=false")
 	}
 	return out
 }
