@@ -40,19 +40,19 @@ type Result struct {
 	Error  string `json:"error,omitempty"`
 	// BrokenLaws lists the laws of its own arithmetic the result breaks
 	// (status inconsistent; laws.go), each with its figures.
-	BrokenLaws []string `json:"broken_laws,omitempty"`
-	Command    []string `json:"command"`
+	BrokenLaws []string    `json:"broken_laws,omitempty"`
+	Command    []string    `json:"command"`
+	Started    time.Time   `json:"started"`
+	Ended      time.Time   `json:"ended"`
+	Provenance Provenance  `json:"provenance"`
+	Target     Fingerprint `json:"target"`
+	Workload   Workload    `json:"workload"`
+	Run        RunConfig   `json:"run"`
 	// Spec is the run as it was asked and run (the engine's Spec, its seed
 	// drawn and its secrets redacted), which candor rerun runs again. Kept
 	// as raw JSON: results are plain data below the engine, and the Spec has
 	// a version of its own that the engine checks when it reads one back.
-	Spec       json.RawMessage `json:"spec,omitempty"`
-	Started    time.Time       `json:"started"`
-	Ended      time.Time       `json:"ended"`
-	Provenance Provenance      `json:"provenance"`
-	Target     Fingerprint     `json:"target"`
-	Workload   Workload        `json:"workload"`
-	Run        RunConfig       `json:"run"`
+	Spec json.RawMessage `json:"spec,omitempty"`
 	// Plan names the plan and cell this run belongs to (candor plan run).
 	Plan   *PlanRef `json:"plan,omitempty"`
 	Phases []Phase  `json:"phases"`
