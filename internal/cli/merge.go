@@ -88,6 +88,9 @@ func runMerge(env *Env, files []string, out string, force, quiet bool) error {
 		merged.Repetitions = stats.Repetitions(runs)
 	}
 	merged.Command = redactArgs(env.Args, target.Redact)
+	// A merged result is no one run: rerun refuses it, as it refuses every
+	// result of candor merge (its shards' Specs are in their own results).
+	merged.Spec = nil
 	if out == "" {
 		out = filepath.Join("results", merged.Merged.RunID+".json")
 	}
