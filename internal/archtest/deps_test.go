@@ -50,7 +50,10 @@ func TestDependencyDirection(t *testing.T) {
 		// contracts; never the CLI, the runner or a concrete driver
 		{"internal/tables", []string{"internal/cli", "internal/runner", "internal/report", "internal/measure", "internal/result", "internal/target/postgres", "internal/target/sqlite", "internal/target/mysql", "internal/workload/"}},
 		// results are plain data
-		{"internal/result", []string{"internal/target", "internal/runner", "internal/workload", "internal/cli", "internal/measure"}},
+		{"internal/result", []string{"internal/target", "internal/runner", "internal/workload", "internal/cli", "internal/measure", "internal/engine"}},
+		// the engine runs a Spec: it knows no command line (the CLI parses
+		// into a Spec) and no concrete driver
+		{"internal/engine", []string{"internal/cli", "internal/plan", "internal/target/postgres", "internal/target/mysql", "internal/target/sqlite"}},
 		{"internal/keydist", []string{"internal/"}},
 		// faults and the ledger are building blocks the runner and CLI call
 		{"internal/fault", []string{"internal/runner", "internal/cli", "internal/report", "internal/workload", "internal/target", "internal/result", "internal/measure"}},

@@ -287,33 +287,6 @@ func TestOtherDataOptionsReload(t *testing.T) {
 	}
 }
 
-// TestNewResultFile: a default result file never overwrites an earlier
-// run's, of the same second: base.json, then base-2.json, base-3.json, ...
-func TestNewResultFile(t *testing.T) {
-	base := filepath.Join(t.TempDir(), "results", "ycsb-a-run-20261126-010203")
-	res := &result.Result{ID: "r"}
-	paths := map[string]bool{}
-	for i := 0; i < 3; i++ {
-		p, side, err := newResultFile(base, res)
-		if err != nil {
-			t.Fatal(err)
-		}
-		side.Close()
-		paths[p] = true
-		if i == 1 {
-			// A result written without its side file still holds its name.
-			if err := os.WriteFile(base+"-3.json", []byte("{}"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	for _, want := range []string{base + ".json", base + "-2.json", base + "-4.json"} {
-		if !paths[want] {
-			t.Errorf("paths %v lack %s", paths, want)
-		}
-	}
-}
-
 // A secret in a target URL never reaches a message, whichever driver
 // refuses the URL.
 func TestBadURLMessageHidesSecrets(t *testing.T) {

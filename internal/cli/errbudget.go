@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/runner"
 )
 
@@ -37,18 +36,3 @@ func (f *fractionFlag) Set(s string) error {
 // maxErrorRateUsage is --max-error-rate's help.
 const maxErrorRateUsage = "error budget: a run phase whose failed operations (after retries) exceed this share of its operations is failed (exit 5), " +
 	"e.g. 1% or 0.01; 100% turns it off. Above 1% the figures describe how fast the target fails rather than the workload"
-
-// failedRunPhase returns the first run phase that failed without ending the
-// run (above the error budget) and its description, or "" when none did.
-func failedRunPhase(phases []result.Phase) string {
-	for _, p := range phases {
-		if p.Name != phaseRun || p.Status != result.StatusFailed || p.Failure == "" {
-			continue
-		}
-		if p.Repetition > 0 {
-			return fmt.Sprintf("repetition %d: %s", p.Repetition, p.Failure)
-		}
-		return p.Failure
-	}
-	return ""
-}

@@ -8,8 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/pflag"
-
+	"github.com/candor-bench/candor/internal/engine"
 	"github.com/candor-bench/candor/internal/plan"
 	"github.com/candor-bench/candor/internal/workload"
 )
@@ -101,47 +100,9 @@ func TestExperimentPlanCellsAreUniqueAndParse(t *testing.T) {
 // parseRunArgs reads a `candor run` command line as far as it can without a
 // target: flags, workload options, the workload and the run settings.
 func parseRunArgs(env *Env, args []string) error {
-	cmd := newRunCmd(env, phaseRun)
-	if err := cmd.ParseFlags(args); err != nil {
-		return err
-	}
-	fs := cmd.Flags()
-	if err := oneWorkload(cmd, fs.Args()); err != nil {
-		return err
-	}
-	name := fs.Args()[0]
-	props, err := workloadFlagProps(fs, name)
+	spec, err := parseSpec(env, phaseRun, args)
 	if err != nil {
 		return err
 	}
-	f := runFlagsOf(fs)
-	wl, err := resolveWorkload(&Env{Stderr: io.Discard}, name, f.files, append(props, f.props...))
-	if err != nil {
-		return err
-	}
-	_, err = runConfig(fs, phaseRun, f, wl.Limits())
-	return err
-}
-
-// runFlagsOf reads back the run settings runConfig uses from parsed flags.
-func runFlagsOf(fs *pflag.FlagSet) *runFlags {
-	f := &runFlags{}
-	f.files, _ = fs.GetStringArray("property-file")
-	f.props, _ = fs.GetStringArray("property")
-	f.threads, _ = fs.GetInt("threads")
-	f.operations, _ = fs.GetInt64("operations")
-	f.rate, _ = fs.GetFloat64("rate")
-	f.arrival, _ = fs.GetString("arrival")
-	f.retries, _ = fs.GetInt("retries")
-	f.seed, _ = fs.GetInt64("seed")
-	f.format, _ = fs.GetString("format")
-	f.repeat, _ = fs.GetInt("repeat")
-	f.load, _ = fs.GetString("load")
-	f.isolation, _ = fs.GetString("isolation")
-	f.sessionIO, _ = fs.GetString("session-io")
-	f.batch, _ = fs.GetInt("batch-size")
-	for name, d := range map[string]*flexDuration{"time": &f.duration, "warmup": &f.warmup, "report-interval": &f.reportInterval} {
-		*d = *fs.Lookup(name).Value.(*flexDuration)
-	}
-	return f
+	return engine.Check(&engine.Env{Stderr: io.Discard}, spec)
 }

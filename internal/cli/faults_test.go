@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/candor-bench/candor/internal/ledger"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/target"
 )
@@ -244,43 +243,5 @@ func TestLedgerOnNullTarget(t *testing.T) {
 	code, stdout, stderr := runCLI(t, dir, nil, "run", "ledger", "--target", "null://", "--time", "500ms", "-o", filepath.Join(dir, "n.json"))
 	if code != 0 || time.Since(t0) > 10*time.Second || !strings.Contains(stdout, "ledger: no accounting: the null target keeps no rows") {
 		t.Errorf("exit %d after %v:\n%s\n%s", code, time.Since(t0), stdout, stderr)
-	}
-}
-
-// TestOutageFault: RPO and RTO are measured from the last fault to start
-// by the first write that failed after the first fault (a detach, then the
-// kill the writes failed after: the kill), the first fault when none
-// failed (a network pause stalls writes without failing them).
-func TestOutageFault(t *testing.T) {
-	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
-	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
-	ns := func(s float64) int64 { return at(s).UnixNano() }
-	evs := []result.FaultEvent{
-		{Index: 0, Start: at(1), End: at(1.2)}, // detach
-		{Index: 1, Start: at(3), End: at(3.1)}, // kill and promote
-		{Index: 2, Start: at(8), End: at(8.1)}, // later, after the recovery
-	}
-	acked := ledger.Record{ID: 1, Start: ns(0.5), End: ns(0.6), Outcome: ledger.Acknowledged}
-	cases := []struct {
-		name    string
-		records []ledger.Record
-		want    int
-	}{
-		{"no write failed", []ledger.Record{acked}, 0},
-		{"writes failed after the kill", []ledger.Record{acked,
-			{ID: 2, Start: ns(2.9), End: ns(3.05), Outcome: ledger.Unknown},
-			{ID: 3, Start: ns(3.5), End: ns(3.6), Outcome: ledger.Failed},
-			{ID: 4, Start: ns(8.5), End: ns(8.6), Outcome: ledger.Failed}}, 1},
-		{"a failure before the first fault does not count", []ledger.Record{
-			{ID: 5, Start: ns(0.1), End: ns(0.2), Outcome: ledger.Failed},
-			{ID: 6, Start: ns(1.5), End: ns(1.6), Outcome: ledger.Failed}}, 0},
-	}
-	for _, c := range cases {
-		if got, ok := outageFault(evs, c.records); !ok || got != c.want {
-			t.Errorf("%s: fault %d (%v), want %d", c.name, got, ok, c.want)
-		}
-	}
-	if _, ok := outageFault(nil, []ledger.Record{acked}); ok {
-		t.Error("a run without faults has a fault to measure from")
 	}
 }

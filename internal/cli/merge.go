@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/candor-bench/candor/internal/engine"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/stats"
 	"github.com/candor-bench/candor/internal/target"
@@ -87,10 +88,13 @@ func runMerge(env *Env, files []string, out string, force, quiet bool) error {
 		merged.Repetitions = stats.Repetitions(runs)
 	}
 	merged.Command = redactArgs(env.Args, target.Redact)
+	// A merged result is no one run: rerun refuses it, as it refuses every
+	// result of candor merge (its shards' Specs are in their own results).
+	merged.Spec = nil
 	if out == "" {
 		out = filepath.Join("results", merged.Merged.RunID+".json")
 	}
-	mergeLedgers(merged, in, out)
+	engine.MergeLedgers(merged, in, out)
 	if abs, _ := filepath.Abs(out); seen[abs] != "" {
 		return usagef("--out %s is one of the shard results: name another file", out)
 	}

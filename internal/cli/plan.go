@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/candor-bench/candor/internal/engine"
 	"github.com/candor-bench/candor/internal/plan"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/target"
@@ -19,7 +20,7 @@ func newPlanCmd(env *Env) *cobra.Command {
 		Short: "Run an experiment plan: a matrix of runs from one YAML file, resumable",
 	}
 	var quiet bool
-	var sh shardFlags
+	var sh engine.Shard
 	var metricsAddr string
 	var metricsLinger time.Duration
 	run := &cobra.Command{
@@ -29,14 +30,11 @@ func newPlanCmd(env *Env) *cobra.Command {
   PGPASSWORD=... candor plan run my-plan.yaml`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			var extra []string
-			if metricsAddr != "" {
-				extra = append(extra, "--metrics-addr", metricsAddr)
-				if c.Flags().Changed("metrics-linger") {
-					extra = append(extra, "--metrics-linger", metricsLinger.String())
-				}
+			var linger *time.Duration
+			if c.Flags().Changed("metrics-linger") {
+				linger = &metricsLinger
 			}
-			return runPlan(env, args[0], quiet, &sh, extra...)
+			return runPlan(env, args[0], quiet, sh, metricsAddr, linger)
 		},
 	}
 	run.Flags().BoolVarP(&quiet, "quiet", "q", false, "pass -q to every cell: only the plan's own progress lines")
@@ -102,13 +100,15 @@ func cellState(c plan.Cell) string {
 	return "done"
 }
 
-// runPlan runs the cells in order. Each cell is a `candor run` in this
-// process; its result file is written as usual, so a killed or interrupted
-// plan resumes at the first cell without a complete result. The first cell
-// of each group needing the same data reloads it (--load always).
-// extra are arguments added to every cell's command line.
-func runPlan(env *Env, file string, quiet bool, sh *shardFlags, extra ...string) error {
-	if err := sh.parse(env.Args); err != nil {
+// runPlan runs the cells in order. Each cell's command line is parsed into
+// a Spec, which the engine runs in this process; its result file is written
+// as usual, so a killed or interrupted plan resumes at the first cell
+// without a complete result. The first cell of each group needing the same
+// data reloads it (--load always). quiet, metricsAddr and linger (when
+// given) apply to every cell.
+func runPlan(env *Env, file string, quiet bool, shard engine.Shard, metricsAddr string, linger *time.Duration) error {
+	sh, err := engine.ParseShard(shard, env.Args)
+	if err != nil {
 		return err
 	}
 	p, err := readPlan(env, file)
@@ -158,25 +158,27 @@ func runPlan(env *Env, file string, quiet bool, sh *shardFlags, extra ...string)
 			}
 			cellArgs = withTargets(c.Args, urls)
 		}
-		args := append([]string{"run"}, cellArgs...)
-		args = append(args, "--load", load, "--plan-name", p.Name, "--plan-file", p.File, "--plan-cell", c.ID)
-		for _, k := range sortedKeys(c.Params) {
-			args = append(args, "--plan-param", k+"="+c.Params[k])
-		}
-		args = append(args, "--plan-param", identityParam+"="+c.Identity)
-		if teardown != nil {
-			args = append(args, "--plan-target-setup")
-		}
-		args = append(args, sh.cellArgs(c, ran == 0)...)
-		if quiet {
-			args = append(args, "-q")
-		}
-		args = append(args, extra...)
 		cellEnv := *env
-		cellEnv.Args = append([]string{"candor"}, args...) // recorded (redacted) in the cell's result
-		root := NewRoot(&cellEnv)
-		root.SetArgs(args)
-		err := root.Execute()
+		cellEnv.Args = append([]string{"candor", "run"}, cellArgs...)
+		spec, err := parseSpec(&cellEnv, phaseRun, cellArgs)
+		if err == nil {
+			spec.Load, spec.Quiet = load, spec.Quiet || quiet
+			if metricsAddr != "" {
+				spec.Observe.MetricsAddr = metricsAddr
+				if linger != nil {
+					spec.Observe.MetricsLinger = *linger
+				}
+			}
+			params := map[string]string{identityParam: c.Identity}
+			for k, v := range c.Params {
+				params[k] = v
+			}
+			spec.Plan = &engine.Plan{Name: p.Name, File: p.File, Cell: c.ID, Params: params, TargetSetup: teardown != nil}
+			shardCell(&spec, sh, c, ran == 0)
+			// The cell's result records the command line its Spec is.
+			cellEnv.Args = append([]string{"candor"}, spec.Args()...)
+			err = runSpec(&cellEnv, spec)
+		}
 		if teardown != nil {
 			teardown()
 		}

@@ -1,21 +1,11 @@
 package cli
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"sync"
-
 	"github.com/spf13/cobra"
 
+	"github.com/candor-bench/candor/internal/engine"
 	"github.com/candor-bench/candor/internal/target"
-	"github.com/candor-bench/candor/internal/workload/sysbench"
 )
-
-// prewarmer is a workload with sysbench's prewarm command.
-type prewarmer interface {
-	Prewarm(ctx context.Context, c target.Conn, thread, threads int, say func(table string)) error
-}
 
 func newPrewarmCmd(env *Env) *cobra.Command {
 	var targetURLs []string
@@ -38,11 +28,11 @@ Nothing is measured or written.`,
 			if err != nil {
 				return err
 			}
-			wl, err := resolveWorkload(env, args[0], nil, flagProps)
+			wl, err := engine.ResolveWorkload(env.Stderr, args[0], nil, flagProps)
 			if err != nil {
 				return err
 			}
-			pw, ok := wl.(prewarmer)
+			pw, ok := wl.(engine.Prewarmer)
 			if !ok {
 				return usagef("prewarm is sysbench's command; %s has none", args[0])
 			}
@@ -51,12 +41,12 @@ Nothing is measured or written.`,
 			}
 			ctx, stop := interruptContext(env)
 			defer stop()
-			tgt, err := openBound(ctx, targetURLs, target.Options{ConnectTimeout: timeout.d}, wl, threads)
+			tgt, err := engine.OpenBound(ctx, targetURLs, target.Options{ConnectTimeout: timeout.d}, wl, threads)
 			if err != nil {
 				return err
 			}
 			defer tgt.Close()
-			return prewarm(ctx, env, tgt, pw, threads)
+			return engine.Prewarm(ctx, env.Stdout, tgt, pw, threads)
 		},
 	}
 	fl := cmd.Flags()
@@ -66,45 +56,3 @@ Nothing is measured or written.`,
 	addWorkloadFlags(fl)
 	return cmd
 }
-
-// prewarm runs the command on threads connections and prints sysbench's
-// "Prewarming table sbtestN" line for each table.
-func prewarm(ctx context.Context, env *Env, tgt target.Target, pw prewarmer, threads int) error {
-	var mu sync.Mutex
-	say := func(table string) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(env.Stdout, "Prewarming table %s\n", table)
-	}
-	connErrs := make([]error, threads)
-	errs := make([]error, threads)
-	var wg sync.WaitGroup
-	for i := 0; i < threads; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c, err := target.ConnectWorker(ctx, tgt, i) // node i mod n, as the run's workers
-			if err != nil {
-				connErrs[i] = err
-				return
-			}
-			defer c.Close()
-			errs[i] = pw.Prewarm(ctx, c, i, threads, say)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if errors.Is(err, sysbench.ErrNoPrewarm) {
-			return withCode(ExitUnsupported, err) // the same on every connection
-		}
-	}
-	if err := errors.Join(connErrs...); err != nil {
-		return err
-	}
-	if err := errors.Join(errs...); err != nil {
-		return withCode(ExitRunFailed, err)
-	}
-	return nil
-}
-
-var _ prewarmer = (*sysbench.Workload)(nil)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/candor-bench/candor/internal/engine"
 	"github.com/candor-bench/candor/internal/report"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/target"
@@ -76,7 +77,7 @@ func rerun(env *Env, path string, targets []string, repeat int, repeatSet bool, 
 	if _, err := report.NewSide("A", inputs); err != nil {
 		return withCode(ExitUsage, fmt.Errorf("%w; nothing to compare a rerun with", err))
 	}
-	args, err := RerunArgs(orig, targets)
+	spec, err := rerunSpec(env, orig, targets)
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("%s: %w", path, err))
 	}
@@ -90,17 +91,16 @@ func rerun(env *Env, path string, targets []string, repeat int, repeatSet bool, 
 		base := strings.TrimSuffix(filepath.Base(path), ".json")
 		out = filepath.Join("reruns", fmt.Sprintf("%s-%s.json", base, time.Now().UTC().Format("20060102T150405Z")))
 	}
-	args = append(args, "--repeat", fmt.Sprint(repeat), "--out", out, "-q")
-	fmt.Fprintf(env.Stderr, "candor rerun: candor %s\n", strings.Join(redactArgs(args, target.Redact), " "))
+	spec.Repeat, spec.Out, spec.Quiet = repeat, out, true
+	args := redactArgs(spec.Args(), target.Redact)
+	fmt.Fprintf(env.Stderr, "candor rerun: candor %s\n", strings.Join(args, " "))
 
 	// The run's own summary goes to standard error: standard output
 	// carries the comparison.
 	sub := *env
 	sub.Stdout = env.Stderr
 	sub.Args = append([]string{"candor"}, args...)
-	root := NewRoot(&sub)
-	root.SetArgs(args)
-	if err := root.Execute(); err != nil {
+	if err := runSpec(&sub, spec); err != nil {
 		return withCode(ExitCode(err), fmt.Errorf("the rerun of %s failed: %w", path, err))
 	}
 	rerunInputs, err := report.Load(out)
@@ -222,11 +222,66 @@ func runPhasesOf(r *result.Result) []result.Phase {
 	return out
 }
 
+// rerunSpec is the Spec a rerun of r runs: the one r records, with the
+// targets given (else the recorded ones without their password), the
+// summary in text, and no plan. A result written before results recorded
+// their Spec is read from its command line (RerunArgs). A Spec is refused
+// when it would execute a command read from the file, holds a masked
+// secret, or reads a property file that is not here.
+func rerunSpec(env *Env, r *result.Result, targets []string) (engine.Spec, error) {
+	if len(r.Spec) == 0 {
+		args, err := RerunArgs(r, targets)
+		if err != nil {
+			return engine.Spec{}, err
+		}
+		return parseSpec(env, phaseRun, args[1:])
+	}
+	spec, err := engine.ReadSpec(r.Spec)
+	if err != nil {
+		return spec, err
+	}
+	if spec.Phase != phaseRun {
+		return spec, fmt.Errorf("it records candor %s; rerun replays results of candor run, plan cells and candor sysbench ... run: run the same command again instead", spec.Phase)
+	}
+	for _, f := range spec.Faults {
+		if strings.Contains(f, "run=") {
+			return spec, fmt.Errorf("its run executed a shell command (--fault %q): rerun never executes commands read from a result file; read it and run the command line by hand", f)
+		}
+	}
+	for _, list := range [][]string{spec.Options, spec.Properties, spec.PropertyFiles} {
+		for _, a := range list {
+			if strings.Contains(a, maskedValue) {
+				return spec, fmt.Errorf("its command line holds a masked secret (%s): run it again by hand with the secret", a)
+			}
+		}
+	}
+	for _, f := range spec.PropertyFiles {
+		if _, err := os.Stat(f); err != nil {
+			return spec, fmt.Errorf("its command reads property file %s, which is not here (%v): run rerun from the directory the original ran in, or copy the file", f, err)
+		}
+	}
+	if len(r.Command) > 1 && r.Command[1] == "sysbench" && spec.Load == "never" {
+		// A rerun loads the tables where they are absent (sysbench would
+		// need a prepare first).
+		spec.Load = "auto"
+	}
+	if len(targets) == 0 {
+		for _, t := range spec.Targets {
+			targets = append(targets, stripPassword(t))
+		}
+		if len(targets) == 0 && r.Target.URL != "" {
+			targets = []string{stripPassword(r.Target.URL)}
+		}
+	}
+	spec.Targets, spec.Format, spec.Plan = targets, "text", nil
+	return spec, nil
+}
+
 // rerunDrops are the flags of the recorded command line that rerun sets
 // itself (value-taking ones map to true).
 var rerunDrops = map[string]bool{
 	"target": true, "out": true, "o": true, "repeat": true, "seed": true, "format": true,
-	"plan-name": true, "plan-file": true, "plan-cell": true, "plan-param": true,
+	"plan-name": true, "plan-file": true, "plan-cell": true, "plan-param": true, "plan-target-setup": false,
 	"quiet": false, "q": false,
 }
 

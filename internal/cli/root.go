@@ -19,7 +19,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/engine"
 
 	// Drivers and workloads register themselves.
 	_ "github.com/candor-bench/candor/internal/target/cassandra"
@@ -247,7 +247,7 @@ func interruptContext(env *Env) (context.Context, func()) {
 	}
 }
 
-var errInterrupted = errors.New("interrupted")
+var errInterrupted = engine.ErrInterrupted
 
 // doubleSignalGrace is how soon after the first signal a second one counts
 // as the same stop rather than a request to quit at once. `timeout -s INT`
@@ -291,71 +291,11 @@ func (p *pipeWatch) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// redactArgs hides secrets in a command line before it is recorded: the
-// password of a URL (redact), and the value of every key=value or
-// --name=value whose key names a secret (secretKey), wherever it stands:
-// "-p db.passwd=...", "-pdb.passwd=...", "--property=jdbc.password=...",
-// "--plan-param token=...", "--mysql-password=...".
+// redactArgs hides secrets in a command line before it is recorded
+// (engine.RedactArgs).
 func redactArgs(args []string, redact func(string) string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		a = maskSecretValue(a)
-		if strings.Contains(a, "://") || strings.Contains(strings.ToLower(a), "password") {
-			a = redact(a)
-		}
-		out[i] = a
-	}
-	return out
+	return engine.RedactArgs(args, redact)
 }
 
 // maskedValue replaces a secret's value, as target.Redact does a URL's password.
-const maskedValue = "xxxxx"
-
-// maskSecretValue masks everything after the first '=' whose left side
-// names a secret; the text before it is kept, so the record still shows
-// which property was set.
-func maskSecretValue(a string) string {
-	from := 0
-	for {
-		eq := strings.IndexByte(a[from:], '=')
-		if eq < 0 {
-			return a
-		}
-		eq += from
-		if secretKey(a[from:eq]) {
-			return a[:eq+1] + maskedValue
-		}
-		from = eq + 1
-	}
-}
-
-// secretWords are the words that make a property or option name a secret's
-// (db.passwd, jdbc.password, pgsql-password, s3.secretKey, auth.token,
-// azurecosmos.primaryKey, ...), compared without case, dots, dashes or
-// underscores. Masking a harmless value by mistake costs nothing; recording
-// a password does.
-var secretWords = []string{"passw", "passwd", "pwd", "secret", "token", "credential", "apikey", "accesskey", "privatekey", "primarykey", "masterkey", "authkey", "sessionkey"}
-
-// secretKey reports whether a key (or flag name) names a secret.
-func secretKey(key string) bool {
-	k := strings.ToLower(key)
-	k = strings.NewReplacer(".", "", "-", "", "_", "").Replace(k)
-	for _, w := range secretWords {
-		if strings.Contains(k, w) {
-			return true
-		}
-	}
-	return strings.HasSuffix(k, "pass")
-}
-
-// redactParam hides a plan parameter's secret: the password of a target
-// URL, the whole value of a key naming a secret.
-func redactParam(key, value string) string {
-	switch {
-	case key == "target":
-		return target.Redact(value)
-	case secretKey(key):
-		return maskedValue
-	}
-	return value
-}
+const maskedValue = engine.MaskedValue

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/candor-bench/candor/internal/result"
-	"github.com/candor-bench/candor/internal/target"
 )
 
 // A secret given as a property, in any spelling of -p, never reaches a file
@@ -49,26 +48,5 @@ func TestSecretPropertyNeverWritten(t *testing.T) {
 		if !strings.Contains(cmd, want) {
 			t.Errorf("command %q lacks %q", cmd, want)
 		}
-	}
-}
-
-func TestRedactArgs(t *testing.T) {
-	cases := []struct{ in, want string }{
-		{"db.passwd=x", "db.passwd=xxxxx"},                               // YCSB's JDBC binding
-		{"--mysql-password=pw", "--mysql-password=xxxxx"},                // sysbench's option
-		{"--plan-param=auth_token=abc", "--plan-param=auth_token=xxxxx"}, // a plan parameter
-		{"-pcassandra.password=a=b", "-pcassandra.password=xxxxx"},       // '=' in the secret
-		{"postgres://u:pw@h/db", "postgres://u:xxxxx@h/db"},              // a URL's password
-		{"recordcount=1000", "recordcount=1000"},                         // harmless
-		{"--time=10", "--time=10"},                                       // harmless
-		{"table=passwords_archive", "table=passwords_archive"},           // a secret word in a value only
-	}
-	for _, c := range cases {
-		if got := redactArgs([]string{c.in}, target.Redact)[0]; got != c.want {
-			t.Errorf("redactArgs(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
-	if got := redactParam("db.passwd", "x"); got != maskedValue {
-		t.Errorf("plan parameter db.passwd recorded as %q", got)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/internal/result"
-	"github.com/candor-bench/candor/internal/runner"
 )
 
 func TestShardBadInput(t *testing.T) {
@@ -37,40 +36,6 @@ func TestShardBadInput(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, ExitUsage, c.want)
 			}
 		})
-	}
-}
-
-func TestShareSplitsExactly(t *testing.T) {
-	for _, c := range []struct {
-		total int64
-		n     int
-	}{{10, 3}, {7, 7}, {1_000_000, 64}, {5, 2}} {
-		var sum int64
-		for i := range c.n {
-			sum += share(c.total, i, c.n)
-		}
-		if sum != c.total {
-			t.Errorf("shares of %d over %d sum to %d", c.total, c.n, sum)
-		}
-	}
-	// Shard 1 of 2 of 5 threads: 2 workers, numbered 3 and 4 in one process.
-	s := shardFlags{spec: "1/2", index: 1, count: 2}
-	cfg := runner.Config{Threads: 5, Operations: 1001, Rate: 100, Seed: 10}
-	if err := s.apply(&cfg, phaseRun); err != nil {
-		t.Fatal(err)
-	}
-	if cfg.Threads != 2 || cfg.Operations != 500 || cfg.Rate != 50 || cfg.Seed != 13 {
-		t.Errorf("shard 1/2: %+v", cfg)
-	}
-}
-
-func TestDerivedRunIDIgnoresPerShardOptions(t *testing.T) {
-	at := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
-	a := derivedRunID(at, []string{"candor", "run", "ycsb/a", "--shard", "0/2", "-o", "a.json", "--threads=8"})
-	b := derivedRunID(at, []string{"candor", "run", "ycsb/a", "--shard=1/2", "--out", "b.json", "--threads=8"})
-	c := derivedRunID(at, []string{"candor", "run", "ycsb/a", "--shard=1/2", "--out", "b.json", "--threads=9"})
-	if a != b || a == c || !strings.HasPrefix(a, "20300101T120000Z-") {
-		t.Errorf("run ids %s %s %s: want the first two equal, the third different", a, b, c)
 	}
 }
 

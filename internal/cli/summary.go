@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/candor-bench/candor/internal/engine"
 	"github.com/candor-bench/candor/internal/report"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/runner"
@@ -16,7 +17,7 @@ import (
 func printSummary(env *Env, format string, res *result.Result, sb sysbenchReport) error {
 	switch format {
 	case "sysbench":
-		if res.Status == result.StatusFailed && (sb.fatal != nil || res.Error != failedRunPhase(res.Phases)) {
+		if res.Status == result.StatusFailed && (sb.fatal != nil || res.Error != engine.FailedRunPhase(res.Phases)) {
 			// sysbench prints its FATAL lines on stdout and no report. (A
 			// run above the error budget has its report; candor says why
 			// it failed on stderr.)

@@ -371,25 +371,6 @@ func TestResultNotWritten(t *testing.T) {
 	}
 }
 
-// Item 10: a failed append to the side file is said once, and the run
-// goes on.
-func TestSideFileErrorSaidOnce(t *testing.T) {
-	dir := t.TempDir()
-	side, err := result.CreateSideFile(filepath.Join(dir, "r.intervals.jsonl"), &result.Result{Schema: result.SchemaVersion})
-	if err != nil {
-		t.Fatal(err)
-	}
-	side.Close()
-	var stderr bytes.Buffer
-	rf := &resultFile{path: filepath.Join(dir, "r.json"), side: side}
-	env := &Env{Stderr: &stderr}
-	rf.appendInterval(env, result.Interval{})
-	rf.appendInterval(env, result.Interval{})
-	if n := strings.Count(stderr.String(), "writing interval records"); n != 1 || rf.sideErr == nil {
-		t.Errorf("said %d times:\n%s", n, stderr.String())
-	}
-}
-
 // Item 15: sysbench's "Dropping table" line is printed only before a drop
 // candor does, not before refusing a table it did not create.
 func TestSysbenchCleanupForeignSaysNoDrop(t *testing.T) {

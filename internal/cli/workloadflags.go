@@ -169,26 +169,3 @@ func workloadFlagProps(fs *pflag.FlagSet, name string) ([]string, error) {
 	}
 	return props, nil
 }
-
-// resolveWorkload builds the workload from its name, files and properties,
-// and says on stderr what the workload has to say about its input
-// (workload.Warner: unknown property keys, ...).
-func resolveWorkload(env *Env, name string, files, props []string) (workload.Workload, error) {
-	entry, variant, err := workload.Lookup(name)
-	if err != nil {
-		return nil, withCode(ExitUsage, err)
-	}
-	w, err := entry.New(variant, files, props)
-	if err != nil {
-		if strings.HasPrefix(err.Error(), name+":") {
-			return nil, withCode(ExitUsage, err) // the workload named itself
-		}
-		return nil, withCode(ExitUsage, fmt.Errorf("workload %s: %w", name, err))
-	}
-	if wn, ok := w.(workload.Warner); ok {
-		for _, msg := range wn.Warnings() {
-			fmt.Fprintf(env.Stderr, "candor: %s\n", msg)
-		}
-	}
-	return w, nil
-}

@@ -6,6 +6,7 @@
 package result
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/candor-bench/candor/internal/ledger"
@@ -47,6 +48,11 @@ type Result struct {
 	Target     Fingerprint `json:"target"`
 	Workload   Workload    `json:"workload"`
 	Run        RunConfig   `json:"run"`
+	// Spec is the run as it was asked and run (the engine's Spec, its seed
+	// drawn and its secrets redacted), which candor rerun runs again. Kept
+	// as raw JSON: results are plain data below the engine, and the Spec has
+	// a version of its own that the engine checks when it reads one back.
+	Spec json.RawMessage `json:"spec,omitempty"`
 	// Plan names the plan and cell this run belongs to (candor plan run).
 	Plan   *PlanRef `json:"plan,omitempty"`
 	Phases []Phase  `json:"phases"`

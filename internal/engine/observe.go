@@ -1,11 +1,8 @@
-package cli
+package engine
 
 import (
 	"context"
 	"fmt"
-	"time"
-
-	"github.com/spf13/pflag"
 
 	"github.com/candor-bench/candor/internal/observe"
 	"github.com/candor-bench/candor/internal/result"
@@ -13,24 +10,6 @@ import (
 	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/workload"
 )
-
-// observeFlags are the flags of the live metrics endpoint and the server
-// counters (load, run, and plan run's cells).
-type observeFlags struct {
-	metricsAddr    string
-	metricsLinger  time.Duration
-	serverCounters bool
-}
-
-// defaultMetricsLinger is how long the endpoint waits after the run for a
-// scrape of the final values: Prometheus' usual scrape interval (15 s).
-const defaultMetricsLinger = 15 * time.Second
-
-func addObserveFlags(fl *pflag.FlagSet, f *observeFlags) {
-	fl.StringVar(&f.metricsAddr, "metrics-addr", "", "serve live metrics (OpenMetrics, Prometheus) at http://ADDR/metrics during the run, e.g. :9464 or 127.0.0.1:9464 (default: none)")
-	fl.DurationVar(&f.metricsLinger, "metrics-linger", defaultMetricsLinger, "with --metrics-addr: after the run, serve the final metrics until one more scrape or this long (0: close at once)")
-	fl.BoolVar(&f.serverCounters, "server-counters", true, "sample the server's own counters (commits, blocks, checkpoints, WAL, sizes, InnoDB status) every report interval on one extra session, into the result")
-}
 
 // observers are what watches a command's run from outside the workers'
 // path: the metrics endpoint and the server-counter sampler, either nil
@@ -43,12 +22,12 @@ type observers struct {
 // listenMetrics binds --metrics-addr before anything else happens, so a
 // taken or invalid address fails the command before the run (exit 2), and
 // says where it listens (unless quiet).
-func listenMetrics(env *Env, f *observeFlags, quiet bool) (*observers, error) {
+func listenMetrics(env *Env, f *Observe, quiet bool) (*observers, error) {
 	o := &observers{}
-	if f.metricsAddr == "" {
+	if f.MetricsAddr == "" {
 		return o, nil
 	}
-	m, err := observe.Listen(f.metricsAddr, observe.Labels{Shard: "0/1"})
+	m, err := observe.Listen(f.MetricsAddr, observe.Labels{Shard: "0/1"})
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
@@ -63,7 +42,7 @@ func listenMetrics(env *Env, f *observeFlags, quiet bool) (*observers, error) {
 // when the command loads, with the load metrics; else the run), feeds them
 // and the sampler from r's interval records (the monitor's tick), and
 // takes the sampler's first reading.
-func (o *observers) start(ctx context.Context, f *observeFlags, r *runner.Runner, tgt target.Target, wl workload.Workload, res *result.Result, loads bool) {
+func (o *observers) start(ctx context.Context, f *Observe, r *runner.Runner, tgt target.Target, wl workload.Workload, res *result.Result, loads bool) {
 	if o.metrics != nil {
 		// A shard (--shard i/N) is labelled with its index and the run id
 		// every shard shares; one process is shard "0/1" of its own run.
@@ -82,7 +61,7 @@ func (o *observers) start(ctx context.Context, f *observeFlags, r *runner.Runner
 			o.beginRun(wl)
 		}
 	}
-	if f.serverCounters {
+	if f.ServerCounters {
 		var tables []string
 		for _, t := range wl.Schema() {
 			tables = append(tables, t.Name)
@@ -114,14 +93,14 @@ func (o *observers) beginRun(wl workload.Workload) {
 
 // linger serves the final metrics after the run until one more scrape, or
 // --metrics-linger, or an interrupt (none after an interrupted run).
-func (o *observers) linger(ctx context.Context, env *Env, f *observeFlags, quiet bool) {
-	if o.metrics == nil || f.metricsLinger <= 0 || ctx.Err() != nil {
+func (o *observers) linger(ctx context.Context, env *Env, f *Observe, quiet bool) {
+	if o.metrics == nil || f.MetricsLinger <= 0 || ctx.Err() != nil {
 		return
 	}
 	if !quiet {
-		fmt.Fprintf(env.Stderr, "candor: serving final metrics on http://%s/metrics for up to %s (until scraped)\n", o.metrics.Addr(), f.metricsLinger)
+		fmt.Fprintf(env.Stderr, "candor: serving final metrics on http://%s/metrics for up to %s (until scraped)\n", o.metrics.Addr(), f.MetricsLinger)
 	}
-	o.metrics.Linger(ctx, f.metricsLinger)
+	o.metrics.Linger(ctx, f.MetricsLinger)
 }
 
 // finish puts the counters sampled into res's phases and stops sampling.

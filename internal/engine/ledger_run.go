@@ -1,4 +1,4 @@
-package cli
+package engine
 
 import (
 	"context"
@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/spf13/pflag"
 
 	"github.com/candor-bench/candor/internal/dialect"
 	"github.com/candor-bench/candor/internal/fault"
@@ -26,10 +24,10 @@ var errNotThisLedger = errors.New("not this ledger's table")
 
 // ledgerOwnerOf is the owner of repetition rep's ledger: the run the
 // shards of a sharded run share (sharedLedgerRun), else the result's id.
-func ledgerOwnerOf(res *result.Result, f *runFlags, rep int) ledger.Owner {
+func ledgerOwnerOf(res *result.Result, sh *ShardRun, rep int) ledger.Owner {
 	run := res.ID
-	if f.shard.count > 1 {
-		run = sharedLedgerRun(f)
+	if sh.Count > 1 {
+		run = sharedLedgerRun(sh)
 	}
 	return ledger.Owner{Run: run, Rep: rep}
 }
@@ -37,11 +35,11 @@ func ledgerOwnerOf(res *result.Result, f *runFlags, rep int) ledger.Owner {
 // sharedLedgerRun identifies the run the shards of a sharded run share:
 // its run id and its --start-at, which every shard is given (a --run-id
 // given again to a later run, with another start, names another run).
-func sharedLedgerRun(f *runFlags) string {
-	if f.shard.start.IsZero() {
-		return f.shard.runID
+func sharedLedgerRun(sh *ShardRun) string {
+	if sh.Start.IsZero() {
+		return sh.RunID
 	}
-	return f.shard.runID + "@" + f.shard.start.UTC().Format("20060102T150405.000000000Z")
+	return sh.RunID + "@" + sh.Start.UTC().Format("20060102T150405.000000000Z")
 }
 
 // startLedger names the owner in a repetition's ledger directory before its
@@ -58,31 +56,31 @@ func startLedger(dir string, o ledger.Owner) error {
 // join, and shard i's workers are numbered after those of the shards
 // before it, so their write ids are distinct. It returns the problems
 // that forbid it.
-func shareLedger(fs *pflag.FlagSet, f *runFlags, wl workload.Workload, fr *faultRun) []error {
-	if f.shard.count <= 1 {
+func shareLedger(f *Spec, sh *ShardRun, wl workload.Workload, fr *faultRun) []error {
+	if sh.Count <= 1 {
 		return nil
 	}
 	sl, ok := wl.(workload.SharedLedger)
 	if !ok {
-		return []error{fmt.Errorf("--shard %s: the ledger of %s cannot be written by several shards (its write ids are not qualified by the shard); run it from one process", f.shard.spec, wl.Name())}
+		return []error{fmt.Errorf("--shard %s: the ledger of %s cannot be written by several shards (its write ids are not qualified by the shard); run it from one process", sh.Of, wl.Name())}
 	}
 	var errs []error
-	if f.repeat > 1 {
-		errs = append(errs, fmt.Errorf("--shard %s with --repeat %d: each repetition creates the ledger table anew, and only the first repetition of the shards starts together (--start-at); run each repetition as a sharded run of its own", f.shard.spec, f.repeat))
+	if f.Repeat > 1 {
+		errs = append(errs, fmt.Errorf("--shard %s with --repeat %d: each repetition creates the ledger table anew, and only the first repetition of the shards starts together (--start-at); run each repetition as a sharded run of its own", sh.Of, f.Repeat))
 	}
-	if f.load == "always" {
-		errs = append(errs, fmt.Errorf("--shard %s with --load always: each shard would drop the ledger table the others write; the shards create it together with --load auto", f.shard.spec))
+	if f.Load == "always" {
+		errs = append(errs, fmt.Errorf("--shard %s with --load always: each shard would drop the ledger table the others write; the shards create it together with --load auto", sh.Of))
 	}
-	total := int64(f.threads)
-	if !fs.Changed("threads") {
+	total := int64(deref(f.Threads))
+	if f.Threads == nil {
 		total = int64(max(wl.Limits().Threads, 1))
 	}
 	first := int64(0)
-	for j := 0; j < f.shard.index; j++ {
-		first += share(total, j, f.shard.count)
+	for j := 0; j < sh.Index; j++ {
+		first += share(total, j, sh.Count)
 	}
-	sl.ShareLedger(sharedLedgerRun(f), int(first))
-	fr.writers = &ledger.Writers{First: int(first), Count: int(share(total, f.shard.index, f.shard.count))}
+	sl.ShareLedger(sharedLedgerRun(sh), int(first))
+	fr.writers = &ledger.Writers{First: int(first), Count: int(share(total, sh.Index, sh.Count))}
 	return errs
 }
 
@@ -200,13 +198,13 @@ func stoppedAtFault(evs []result.FaultEvent, onError fault.OnError) string {
 	return ""
 }
 
-// mergeLedgers gives each run phase of a merged result the accounting of
+// MergeLedgers gives each run phase of a merged result the accounting of
 // its shards' ledgers together: the union of their records against the
 // union of the ids they read back (ledger.ReadBackFile), around the first
 // shard's faults, as candor ledger verify of the merged result makes it
 // from the table. out is where the merged result goes: its ledger
 // directories are named relative to it.
-func mergeLedgers(merged *result.Result, in []result.MergeInput, out string) {
+func MergeLedgers(merged *result.Result, in []result.MergeInput, out string) {
 	type key struct {
 		name string
 		rep  int

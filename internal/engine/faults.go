@@ -1,60 +1,29 @@
-package cli
+package engine
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/candor-bench/candor/internal/fault"
 	"github.com/candor-bench/candor/internal/ledger"
-	"github.com/candor-bench/candor/internal/report"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/runner"
 	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/workload"
 )
 
-// Target roles (--target-role).
-const (
-	roleAny     = "any"
-	rolePrimary = "primary"
-)
-
 // faultReconnectBackoff caps the pause between a worker's reconnection
 // attempts in runs with faults or --target-role primary (2 s otherwise).
 const faultReconnectBackoff = 250 * time.Millisecond
-
-// DefaultRecoveryTimeout is how long candor waits, after a run with a
-// ledger, for the target to answer before reading the ids back.
-const DefaultRecoveryTimeout = 60 * time.Second
-
-// addFaultFlags adds the run flags of faults, fail-over and the ledger.
-func addFaultFlags(fl *pflag.FlagSet, f *runFlags) {
-	f.onFaultError = string(fault.OnErrorStop)
-	f.targetRole = roleAny
-	f.recoveryTimeout.d = DefaultRecoveryTimeout
-	fl.StringArrayVar(&f.faults, "fault", nil, "schedule a fault (repeatable): 'at=20s run=CMD' (a shell command; run= comes last), or 'at=20s for=5s net=pause|latency|bandwidth|reset node=K|all' through candor's proxy in front of the K-th --target (docs/FAULTS.md)")
-	fl.StringVar(&f.onFaultError, "on-fault-error", string(fault.OnErrorStop), "a fault that fails (its command exits non-zero): stop ends the run (exit 5), continue records it and goes on")
-	fl.StringVar(&f.targetRole, "target-role", roleAny, "any: worker w uses --target w mod n; primary: every session goes to whichever --target accepts writes (PostgreSQL target_session_attrs=read-write), reconnecting there after a fail-over")
-	fl.BoolVar(&f.ledger, "ledger", false, "keep every write's outcome in a durability ledger beside the result and account for lost, unknown and duplicated writes after the run (ledger workload: always; commit-loop)")
-	fl.Var(&f.recoveryTimeout, "recovery-timeout", "after a run with a ledger, wait this long for the target to answer before reading the ids back")
-	// For measuring the proxy's own cost (bench/proxy-overhead.sh): the
-	// proxy in front of every target without any fault.
-	fl.BoolVar(&f.viaProxy, "via-proxy", false, "put candor's network-fault proxy in front of every --target, with no fault (to measure its cost)")
-	fl.MarkHidden("via-proxy")
-}
 
 // faultRun is what a run's faults, proxies and ledger need.
 type faultRun struct {
@@ -83,55 +52,56 @@ func (fr *faultRun) Close() {
 // targets to open: behind a proxy each when a network fault is scheduled,
 // and as one multi-host URL that finds the primary with --target-role
 // primary.
-func prepareFaults(fs *pflag.FlagSet, phase string, f *runFlags, wl workload.Workload, cfg runner.Config) (*faultRun, []string, error) {
-	fr := &faultRun{recovery: f.recoveryTimeout.d}
-	if f.targetRole == "" {
-		f.targetRole = roleAny // a command without the flag
+func prepareFaults(phase string, f *Spec, sh *ShardRun, wl workload.Workload, cfg runner.Config) (*faultRun, []string, error) {
+	fr := &faultRun{recovery: f.RecoveryTimeout}
+	role := f.TargetRole
+	if role == "" {
+		role = RoleAny // a command without the flag
 	}
-	urls := f.targets
+	urls := f.Targets
 	if len(urls) == 0 {
 		urls = []string{DefaultTarget}
 	}
 	var errs []error
-	if phase != phaseRun {
-		if len(f.faults) > 0 || f.ledger || f.targetRole != roleAny {
+	if phase != PhaseRun {
+		if len(f.Faults) > 0 || f.Ledger || role != RoleAny {
 			return nil, nil, usagef("--fault, --ledger and --target-role apply to candor run")
 		}
 		return fr, urls, nil
 	}
-	onErr, err := fault.ParseOnError(f.onFaultError)
+	onErr, err := fault.ParseOnError(f.OnFaultError)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("--on-fault-error: %w", err))
 	}
 	fr.onError = onErr
-	if f.targetRole != roleAny && f.targetRole != rolePrimary {
-		errs = append(errs, fmt.Errorf("--target-role %q is not valid; use any (worker w on --target w mod n) or primary (whichever --target accepts writes)", f.targetRole))
+	if role != RoleAny && role != RolePrimary {
+		errs = append(errs, fmt.Errorf("--target-role %q is not valid; use any (worker w on --target w mod n) or primary (whichever --target accepts writes)", role))
 	}
-	if f.recoveryTimeout.d < 0 {
-		errs = append(errs, fmt.Errorf("--recovery-timeout must not be negative (got %v)", f.recoveryTimeout.d))
+	if f.RecoveryTimeout < 0 {
+		errs = append(errs, fmt.Errorf("--recovery-timeout must not be negative (got %v)", f.RecoveryTimeout))
 	}
 	// The ledger.
 	lw, ledgered := wl.(workload.Ledgered)
 	_, always := wl.(interface{ AlwaysLedger() })
-	fr.ledger = f.ledger || always
+	fr.ledger = f.Ledger || always
 	switch {
-	case f.ledger && !ledgered:
+	case f.Ledger && !ledgered:
 		errs = append(errs, fmt.Errorf("--ledger: the workload %s cannot carry a durability ledger (its operations are not single writes with an id to read back); use the ledger workload, or commit-loop --ledger", wl.Name()))
 	case fr.ledger:
 		if err := lw.EnableLedger(); err != nil {
 			errs = append(errs, err)
 		}
-		errs = append(errs, shareLedger(fs, f, wl, fr)...)
+		errs = append(errs, shareLedger(f, sh, wl, fr)...)
 	}
 	// The schedule.
-	sched, err := fault.ParseAll(f.faults)
+	sched, err := fault.ParseAll(f.Faults)
 	if err != nil {
 		errs = append(errs, err)
 	}
 	fr.schedule = sched
 	nodes := 0
 	var upstreams []string
-	if sched.HasNet() || f.viaProxy {
+	if sched.HasNet() || f.ViaProxy {
 		for _, u := range urls {
 			up, err := fault.UpstreamOf(u)
 			if err != nil {
@@ -144,7 +114,7 @@ func prepareFaults(fs *pflag.FlagSet, phase string, f *runFlags, wl workload.Wor
 			upstreams = append(upstreams, up)
 		}
 		nodes = len(upstreams)
-		if f.viaProxy && nodes == 0 {
+		if f.ViaProxy && nodes == 0 {
 			errs = append(errs, errors.New("--via-proxy: the targets are not host:port URLs the proxy can stand in front of"))
 		}
 	}
@@ -155,7 +125,7 @@ func prepareFaults(fs *pflag.FlagSet, phase string, f *runFlags, wl workload.Wor
 	for _, e := range sched.Validate(fault.Limits{RunLength: runLength, Nodes: nodes}) {
 		errs = append(errs, e)
 	}
-	if len(sched) > 0 && cfg.Duration == 0 && !fs.Changed("time") {
+	if len(sched) > 0 && cfg.Duration == 0 && f.Duration == nil {
 		errs = append(errs, errors.New("--fault needs --time: a fault is scheduled from the start of a run of known length"))
 	}
 	if len(errs) > 0 {
@@ -176,7 +146,7 @@ func prepareFaults(fs *pflag.FlagSet, phase string, f *runFlags, wl workload.Wor
 		}
 		urls = proxied
 	}
-	if f.targetRole == rolePrimary {
+	if role == RolePrimary {
 		u, err := primaryURL(urls)
 		if err != nil {
 			fr.Close()
@@ -230,9 +200,9 @@ func (fr *faultRun) hook(env *Env, quiet bool, ledgerDir func() string) func(ctx
 		ex.Notify = func(ev fault.Event) {
 			if !quiet {
 				if ev.Status == "" {
-					fmt.Fprintf(env.Stderr, "fault %d at %.1fs: %s\n", ev.Index+1, ev.StartS, redactWords(ev.Spec))
+					fmt.Fprintf(env.Stderr, "fault %d at %.1fs: %s\n", ev.Index+1, ev.StartS, RedactWords(ev.Spec))
 				} else {
-					fmt.Fprintf(env.Stderr, "fault %d %s at %.1fs%s%s\n", ev.Index+1, ev.Status, ev.EndS, errSuffix(redactWords(ev.Error)), errSuffix(ev.Leftover))
+					fmt.Fprintf(env.Stderr, "fault %d %s at %.1fs%s%s\n", ev.Index+1, ev.Status, ev.EndS, errSuffix(RedactWords(ev.Error)), errSuffix(ev.Leftover))
 				}
 			}
 			if dir != "" && ev.Status != "" {
@@ -247,7 +217,7 @@ func (fr *faultRun) hook(env *Env, quiet bool, ledgerDir func() string) func(ctx
 			fr.events = evs
 			fr.mu.Unlock()
 			if err != nil {
-				fail(errors.New(redactWords(err.Error()))) // it names the fault's command
+				fail(errors.New(RedactWords(err.Error()))) // it names the fault's command
 			}
 		}()
 		return func() { <-done }
@@ -312,23 +282,10 @@ func (fr *faultRun) takeEvents() []result.FaultEvent {
 // parameters in its command and output redacted (secrets never reach
 // files).
 func toResultEvent(ev fault.Event) result.FaultEvent {
-	return result.FaultEvent{Index: ev.Index, Spec: redactWords(ev.Spec), Kind: ev.Kind, Node: ev.Node, Status: ev.Status,
+	return result.FaultEvent{Index: ev.Index, Spec: RedactWords(ev.Spec), Kind: ev.Kind, Node: ev.Node, Status: ev.Status,
 		Scheduled: ev.Scheduled, Start: ev.Start, End: ev.End, StartS: ev.StartS, EndS: ev.EndS,
-		ExitStatus: ev.ExitStatus, Output: redactWords(ev.Output), OutputLen: ev.OutputLen, Truncated: ev.Truncated, Error: redactWords(ev.Error),
+		ExitStatus: ev.ExitStatus, Output: RedactWords(ev.Output), OutputLen: ev.OutputLen, Truncated: ev.Truncated, Error: RedactWords(ev.Error),
 		Leftover: ev.Leftover}
-}
-
-var nonSpace = regexp.MustCompile(`\S+`)
-
-// redactWords redacts every word of s that holds a URL or a password-like
-// NAME=VALUE, keeping the rest of the text as it is.
-func redactWords(s string) string {
-	return nonSpace.ReplaceAllStringFunc(s, func(w string) string {
-		if strings.Contains(w, "://") || strings.Contains(w, "=") {
-			return maskSecretValue(target.Redact(w))
-		}
-		return w
-	})
 }
 
 // ledgerDirOf is the ledger directory of a result file (and repetition,
@@ -351,7 +308,7 @@ func unaccountedLedger(res *result.Result) string {
 		return ""
 	}
 	for _, p := range res.Phases {
-		if p.Name == phaseRun && p.Ledger != nil && p.Ledger.Accounting == nil && p.Ledger.Error != "" {
+		if p.Name == PhaseRun && p.Ledger != nil && p.Ledger.Accounting == nil && p.Ledger.Error != "" {
 			return p.Ledger.Error
 		}
 	}
@@ -545,25 +502,5 @@ func readBack(ctx context.Context, tgt target.Target, lw workload.Ledgered, owne
 			said = true
 		}
 		time.Sleep(250 * time.Millisecond)
-	}
-}
-
-// writeFaultSummary prints a phase's faults, its workers' time without a
-// session and its ledger verdict.
-func writeFaultSummary(w io.Writer, p *result.Phase) {
-	for _, l := range report.FaultLines(p.Faults) {
-		fmt.Fprintln(w, l)
-	}
-	var parts []string
-	for i, ws := range p.Workers {
-		if ws.Reconnects > 0 || ws.NoSessionSec > 0 {
-			parts = append(parts, fmt.Sprintf("w%d %d in %.2f s", i, ws.Reconnects, ws.NoSessionSec))
-		}
-	}
-	if len(parts) > 0 {
-		fmt.Fprintf(w, "reconnects by worker (time without a session): %s\n", strings.Join(parts, ", "))
-	}
-	for _, l := range report.LedgerLines(p.Ledger) {
-		fmt.Fprintln(w, l)
 	}
 }

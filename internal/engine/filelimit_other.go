@@ -1,5 +1,5 @@
 //go:build !unix
 
-package cli
+package engine
 
 func openFileLimit() (uint64, bool) { return 0, false }

@@ -1,0 +1,21 @@
+package archtest
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// The engine has no knowledge of flags or cobra (DESIGN.md §4: the CLI
+// parses a command line into a Spec; plans and rerun build Specs).
+func TestEngineKnowsNoFlags(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", mod+"internal/engine").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range strings.Fields(string(out)) {
+		if strings.Contains(d, "spf13/cobra") || strings.Contains(d, "spf13/pflag") {
+			t.Errorf("internal/engine imports %s", d)
+		}
+	}
+}
