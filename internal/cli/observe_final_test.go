@@ -31,8 +31,8 @@ var listensRE = regexp.MustCompile(`serving live metrics on http://([^/\s]+)/met
 
 // scrapedRun runs candor with --metrics-addr 127.0.0.1:0 and a 60 s
 // --metrics-linger, finds the endpoint from the line candor prints at the
-// start, scrapes it every 50 ms while the run goes (first: the first scrape
-// that saw the run phase) and once more when candor says it serves the
+// start, scrapes it every 50 ms until the run phase shows (first: the
+// first scrape that saw it) and once more when candor says it serves the
 // final values (final). It checks that candor then ends at once, long
 // before the linger's 60 s.
 func scrapedRun(t *testing.T, dir string, args ...string) (first, final string, res *result.Result) {
@@ -65,8 +65,12 @@ func scrapedRun(t *testing.T, dir string, args ...string) (first, final string, 
 			ended = true
 			break
 		}
-		if b := getMetrics(addr); first == "" && strings.Contains(b, `phase="run"`) {
-			first = b
+		// Scraped only until the run phase shows: a scrape of the final
+		// values ends candor's linger, and must be the one below.
+		if first == "" {
+			if b := getMetrics(addr); strings.Contains(b, `phase="run"`) {
+				first = b
+			}
 		}
 	}
 	if !ended {
