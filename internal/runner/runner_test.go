@@ -208,9 +208,12 @@ func TestOpenLoopSeesStalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := op(t, p, "OP")
+	// A busy machine only adds latency (a worker woken late, -race): the
+	// bound above is wider than the one below. Without coordinated
+	// omission handled the percentiles would be milliseconds.
 	check := func(name string, got int64, want float64) {
-		if g := float64(got) / 1e9; g < want*0.85 || g > want*1.15 {
-			t.Errorf("open loop %s = %.3f s, analytic %.3f s (±15%%)", name, g, want)
+		if g := float64(got) / 1e9; g < want*0.85 || g > want*1.5 {
+			t.Errorf("open loop %s = %.3f s, analytic %.3f s (-15%%, +50%%)", name, g, want)
 		}
 	}
 	check("p99.9", o.Latency.P999, 0.398)
