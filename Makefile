@@ -32,5 +32,8 @@ lint:
 	@test -z "$$(gofmt -l cmd internal)" || (gofmt -l cmd internal; echo "gofmt needed"; exit 1)
 	$(GO) vet ./...
 
+# Removes what the build and the demo made, and the lock files candor leaves
+# beside SQLite databases; results (results/, reruns/) are never removed.
 clean:
 	rm -rf bin demo
+	rm -f *.db.candor-lock
