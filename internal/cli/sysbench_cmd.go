@@ -107,11 +107,31 @@ func newSysbenchCmd(env *Env) *cobra.Command {
 				fmt.Fprintf(env.Stderr, "candor: %s is an option of sysbench's %s driver, and --db-driver is %s: ignored, as sysbench ignores it\n",
 					name, driverOf(name), line.driver)
 			}
-			root.SetArgs(out)
-			return root.Execute()
+			return runSysbenchVerb(env, root, out[0], out[1:])
 		},
 	}
 	return cmd
+}
+
+// runSysbenchVerb runs the candor command a sysbench line translates to:
+// prepare and run parse into a Spec the engine runs; cleanup and prewarm
+// call their commands' functions with their flags parsed.
+func runSysbenchVerb(env *Env, root *cobra.Command, verb string, args []string) error {
+	if verb == phaseLoad || verb == phaseRun {
+		spec, err := parseSpec(env, verb, args)
+		if err != nil {
+			return err
+		}
+		return runSpec(env, spec)
+	}
+	sub, _, err := root.Find([]string{verb})
+	if err != nil || sub == root {
+		return fmt.Errorf("candor has no %s command", verb)
+	}
+	if err := sub.ParseFlags(args); err != nil {
+		return usagef("%v (see '%s --help')", err, sub.CommandPath())
+	}
+	return sub.RunE(sub, sub.Flags().Args())
 }
 
 // flagOf looks up a flag of one of root's commands (nil when it has none).
