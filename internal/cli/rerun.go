@@ -3,11 +3,9 @@ package cli
 import (
 	"fmt"
 	"io"
-	"math"
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -123,93 +121,9 @@ func printRerun(w io.Writer, orig, again []report.Input) error {
 	}
 	c := report.Compare(a, b)
 	fmt.Fprintf(w, "A = original %s, B = rerun %s\n", orig[0].Path, again[0].Path)
-	fmt.Fprintf(w, "verdict: %s\n\n", RerunVerdict(c))
-	writeEnvironments(w, orig[0].Result, again[0].Result)
+	fmt.Fprintf(w, "verdict: %s\n\n", report.RerunVerdict(c))
+	report.WriteEnvironments(w, orig[0].Result, again[0].Result)
 	return c.Write(w, "text")
-}
-
-// writeEnvironments lists, side by side, what the original and the rerun
-// ran on: the target's product, version and settings that differ, the
-// client machine and the candor build.
-func writeEnvironments(w io.Writer, a, b *result.Result) {
-	type row struct{ what, a, b string }
-	machine := func(p result.Provenance) string {
-		return fmt.Sprintf("%s, %d cores, %.1f GiB, %s %s", orNone(p.CPUModel), p.Cores, float64(p.MemoryBytes)/(1<<30), p.OS, p.Kernel)
-	}
-	build := func(p result.Provenance) string {
-		return strings.TrimSpace(p.CandorVersion + " " + p.Commit + " " + p.GoVersion)
-	}
-	rows := []row{
-		{"product", a.Target.Product, b.Target.Product},
-		{"version", a.Target.Version, b.Target.Version},
-		{"target", a.Target.URL, b.Target.URL},
-		{"client host", a.Provenance.Hostname, b.Provenance.Hostname},
-		{"client machine", machine(a.Provenance), machine(b.Provenance)},
-		{"candor", build(a.Provenance), build(b.Provenance)},
-	}
-	var keys []string
-	seen := map[string]bool{}
-	for _, m := range []map[string]string{a.Target.Settings, b.Target.Settings} {
-		for k := range m {
-			if !seen[k] {
-				seen[k] = true
-				keys = append(keys, k)
-			}
-		}
-	}
-	sort.Strings(keys)
-	same := 0
-	for _, k := range keys {
-		va, oka := a.Target.Settings[k]
-		vb, okb := b.Target.Settings[k]
-		if oka && okb && va == vb {
-			same++
-			continue
-		}
-		rows = append(rows, row{"setting " + k, orNone(va), orNone(vb)})
-	}
-	fmt.Fprintf(w, "Environments (A original, B rerun; %d setting(s) the same on both):\n", same)
-	for _, r := range rows {
-		mark := "same"
-		if r.a != r.b {
-			mark = "DIFFERS"
-		}
-		fmt.Fprintf(w, "  %-7s %-30s A: %s\n  %-7s %-30s B: %s\n", mark, r.what, orNone(r.a), "", "", orNone(r.b))
-	}
-	fmt.Fprintln(w)
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
-}
-
-// RerunVerdict is the rerun's verdict on total throughput: "same",
-// "faster" or "slower" with the difference and its 95% confidence
-// interval, or why there is none.
-func RerunVerdict(c *report.Comparison) string {
-	if len(c.Rows) == 0 {
-		return "none: no throughput to compare"
-	}
-	r := c.Rows[0]
-	diff := fmt.Sprintf("throughput %+.1f%%", r.DiffPct)
-	if !r.Tested {
-		return "unknown (" + r.Verdict + "), " + diff
-	}
-	ci := diff
-	if !math.IsNaN(r.CILowPct) {
-		ci += fmt.Sprintf(", 95%% CI [%+.1f%%, %+.1f%%]", r.CILowPct, r.CIHighPct)
-	}
-	ci += fmt.Sprintf(", %s p=%.3g", report.TestName, r.P)
-	switch {
-	case r.P >= report.Alpha:
-		return "same (" + ci + ")"
-	case r.B.Mean > r.A.Mean:
-		return "faster (" + ci + ")"
-	}
-	return "slower (" + ci + ")"
 }
 
 func runPhasesOf(r *result.Result) []result.Phase {
