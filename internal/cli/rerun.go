@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/candor-bench/candor/internal/engine"
 	"github.com/candor-bench/candor/internal/report"
 	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/sysbenchline"
 	"github.com/candor-bench/candor/internal/target"
 )
 
@@ -181,22 +181,14 @@ func rerunSpec(env *Env, r *result.Result, targets []string) (engine.Spec, error
 	}
 	if len(targets) == 0 {
 		for _, t := range spec.Targets {
-			targets = append(targets, stripPassword(t))
+			targets = append(targets, engine.StripPassword(t))
 		}
 		if len(targets) == 0 && r.Target.URL != "" {
-			targets = []string{stripPassword(r.Target.URL)}
+			targets = []string{engine.StripPassword(r.Target.URL)}
 		}
 	}
 	spec.Targets, spec.Format, spec.Plan = targets, "text", nil
 	return spec, nil
-}
-
-// rerunDrops are the flags of the recorded command line that rerun sets
-// itself (value-taking ones map to true).
-var rerunDrops = map[string]bool{
-	"target": true, "out": true, "o": true, "repeat": true, "seed": true, "format": true,
-	"plan-name": true, "plan-file": true, "plan-cell": true, "plan-param": true, "plan-target-setup": false,
-	"quiet": false, "q": false,
 }
 
 // RerunArgs rebuilds the candor run command line of a result: the recorded
@@ -212,70 +204,7 @@ func RerunArgs(r *result.Result, targets []string) ([]string, error) {
 			return nil, err
 		}
 	}
-	if len(cmd) < 3 || cmd[1] != "run" {
-		verb := "(no command recorded)"
-		if len(cmd) > 1 {
-			verb = "candor " + cmd[1]
-		}
-		return nil, fmt.Errorf("it records %s; rerun replays results of candor run, plan cells and candor sysbench ... run: run the same command again instead", verb)
-	}
-	var kept, recorded []string
-	for i := 2; i < len(cmd); i++ {
-		a := cmd[i]
-		name, value, hasValue := "", "", false
-		switch {
-		case strings.HasPrefix(a, "--"):
-			name, value, hasValue = strings.Cut(a[2:], "=")
-		case strings.HasPrefix(a, "-") && len(a) >= 2:
-			name = a[1:2]
-			if len(a) > 2 {
-				value, hasValue = strings.TrimPrefix(a[2:], "="), true
-			}
-		}
-		if takesValue, drop := rerunDrops[name]; name != "" && drop {
-			if takesValue && !hasValue && i+1 < len(cmd) {
-				i++
-				value = cmd[i]
-			}
-			if name == "target" {
-				recorded = append(recorded, value)
-			}
-			continue
-		}
-		kept = append(kept, a)
-		if name == "fault" {
-			v := value
-			if !hasValue && i+1 < len(cmd) {
-				v = cmd[i+1]
-			}
-			if strings.Contains(v, "run=") {
-				return nil, fmt.Errorf("its run executed a shell command (--fault %q): rerun never executes commands read from a result file; read it and run the command line by hand", v)
-			}
-		}
-		if name == "P" || name == "property-file" {
-			if err := checkPropertyFile(cmd, i, value, hasValue); err != nil {
-				return nil, err
-			}
-		}
-	}
-	for _, a := range kept {
-		if strings.Contains(a, maskedValue) {
-			return nil, fmt.Errorf("its command line holds a masked secret (%s): run it again by hand with the secret", a)
-		}
-	}
-	if len(targets) == 0 {
-		for _, t := range recorded {
-			targets = append(targets, stripPassword(t))
-		}
-		if len(targets) == 0 && r.Target.URL != "" {
-			targets = []string{stripPassword(r.Target.URL)}
-		}
-	}
-	out := append([]string{"run"}, kept...)
-	for _, t := range targets {
-		out = append(out, "--target", t)
-	}
-	return append(out, "--seed", fmt.Sprint(r.Workload.Seed)), nil
+	return engine.LegacyRunArgs(cmd, r.Target.URL, r.Workload.Seed, targets)
 }
 
 // sysbenchRunCommand turns a recorded `candor sysbench ... TEST run` line
@@ -283,14 +212,14 @@ func RerunArgs(r *result.Result, targets []string) ([]string, error) {
 // loads the tables where they are absent (sysbench would need a prepare
 // first).
 func sysbenchRunCommand(cmd []string) ([]string, error) {
-	line, err := parseSysbenchLine(cmd[2:], os.ReadFile)
+	line, err := sysbenchline.Parse(cmd[2:], os.ReadFile)
 	if err != nil {
 		return nil, err
 	}
-	if line.command != "run" {
-		return nil, fmt.Errorf("it records candor sysbench ... %s; rerun replays runs", line.command)
+	if line.Command != "run" {
+		return nil, fmt.Errorf("it records candor sysbench ... %s; rerun replays runs", line.Command)
 	}
-	out, err := line.candorArgs(flagOf(NewRoot(&Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }})))
+	out, err := line.Args(flagOf(NewRoot(&Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }})))
 	if err != nil {
 		return nil, err
 	}
@@ -301,32 +230,4 @@ func sysbenchRunCommand(cmd []string) ([]string, error) {
 		}
 	}
 	return kept, nil
-}
-
-// checkPropertyFile refuses a recorded -P file that is not here, before
-// anything runs.
-func checkPropertyFile(cmd []string, i int, value string, hasValue bool) error {
-	if !hasValue {
-		if i+1 >= len(cmd) {
-			return nil
-		}
-		value = cmd[i+1]
-	}
-	if _, err := os.Stat(value); err != nil {
-		return fmt.Errorf("its command reads property file %s, which is not here (%v): run rerun from the directory the original ran in, or copy the file", value, err)
-	}
-	return nil
-}
-
-// stripPassword removes a redacted (or any) password from a URL's user
-// info, so the driver takes it from the environment.
-func stripPassword(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return raw
-	}
-	if _, has := u.User.Password(); has {
-		u.User = url.User(u.User.Username())
-	}
-	return u.String()
 }
