@@ -61,6 +61,8 @@ func TestDependencyDirection(t *testing.T) {
 		// the drivers' dial and the fault proxy meet here, importing neither
 		{"internal/dialhook", []string{"internal/"}},
 		{"internal/observe", []string{"internal/runner", "internal/cli", "internal/report", "internal/workload", "internal/target/"}},
+		// the sysbench command line's translation: the CLI uses it, never the reverse
+		{"internal/sysbenchline", []string{"internal/cli", "internal/plan"}},
 		// reports read result files only
 		{"internal/report", []string{"internal/runner", "internal/cli", "internal/target", "internal/workload", "internal/measure"}},
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/candor-bench/candor/internal/engine"
+	"github.com/candor-bench/candor/internal/report"
 	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/version"
 	"github.com/candor-bench/candor/internal/workload"
@@ -141,7 +142,7 @@ func newCleanupCmd(env *Env) *cobra.Command {
 			defer tgt.Close()
 			req := engine.CleanupRequest{AllowForeign: allowForeign, Quiet: quiet, Sysbench: format == "sysbench"}
 			if req.Sysbench {
-				req.Connected = func() { sysbenchFormatBanner(env.Stdout) }
+				req.Connected = func() { report.SysbenchBanner(env.Stdout) }
 			}
 			return engine.Cleanup(ctx, env.Stdout, env.Stderr, tgt, wl, req)
 		},

@@ -3,11 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
-	"math"
-	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -16,6 +13,7 @@ import (
 	"github.com/candor-bench/candor/internal/engine"
 	"github.com/candor-bench/candor/internal/report"
 	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/sysbenchline"
 	"github.com/candor-bench/candor/internal/target"
 )
 
@@ -123,93 +121,9 @@ func printRerun(w io.Writer, orig, again []report.Input) error {
 	}
 	c := report.Compare(a, b)
 	fmt.Fprintf(w, "A = original %s, B = rerun %s\n", orig[0].Path, again[0].Path)
-	fmt.Fprintf(w, "verdict: %s\n\n", RerunVerdict(c))
-	writeEnvironments(w, orig[0].Result, again[0].Result)
+	fmt.Fprintf(w, "verdict: %s\n\n", report.RerunVerdict(c))
+	report.WriteEnvironments(w, orig[0].Result, again[0].Result)
 	return c.Write(w, "text")
-}
-
-// writeEnvironments lists, side by side, what the original and the rerun
-// ran on: the target's product, version and settings that differ, the
-// client machine and the candor build.
-func writeEnvironments(w io.Writer, a, b *result.Result) {
-	type row struct{ what, a, b string }
-	machine := func(p result.Provenance) string {
-		return fmt.Sprintf("%s, %d cores, %.1f GiB, %s %s", orNone(p.CPUModel), p.Cores, float64(p.MemoryBytes)/(1<<30), p.OS, p.Kernel)
-	}
-	build := func(p result.Provenance) string {
-		return strings.TrimSpace(p.CandorVersion + " " + p.Commit + " " + p.GoVersion)
-	}
-	rows := []row{
-		{"product", a.Target.Product, b.Target.Product},
-		{"version", a.Target.Version, b.Target.Version},
-		{"target", a.Target.URL, b.Target.URL},
-		{"client host", a.Provenance.Hostname, b.Provenance.Hostname},
-		{"client machine", machine(a.Provenance), machine(b.Provenance)},
-		{"candor", build(a.Provenance), build(b.Provenance)},
-	}
-	var keys []string
-	seen := map[string]bool{}
-	for _, m := range []map[string]string{a.Target.Settings, b.Target.Settings} {
-		for k := range m {
-			if !seen[k] {
-				seen[k] = true
-				keys = append(keys, k)
-			}
-		}
-	}
-	sort.Strings(keys)
-	same := 0
-	for _, k := range keys {
-		va, oka := a.Target.Settings[k]
-		vb, okb := b.Target.Settings[k]
-		if oka && okb && va == vb {
-			same++
-			continue
-		}
-		rows = append(rows, row{"setting " + k, orNone(va), orNone(vb)})
-	}
-	fmt.Fprintf(w, "Environments (A original, B rerun; %d setting(s) the same on both):\n", same)
-	for _, r := range rows {
-		mark := "same"
-		if r.a != r.b {
-			mark = "DIFFERS"
-		}
-		fmt.Fprintf(w, "  %-7s %-30s A: %s\n  %-7s %-30s B: %s\n", mark, r.what, orNone(r.a), "", "", orNone(r.b))
-	}
-	fmt.Fprintln(w)
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
-}
-
-// RerunVerdict is the rerun's verdict on total throughput: "same",
-// "faster" or "slower" with the difference and its 95% confidence
-// interval, or why there is none.
-func RerunVerdict(c *report.Comparison) string {
-	if len(c.Rows) == 0 {
-		return "none: no throughput to compare"
-	}
-	r := c.Rows[0]
-	diff := fmt.Sprintf("throughput %+.1f%%", r.DiffPct)
-	if !r.Tested {
-		return "unknown (" + r.Verdict + "), " + diff
-	}
-	ci := diff
-	if !math.IsNaN(r.CILowPct) {
-		ci += fmt.Sprintf(", 95%% CI [%+.1f%%, %+.1f%%]", r.CILowPct, r.CIHighPct)
-	}
-	ci += fmt.Sprintf(", %s p=%.3g", report.TestName, r.P)
-	switch {
-	case r.P >= report.Alpha:
-		return "same (" + ci + ")"
-	case r.B.Mean > r.A.Mean:
-		return "faster (" + ci + ")"
-	}
-	return "slower (" + ci + ")"
 }
 
 func runPhasesOf(r *result.Result) []result.Phase {
@@ -267,22 +181,14 @@ func rerunSpec(env *Env, r *result.Result, targets []string) (engine.Spec, error
 	}
 	if len(targets) == 0 {
 		for _, t := range spec.Targets {
-			targets = append(targets, stripPassword(t))
+			targets = append(targets, engine.StripPassword(t))
 		}
 		if len(targets) == 0 && r.Target.URL != "" {
-			targets = []string{stripPassword(r.Target.URL)}
+			targets = []string{engine.StripPassword(r.Target.URL)}
 		}
 	}
 	spec.Targets, spec.Format, spec.Plan = targets, "text", nil
 	return spec, nil
-}
-
-// rerunDrops are the flags of the recorded command line that rerun sets
-// itself (value-taking ones map to true).
-var rerunDrops = map[string]bool{
-	"target": true, "out": true, "o": true, "repeat": true, "seed": true, "format": true,
-	"plan-name": true, "plan-file": true, "plan-cell": true, "plan-param": true, "plan-target-setup": false,
-	"quiet": false, "q": false,
 }
 
 // RerunArgs rebuilds the candor run command line of a result: the recorded
@@ -298,70 +204,7 @@ func RerunArgs(r *result.Result, targets []string) ([]string, error) {
 			return nil, err
 		}
 	}
-	if len(cmd) < 3 || cmd[1] != "run" {
-		verb := "(no command recorded)"
-		if len(cmd) > 1 {
-			verb = "candor " + cmd[1]
-		}
-		return nil, fmt.Errorf("it records %s; rerun replays results of candor run, plan cells and candor sysbench ... run: run the same command again instead", verb)
-	}
-	var kept, recorded []string
-	for i := 2; i < len(cmd); i++ {
-		a := cmd[i]
-		name, value, hasValue := "", "", false
-		switch {
-		case strings.HasPrefix(a, "--"):
-			name, value, hasValue = strings.Cut(a[2:], "=")
-		case strings.HasPrefix(a, "-") && len(a) >= 2:
-			name = a[1:2]
-			if len(a) > 2 {
-				value, hasValue = strings.TrimPrefix(a[2:], "="), true
-			}
-		}
-		if takesValue, drop := rerunDrops[name]; name != "" && drop {
-			if takesValue && !hasValue && i+1 < len(cmd) {
-				i++
-				value = cmd[i]
-			}
-			if name == "target" {
-				recorded = append(recorded, value)
-			}
-			continue
-		}
-		kept = append(kept, a)
-		if name == "fault" {
-			v := value
-			if !hasValue && i+1 < len(cmd) {
-				v = cmd[i+1]
-			}
-			if strings.Contains(v, "run=") {
-				return nil, fmt.Errorf("its run executed a shell command (--fault %q): rerun never executes commands read from a result file; read it and run the command line by hand", v)
-			}
-		}
-		if name == "P" || name == "property-file" {
-			if err := checkPropertyFile(cmd, i, value, hasValue); err != nil {
-				return nil, err
-			}
-		}
-	}
-	for _, a := range kept {
-		if strings.Contains(a, maskedValue) {
-			return nil, fmt.Errorf("its command line holds a masked secret (%s): run it again by hand with the secret", a)
-		}
-	}
-	if len(targets) == 0 {
-		for _, t := range recorded {
-			targets = append(targets, stripPassword(t))
-		}
-		if len(targets) == 0 && r.Target.URL != "" {
-			targets = []string{stripPassword(r.Target.URL)}
-		}
-	}
-	out := append([]string{"run"}, kept...)
-	for _, t := range targets {
-		out = append(out, "--target", t)
-	}
-	return append(out, "--seed", fmt.Sprint(r.Workload.Seed)), nil
+	return engine.LegacyRunArgs(cmd, r.Target.URL, r.Workload.Seed, targets)
 }
 
 // sysbenchRunCommand turns a recorded `candor sysbench ... TEST run` line
@@ -369,14 +212,14 @@ func RerunArgs(r *result.Result, targets []string) ([]string, error) {
 // loads the tables where they are absent (sysbench would need a prepare
 // first).
 func sysbenchRunCommand(cmd []string) ([]string, error) {
-	line, err := parseSysbenchLine(cmd[2:], os.ReadFile)
+	line, err := sysbenchline.Parse(cmd[2:], os.ReadFile)
 	if err != nil {
 		return nil, err
 	}
-	if line.command != "run" {
-		return nil, fmt.Errorf("it records candor sysbench ... %s; rerun replays runs", line.command)
+	if line.Command != "run" {
+		return nil, fmt.Errorf("it records candor sysbench ... %s; rerun replays runs", line.Command)
 	}
-	out, err := line.candorArgs(flagOf(NewRoot(&Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }})))
+	out, err := line.Args(flagOf(NewRoot(&Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }})))
 	if err != nil {
 		return nil, err
 	}
@@ -387,32 +230,4 @@ func sysbenchRunCommand(cmd []string) ([]string, error) {
 		}
 	}
 	return kept, nil
-}
-
-// checkPropertyFile refuses a recorded -P file that is not here, before
-// anything runs.
-func checkPropertyFile(cmd []string, i int, value string, hasValue bool) error {
-	if !hasValue {
-		if i+1 >= len(cmd) {
-			return nil
-		}
-		value = cmd[i+1]
-	}
-	if _, err := os.Stat(value); err != nil {
-		return fmt.Errorf("its command reads property file %s, which is not here (%v): run rerun from the directory the original ran in, or copy the file", value, err)
-	}
-	return nil
-}
-
-// stripPassword removes a redacted (or any) password from a URL's user
-// info, so the driver takes it from the environment.
-func stripPassword(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return raw
-	}
-	if _, has := u.User.Password(); has {
-		u.User = url.User(u.User.Username())
-	}
-	return u.String()
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/candor-bench/candor/internal/engine"
+	"github.com/candor-bench/candor/internal/report"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/runner"
 	"github.com/candor-bench/candor/internal/target"
@@ -264,7 +265,7 @@ func (d *display) Start(r *runner.Runner, s engine.Started) {
 		// sysbench's prepare prints its banner first, and its lines per
 		// table (printSummary) when the load is done; candor's progress
 		// stays on stderr.
-		sysbenchFormatBanner(env.Stdout)
+		report.SysbenchBanner(env.Stdout)
 		d.sb.prepare = pl.PrepareLines()
 	}
 	switch {
@@ -276,7 +277,7 @@ func (d *display) Start(r *runner.Runner, s engine.Started) {
 		if f.ReportInterval != nil {
 			every = cfg.ReportInterval.Seconds()
 		}
-		sysbenchHeader(env.Stdout, cfg.Threads, cfg.Rate, every, d.sb.seed)
+		report.SysbenchHeader(env.Stdout, cfg.Threads, cfg.Rate, every, d.sb.seed)
 		pct := d.sb.pct
 		r.StatusLine = func(iv result.Interval, threads int) string {
 			// sysbench prints a line at each tick of its report timer only:
@@ -284,7 +285,7 @@ func (d *display) Start(r *runner.Runner, s engine.Started) {
 			if iv.LengthSec < 0.99*cfg.ReportInterval.Seconds() {
 				return ""
 			}
-			return sysbenchIntervalLine(iv, threads, pct)
+			return report.SysbenchIntervalLine(iv, threads, pct)
 		}
 		if every > 0 && !f.Quiet {
 			r.Status = env.Stdout

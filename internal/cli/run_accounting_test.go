@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/candor-bench/candor/internal/report"
 	"github.com/candor-bench/candor/internal/result"
 )
 
@@ -132,7 +133,7 @@ func TestSummaryAccountingLines(t *testing.T) {
 		Ops: []result.OpResult{{Name: "READ", Count: 2940, Latency: &result.Summary{Count: 2944}, Errors: map[string]int64{"other": 60}, Aborts: 60,
 			FirstErrors: map[string]string{"other": "boom"}}}}
 	var b strings.Builder
-	writeText(&b, res, p)
+	report.WriteText(&b, res, p, errorClasses())
 	for _, want := range []string{
 		"FAILED: error rate 2.0% of 3,000 operations",
 		"  first other error: boom",

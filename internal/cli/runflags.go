@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -10,8 +9,6 @@ import (
 
 	"github.com/candor-bench/candor/internal/engine"
 	"github.com/candor-bench/candor/internal/plan"
-	"github.com/candor-bench/candor/internal/report"
-	"github.com/candor-bench/candor/internal/result"
 )
 
 // addFaultFlags adds the run flags of faults, fail-over and the ledger.
@@ -74,24 +71,4 @@ func shardCell(spec *engine.Spec, s *engine.ShardRun, c plan.Cell, first bool) {
 		return
 	}
 	spec.Load, spec.Shard.Of, spec.Shard.RunID, spec.Out = "auto", s.Of, s.RunID+"-"+c.ID, c.Result
-}
-
-// writeFaultSummary prints a phase's faults, its workers' time without a
-// session and its ledger verdict.
-func writeFaultSummary(w io.Writer, p *result.Phase) {
-	for _, l := range report.FaultLines(p.Faults) {
-		fmt.Fprintln(w, l)
-	}
-	var parts []string
-	for i, ws := range p.Workers {
-		if ws.Reconnects > 0 || ws.NoSessionSec > 0 {
-			parts = append(parts, fmt.Sprintf("w%d %d in %.2f s", i, ws.Reconnects, ws.NoSessionSec))
-		}
-	}
-	if len(parts) > 0 {
-		fmt.Fprintf(w, "reconnects by worker (time without a session): %s\n", strings.Join(parts, ", "))
-	}
-	for _, l := range report.LedgerLines(p.Ledger) {
-		fmt.Fprintln(w, l)
-	}
 }

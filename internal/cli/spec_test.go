@@ -58,6 +58,9 @@ func TestSpecRoundTrip(t *testing.T) {
 				t.Errorf("recorded Spec differs:\n got %+v\nwant %+v", recorded, spec)
 			}
 			rendered := recorded.Args()
+			if want := append([]string{"candor"}, rendered...); !reflect.DeepEqual(res.SpecCommand, want) {
+				t.Errorf("spec_command %q, want %q", res.SpecCommand, want)
+			}
 			again, err := parseSpec(env, rendered[0], rendered[1:])
 			if err != nil {
 				t.Fatalf("candor %v: %v", rendered, err)

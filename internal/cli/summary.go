@@ -3,14 +3,10 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"math"
-	"strings"
 
 	"github.com/candor-bench/candor/internal/engine"
 	"github.com/candor-bench/candor/internal/report"
 	"github.com/candor-bench/candor/internal/result"
-	"github.com/candor-bench/candor/internal/runner"
 	"github.com/candor-bench/candor/internal/target"
 )
 
@@ -32,7 +28,7 @@ func printSummary(env *Env, format string, res *result.Result, sb sysbenchReport
 		n := len(res.Phases)
 		switch {
 		case n > 0 && res.Phases[n-1].Name == phaseRun:
-			writeSysbench(env.Stdout, &res.Phases[n-1], sb)
+			report.WriteSysbench(env.Stdout, &res.Phases[n-1], sb.pct, sb.histogram)
 			return nil
 		case sb.prepare != nil:
 			// sysbench's prepare prints its per-table lines and no report
@@ -50,195 +46,24 @@ func printSummary(env *Env, format string, res *result.Result, sb sysbenchReport
 		return enc.Encode(res)
 	case "ycsb":
 		if n := len(res.Phases); n > 0 {
-			writeYCSB(env.Stdout, &res.Phases[n-1])
+			report.WriteYCSB(env.Stdout, &res.Phases[n-1])
 		}
 		return nil
 	}
 	for i := range res.Phases {
-		writeText(env.Stdout, res, &res.Phases[i])
+		report.WriteText(env.Stdout, res, &res.Phases[i], errorClasses())
 	}
 	if res.Repetitions != nil {
-		writeRepetitions(env.Stdout, res.Repetitions)
+		report.WriteRepetitions(env.Stdout, res.Repetitions)
 	}
 	return nil
 }
 
-// writeRepetitions prints mean ± 95% CI half-width (and the standard
-// deviation) over the repetitions.
-func writeRepetitions(w io.Writer, r *result.Repetitions) {
-	excluded := ""
-	if r.Excluded > 0 {
-		reps := make([]string, len(r.ExcludedReps))
-		for i, n := range r.ExcludedReps {
-			reps[i] = fmt.Sprint(n)
-		}
-		excluded = fmt.Sprintf("%d excluded: repetition %s did not complete", r.Excluded, strings.Join(reps, ", "))
+// errorClasses are the error classes in the order summaries list them.
+func errorClasses() []string {
+	out := make([]string, len(target.Classes))
+	for i, c := range target.Classes {
+		out[i] = string(c)
 	}
-	if r.N < 2 {
-		noun := "repetitions"
-		if r.N == 1 {
-			noun = "repetition"
-		}
-		fmt.Fprintf(w, "\n%d complete %s, too few for statistics (%s)\n", r.N, noun, excluded)
-		return
-	}
-	fmt.Fprintf(w, "\nover %d repetitions: mean ± 95%% confidence interval (standard deviation)\n", r.N)
-	if excluded != "" {
-		fmt.Fprintf(w, "(%s)\n", excluded)
-	}
-	ci := func(s result.Stat) float64 { return (s.CI95High - s.CI95Low) / 2 }
-	fmt.Fprintf(w, "throughput  %.1f ± %.1f ops/s (sd %.1f)\n", r.Throughput.Mean, ci(r.Throughput), r.Throughput.StdDev)
-	lat := func(s result.Stat) string {
-		return fmt.Sprintf("%s ± %s", runner.FormatNs(int64(s.Mean)), runner.FormatNs(int64(ci(s))))
-	}
-	fmt.Fprintf(w, "%-13s %22s %20s %20s %20s\n", "operation", "ops/s", "p50", "p95", "p99")
-	for _, o := range r.Ops {
-		fmt.Fprintf(w, "%-13s %22s %20s %20s %20s\n", trunc(o.Name, 13),
-			fmt.Sprintf("%.1f ± %.1f", o.Throughput.Mean, ci(o.Throughput)), lat(o.P50), lat(o.P95), lat(o.P99))
-	}
-}
-
-// writeText prints a phase summary that fits 100 columns.
-func writeText(w io.Writer, res *result.Result, p *result.Phase) {
-	measure := res.Run.LatencyMeasure
-	if p.Name == "load" {
-		measure = fmt.Sprintf("per batch of up to %d rows", res.Run.LoadBatch)
-	}
-	fmt.Fprintf(w, "\n%s %s: %s in %.2f s", res.Workload.Name, p.Name, p.Status, p.DurationSec)
-	if p.Name == "load" {
-		fmt.Fprintf(w, ", %d rows, %.1f rows/s\n", p.Rows, p.Throughput)
-	} else {
-		fmt.Fprintf(w, ", %.1f ops/s\n", p.Throughput)
-	}
-	if p.Failure != "" {
-		fmt.Fprintf(w, "FAILED: %s\n", p.Failure)
-	}
-	writeRowRates(w, p)
-	fmt.Fprintf(w, "latency: %s\n", measure)
-	fmt.Fprintf(w, "%-13s %9s %9s %7s %7s %7s %7s %7s %7s %7s %7s %6s\n",
-		"operation", "count", "ops/s", "avg", "min", "p50", "p90", "p95", "p99", "p99.9", "max", "errors")
-	for _, o := range p.Ops {
-		s := o.Latency
-		if s == nil {
-			s = &result.Summary{}
-		}
-		var errs int64
-		for _, n := range o.Errors {
-			errs += n
-		}
-		fmt.Fprintf(w, "%-13s %9d %9.1f %7s %7s %7s %7s %7s %7s %7s %7s %6d\n",
-			trunc(o.Name, 13), o.Count, o.Throughput, runner.FormatNs(int64(math.Round(s.Mean))), runner.FormatNs(s.Min),
-			runner.FormatNs(s.P50), runner.FormatNs(s.P90), runner.FormatNs(s.P95), runner.FormatNs(s.P99),
-			runner.FormatNs(s.P999), runner.FormatNs(s.Max), errs)
-	}
-	for _, o := range p.Ops {
-		if len(o.Errors) == 0 && o.Retries == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "%s: attempts %d, retries %d, aborts %d, errors by class: %s\n", o.Name, o.Attempts, o.Retries, o.Aborts, report.ClassList(o.Errors))
-		for _, c := range target.Classes {
-			if m := o.FirstErrors[string(c)]; m != "" {
-				fmt.Fprintf(w, "  first %s error: %s\n", c, m)
-			}
-		}
-	}
-	for _, o := range p.Ops {
-		// The latency summary counts the lower bounds of operations still
-		// running at the end (result.OpResult.Unfinished) besides count.
-		if o.Latency != nil && o.Latency.Count > o.Count {
-			fmt.Fprintf(w, "%s: %d still running at the end, in the latencies with their time so far (a lower bound)\n", o.Name, o.Latency.Count-o.Count)
-		}
-	}
-	if p.Rate != nil {
-		flag := ""
-		if p.Rate.BehindSchedule {
-			flag = "  BEHIND SCHEDULE: the target rate was not sustained"
-		}
-		fmt.Fprintf(w, "open loop: target %.1f ops/s, achieved %.1f ops/s, max schedule lag %s%s\n",
-			p.Rate.Target, p.Rate.Achieved, runner.FormatNs(p.Rate.MaxLagNs), flag)
-		if p.Dropped > 0 {
-			fmt.Fprintf(w, "dropped: %s operations due by the schedule never began (in no latency figure)\n", runner.Thousands(p.Dropped))
-		}
-	}
-	if p.Reconnects > 0 {
-		fmt.Fprintf(w, "reconnects: %d\n", p.Reconnects)
-	}
-	writeFaultSummary(w, p)
-	c := p.Client
-	fmt.Fprintf(w, "client: %.2f cores, max RSS %.1f MB, %s CPU per %s, host %.0f%% busy",
-		c.AvgCores, float64(c.MaxRSS)/1e6, runner.FormatNs(int64(c.CPUNsPerOp)), map[bool]string{true: "row", false: "operation"}[p.Name == "load"], 100*c.HostBusy)
-	if caps := res.Target.Capabilities; caps != nil && caps.Embedded {
-		fmt.Fprint(w, "\n(in-process target: candor's CPU includes the target's work)")
-	}
-	if c.Saturated {
-		fmt.Fprintf(w, "\nWARNING client saturated: %s; the figures may measure candor, not the database", c.SaturatedCause)
-	}
-	fmt.Fprintln(w)
-}
-
-func trunc(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
-}
-
-// writeYCSB prints YCSB 0.17.0's text exporter lines ([OVERALL], [READ], ...)
-// so existing parsers keep working. Latencies in µs; 95th and 99th
-// percentiles as 0.17.0 reports by default; failed operations under
-// <OP>-FAILED, as YCSB measures them.
-//
-// Differences from YCSB: RunTime is the measured phase (after warm-up),
-// where YCSB's also includes each thread's DB init and cleanup; there are
-// no [TOTAL_GC*] or [CLEANUP] lines (no JVM, no measured cleanup); and the
-// figures come from candor's nanosecond histograms rounded to µs.
-func writeYCSB(w io.Writer, p *result.Phase) {
-	runMs := p.DurationSec * 1000
-	fmt.Fprintf(w, "[OVERALL], RunTime(ms), %d\n", int64(math.Round(runMs)))
-	// Top-level operations, failed ones included (the READ and UPDATE inside
-	// READ-MODIFY-WRITE are not operations of their own); a load counts
-	// records, as YCSB's does, not candor's batches.
-	n := p.Operations
-	if p.Name == "load" {
-		n = p.Rows
-	}
-	thr := 0.0
-	if runMs > 0 {
-		thr = 1000 * float64(n) / runMs
-	}
-	fmt.Fprintf(w, "[OVERALL], Throughput(ops/sec), %s\n", javaDouble(thr))
-	for _, o := range p.Ops {
-		if o.Latency != nil {
-			// Its figures include the lower bounds of operations still
-			// running at the end; YCSB's Operations counts finished ones.
-			lat := *o.Latency
-			lat.Count = o.Count
-			ycsbBlock(w, o.Name, &lat)
-			fmt.Fprintf(w, "[%s], Return=OK, %d\n", o.Name, o.Count)
-		}
-		if o.Failed != nil {
-			ycsbBlock(w, o.Name+"-FAILED", o.Failed)
-			fmt.Fprintf(w, "[%s], Return=ERROR, %d\n", o.Name, o.Failed.Count)
-		}
-	}
-}
-
-func ycsbBlock(w io.Writer, name string, s *result.Summary) {
-	us := func(ns int64) int64 { return int64(math.Round(float64(ns) / 1000)) }
-	fmt.Fprintf(w, "[%s], Operations, %d\n", name, s.Count)
-	fmt.Fprintf(w, "[%s], AverageLatency(us), %s\n", name, javaDouble(s.Mean/1000))
-	fmt.Fprintf(w, "[%s], MinLatency(us), %d\n", name, us(s.Min))
-	fmt.Fprintf(w, "[%s], MaxLatency(us), %d\n", name, us(s.Max))
-	fmt.Fprintf(w, "[%s], 95thPercentileLatency(us), %d\n", name, us(s.P95))
-	fmt.Fprintf(w, "[%s], 99thPercentileLatency(us), %d\n", name, us(s.P99))
-}
-
-// javaDouble prints a float the way Java's Double.toString does for the
-// ranges YCSB prints (always a decimal point).
-func javaDouble(f float64) string {
-	s := fmt.Sprintf("%v", f)
-	if !strings.ContainsAny(s, ".eEN") {
-		s += ".0"
-	}
-	return s
+	return out
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/sysbenchline"
 )
 
 // translate runs a sysbench command line through the parser and the
@@ -22,11 +23,11 @@ func translate(args []string, files map[string]string) ([]string, error) {
 		}
 		return nil, fs.ErrNotExist
 	}
-	l, err := parseSysbenchLine(args, read)
+	l, err := sysbenchline.Parse(args, read)
 	if err != nil {
 		return nil, err
 	}
-	return l.candorArgs(flagOf(NewRoot(&Env{})))
+	return l.Args(flagOf(NewRoot(&Env{})))
 }
 
 func TestSysbenchCommandLineTranslation(t *testing.T) {
@@ -270,14 +271,14 @@ func sysbenchConnArgs(t *testing.T, raw string) []string {
 // targetURL is the URL candor sysbench builds for a test target, for the
 // checks made beside it (PostgreSQL's test URL carries sslmode).
 func targetURL(t *testing.T, raw string) string {
-	l, err := parseSysbenchLine(append(sysbenchConnArgs(t, raw), "oltp_read_only", "run"), os.ReadFile)
+	l, err := sysbenchline.Parse(append(sysbenchConnArgs(t, raw), "oltp_read_only", "run"), os.ReadFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.target {
+	if l.Target {
 		return raw
 	}
-	urls, err := l.urls()
+	urls, err := l.URLs()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +297,7 @@ func password(raw string) string {
 // TestSysbenchDeprecationWarnings: sysbench's warnings for its deprecated
 // options, in its order, for values above zero only.
 func TestSysbenchDeprecationWarnings(t *testing.T) {
-	l, err := parseSysbenchLine([]string{"--tx-rate=0", "--max-time=5", "--num-threads=2", "--max-requests=0", "--test=oltp_read_only", "run"}, nil)
+	l, err := sysbenchline.Parse([]string{"--tx-rate=0", "--max-time=5", "--num-threads=2", "--max-requests=0", "--test=oltp_read_only", "run"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,11 +306,11 @@ func TestSysbenchDeprecationWarnings(t *testing.T) {
 		"WARNING: --num-threads is deprecated, use --threads instead",
 		"WARNING: --max-time is deprecated, use --time instead",
 	}
-	if got := l.warnings(); !slices.Equal(got, want) {
+	if got := l.Warnings(); !slices.Equal(got, want) {
 		t.Errorf("warnings:\n got %q\nwant %q", got, want)
 	}
-	if l, err = parseSysbenchLine([]string{"--threads=2", "--warmup-time=3", "oltp_read_only", "run"}, nil); err != nil || len(l.warnings()) != 0 {
-		t.Errorf("current options warned: %v %q", err, l.warnings())
+	if l, err = sysbenchline.Parse([]string{"--threads=2", "--warmup-time=3", "oltp_read_only", "run"}, nil); err != nil || len(l.Warnings()) != 0 {
+		t.Errorf("current options warned: %v %q", err, l.Warnings())
 	}
 }
 
@@ -331,23 +332,23 @@ func TestSysbenchHelpCommand(t *testing.T) {
 // ignored, as sysbench ignores them, and named; the MySQL driver's own are
 // checked only when it is in use.
 func TestSysbenchOtherDriversOptions(t *testing.T) {
-	l, err := parseSysbenchLine([]string{"--mysql-host=m", "--mysql-socket=/tmp/s", "--mysql-ignore-errors=all", "--mysql-compression=on",
+	l, err := sysbenchline.Parse([]string{"--mysql-host=m", "--mysql-socket=/tmp/s", "--mysql-ignore-errors=all", "--mysql-compression=on",
 		"--db-driver=pgsql", "--pgsql-host=p", "oltp_read_only", "run"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"--mysql-compression", "--mysql-host", "--mysql-ignore-errors", "--mysql-socket"}
-	if !slices.Equal(l.ignored, want) {
-		t.Errorf("ignored %q, want %q", l.ignored, want)
+	if !slices.Equal(l.Ignored, want) {
+		t.Errorf("ignored %q, want %q", l.Ignored, want)
 	}
-	if u, err := l.urls(); err != nil || len(u) != 1 || u[0] != "postgres://sbtest@p:5432/sbtest" {
+	if u, err := l.URLs(); err != nil || len(u) != 1 || u[0] != "postgres://sbtest@p:5432/sbtest" {
 		t.Errorf("urls %q, %v", u, err)
 	}
-	if l, err = parseSysbenchLine([]string{"--pgsql-host=p", "oltp_read_only", "run"}, nil); err != nil || !slices.Equal(l.ignored, []string{"--pgsql-host"}) {
-		t.Errorf("pgsql option with the mysql driver: %v, ignored %q", err, l.ignored)
+	if l, err = sysbenchline.Parse([]string{"--pgsql-host=p", "oltp_read_only", "run"}, nil); err != nil || !slices.Equal(l.Ignored, []string{"--pgsql-host"}) {
+		t.Errorf("pgsql option with the mysql driver: %v, ignored %q", err, l.Ignored)
 	}
 	// On the MySQL driver its options are checked.
-	if _, err := parseSysbenchLine([]string{"--mysql-socket=/tmp/s", "--db-driver=mysql", "oltp_read_only", "run"}, nil); ExitCode(err) != ExitUsage {
+	if _, err := sysbenchline.Parse([]string{"--mysql-socket=/tmp/s", "--db-driver=mysql", "oltp_read_only", "run"}, nil); ExitCode(err) != ExitUsage {
 		t.Errorf("--mysql-socket on the mysql driver: %v", err)
 	}
 	dir := t.TempDir()

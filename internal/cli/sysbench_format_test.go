@@ -9,6 +9,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/candor-bench/candor/internal/report"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/workload"
 )
@@ -33,7 +34,7 @@ func samplePhase(t *testing.T) *result.Phase {
 
 func TestSysbenchReportLayout(t *testing.T) {
 	var b bytes.Buffer
-	writeSysbench(&b, samplePhase(t), sysbenchReport{pct: 95})
+	report.WriteSysbench(&b, samplePhase(t), 95, false)
 	out := b.String()
 	want := []string{
 		"SQL statistics:\n    queries performed:\n",
@@ -60,8 +61,8 @@ func TestSysbenchReportLayout(t *testing.T) {
 	// Latency figures are right-aligned to column 53, percentile labelled.
 	for _, l := range strings.Split(out, "\n") {
 		if strings.HasPrefix(l, "         min:") || strings.HasPrefix(l, "         sum:") || strings.Contains(l, "95th percentile:") {
-			if len(l) != sysbenchWidth {
-				t.Errorf("latency line %q is %d wide, want %d", l, len(l), sysbenchWidth)
+			if len(l) != 53 {
+				t.Errorf("latency line %q is %d wide, want %d", l, len(l), 53)
 			}
 		}
 	}
@@ -75,7 +76,7 @@ func TestSysbenchIntervalLine(t *testing.T) {
 	iv := result.Interval{ElapsedSec: 10, LengthSec: 10, Reconnects: 1,
 		Ops:      []result.IntervalOp{{Count: 1000, Errors: 5, Histogram: p.Ops[0].Histograms["latency"]}},
 		Counters: p.Counters}
-	got := sysbenchIntervalLine(iv, 4, 95)
+	got := report.SysbenchIntervalLine(iv, 4, 95)
 	want := "[ 10s ] thds: 4 tps: 100.00 qps: 2000.00 (r/w/o: 1400.00/400.00/200.00) lat (ms,95%): 9.50 err/s: 0.50 reconn/s: 0.10"
 	if got != want {
 		t.Errorf("interval line\n got %s\nwant %s", got, want)
@@ -99,7 +100,7 @@ func TestSysbenchHistogram(t *testing.T) {
 	p.Ops[0].Latency = result.Summarize(h)
 	p.Ops[0].Histograms = map[string]string{"latency": enc}
 	var b bytes.Buffer
-	writeSysbench(&b, p, sysbenchReport{pct: 95, histogram: true})
+	report.WriteSysbench(&b, p, 95, true)
 	want := "Latency histogram (values are in milliseconds)\n" +
 		"       value  ------------- distribution ------------- count\n" +
 		"       1.007 |" + strings.Repeat("*", 40) + " 1000\n" +
@@ -111,7 +112,7 @@ func TestSysbenchHistogram(t *testing.T) {
 		t.Errorf("histogram block\n got:\n%s\nwant it to begin:\n%s", out, want)
 	}
 	b.Reset()
-	writeSysbench(&b, p, sysbenchReport{pct: 95})
+	report.WriteSysbench(&b, p, 95, false)
 	if strings.Contains(b.String(), "Latency histogram") {
 		t.Error("histogram printed without --histogram")
 	}
@@ -122,12 +123,12 @@ func TestSysbenchHistogram(t *testing.T) {
 func TestSysbenchPercentileOff(t *testing.T) {
 	p := samplePhase(t)
 	var b bytes.Buffer
-	writeSysbench(&b, p, sysbenchReport{})
+	report.WriteSysbench(&b, p, 0, false)
 	if out := b.String(); !strings.Contains(out, "\n         percentile stats:               disabled\n") || strings.Contains(out, "th percentile") {
 		t.Errorf("report with --percentile=0:\n%s", out)
 	}
 	iv := result.Interval{ElapsedSec: 1, LengthSec: 1, Ops: []result.IntervalOp{{Count: 10, Histogram: p.Ops[0].Histograms["latency"]}}}
-	if got := sysbenchIntervalLine(iv, 1, 0); !strings.Contains(got, " lat (ms,0%): 0.00 ") {
+	if got := report.SysbenchIntervalLine(iv, 1, 0); !strings.Contains(got, " lat (ms,0%): 0.00 ") {
 		t.Errorf("interval line with --percentile=0: %s", got)
 	}
 }

@@ -391,11 +391,12 @@ func newRunResult(env *Env, phase string, wl workload.Workload, cfg runner.Confi
 		}
 	}
 	// The Spec as it ran (its seed drawn), secrets redacted.
-	raw, err := f.Redacted().JSON()
+	red := f.Redacted()
+	raw, err := red.JSON()
 	if err != nil {
 		return nil, fmt.Errorf("recording the run spec: %w", err)
 	}
-	res.Spec = raw
+	res.Spec, res.SpecCommand = raw, append([]string{"candor"}, red.Args()...)
 	return res, nil
 }
 

@@ -113,6 +113,15 @@ func WriteBundle(dir string, inputs []Input) ([]string, error) {
 		"against the recorded target, or `--target URL`, and prints whether the rerun is the same, faster or slower, with the "+
 		"95%% confidence interval and the audit of what differs between the two environments. Passwords are not recorded: "+
 		"give them as PGPASSWORD (PostgreSQL wire) or MYSQL_PWD (MySQL wire).\n\n")
+	fmt.Fprintf(&buf, "## How each result ran\n\nThe candor command line each result records (passwords masked), to run one again by hand:\n\n")
+	for i, n := range names {
+		if c := commandLine(inputs[i].Result); c != "" {
+			fmt.Fprintf(&buf, "- `%s`: %s\n", n, codeSpan(c))
+		} else {
+			fmt.Fprintf(&buf, "- `%s`: no command line recorded (a merge of shards' results)\n", n)
+		}
+	}
+	fmt.Fprintln(&buf)
 	fmt.Fprintf(&buf, "## Contents\n\n- `report.html`: the report (open it in a browser; it works offline)\n- `audit.txt`: the fairness audit: %s\n", rep.Summary())
 	for _, n := range names {
 		fmt.Fprintf(&buf, "- `%s`\n", n)
@@ -151,4 +160,40 @@ func versions(inputs []Input) string {
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// commandLine is the command line a result ran as, for a shell: the one its
+// Spec renders as (spec_command), else, in a result written before results
+// recorded it, the line as typed.
+func commandLine(r *result.Result) string {
+	args := r.SpecCommand
+	if len(args) == 0 {
+		args = r.Command
+	}
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = shellWord(a)
+	}
+	return strings.Join(quoted, " ")
+}
+
+// shellWord quotes a for a POSIX shell when it needs it.
+func shellWord(a string) string {
+	if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return a
+	}
+	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+}
+
+// codeSpan is s as Markdown code, fenced by more backticks than s holds in
+// a row.
+func codeSpan(s string) string {
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
 }

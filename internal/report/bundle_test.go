@@ -21,6 +21,12 @@ func TestBundle(t *testing.T) {
 	plan := filepath.Join(t.TempDir(), "e1.yaml")
 	os.WriteFile(plan, []byte("name: e1\n"), 0o644)
 	in[1].Result.Plan = &result.PlanRef{Name: "e1", File: plan, Cell: "c1"}
+	// The first ran from a plan cell: its spec's command line differs from
+	// the line typed; the second is older than spec_command.
+	in[0].Result.Command = []string{"candor", "plan", "run", "e1.yaml"}
+	in[0].Result.SpecCommand = []string{"candor", "run", "ycsb/a", "--target", "postgres://u:xxxxx@h:5432/db", "--fault", "at=1s for=2s net=pause node=0", "--seed", "7", "-p", "x=it's"}
+	in[1].Result.SpecCommand = nil
+	in[1].Result.Command = []string{"candor", "run", "ycsb/a", "--threads", "4"}
 	dir := filepath.Join(t.TempDir(), "pub")
 	files, err := WriteBundle(dir, in)
 	if err != nil {
@@ -35,6 +41,14 @@ func TestBundle(t *testing.T) {
 	for _, w := range []string{`for f in results/*.json; do candor rerun "$f"; done`, "PGPASSWORD", "plan/e1.yaml", "error(s)"} {
 		if !strings.Contains(string(readme), w) {
 			t.Errorf("README lacks %q:\n%s", w, readme)
+		}
+	}
+	for _, w := range []string{
+		"- `results/ycsb-a-pg-t1.json`: `candor run ycsb/a --target postgres://u:xxxxx@h:5432/db --fault 'at=1s for=2s net=pause node=0' --seed 7 -p 'x=it'\\''s'`\n",
+		"- `results/ycsb-a-sqlite-t4.json`: `candor run ycsb/a --threads 4`\n",
+	} {
+		if !strings.Contains(string(readme), w) {
+			t.Errorf("README lacks the command line %q:\n%s", w, readme)
 		}
 	}
 	audit, _ := os.ReadFile(filepath.Join(dir, "audit.txt"))

@@ -53,6 +53,9 @@ type Result struct {
 	// as raw JSON: results are plain data below the engine, and the Spec has
 	// a version of its own that the engine checks when it reads one back.
 	Spec json.RawMessage `json:"spec,omitempty"`
+	// SpecCommand is the candor command line Spec renders as (the engine's
+	// Spec.Args, secrets masked): how a reader runs it again by hand.
+	SpecCommand []string `json:"spec_command,omitempty"`
 	// Plan names the plan and cell this run belongs to (candor plan run).
 	Plan   *PlanRef `json:"plan,omitempty"`
 	Phases []Phase  `json:"phases"`

@@ -285,18 +285,6 @@ func (m *monitor) phase(end time.Time) *result.Phase {
 	return p
 }
 
-// FormatNs prints a latency with a unit that keeps 3-4 significant digits.
-func FormatNs(ns int64) string {
-	switch {
-	case ns <= 0:
-		return "-"
-	case ns < 1_000:
-		return fmt.Sprintf("%dns", ns)
-	case ns < 1_000_000:
-		return fmt.Sprintf("%.1fµs", float64(ns)/1e3)
-	case ns < 1_000_000_000:
-		return fmt.Sprintf("%.2fms", float64(ns)/1e6)
-	default:
-		return fmt.Sprintf("%.3fs", float64(ns)/1e9)
-	}
-}
+// FormatNs prints a latency with a unit that keeps 3-4 significant digits
+// (result.FormatNs).
+func FormatNs(ns int64) string { return result.FormatNs(ns) }

@@ -146,20 +146,5 @@ func FormatFraction(f float64) string {
 	return strconv.FormatFloat(100*f, 'g', 4, 64) + "%"
 }
 
-// Thousands prints n with thousands separators: 123456 → "123,456".
-func Thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+// Thousands prints n with thousands separators (result.Thousands).
+func Thousands(n int64) string { return result.Thousands(n) }

@@ -1,0 +1,98 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/candor-bench/candor/internal/result"
+)
+
+// What `candor rerun` prints besides compare's output: the verdict of the
+// rerun (B) against the original (A) and the two environments side by side.
+
+// WriteEnvironments lists, side by side, what the original and the rerun
+// ran on: the target's product, version and settings that differ, the
+// client machine and the candor build.
+func WriteEnvironments(w io.Writer, a, b *result.Result) {
+	type row struct{ what, a, b string }
+	machine := func(p result.Provenance) string {
+		return fmt.Sprintf("%s, %d cores, %.1f GiB, %s %s", noneIfEmpty(p.CPUModel), p.Cores, float64(p.MemoryBytes)/(1<<30), p.OS, p.Kernel)
+	}
+	build := func(p result.Provenance) string {
+		return strings.TrimSpace(p.CandorVersion + " " + p.Commit + " " + p.GoVersion)
+	}
+	rows := []row{
+		{"product", a.Target.Product, b.Target.Product},
+		{"version", a.Target.Version, b.Target.Version},
+		{"target", a.Target.URL, b.Target.URL},
+		{"client host", a.Provenance.Hostname, b.Provenance.Hostname},
+		{"client machine", machine(a.Provenance), machine(b.Provenance)},
+		{"candor", build(a.Provenance), build(b.Provenance)},
+	}
+	var keys []string
+	seen := map[string]bool{}
+	for _, m := range []map[string]string{a.Target.Settings, b.Target.Settings} {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	sort.Strings(keys)
+	same := 0
+	for _, k := range keys {
+		va, oka := a.Target.Settings[k]
+		vb, okb := b.Target.Settings[k]
+		if oka && okb && va == vb {
+			same++
+			continue
+		}
+		rows = append(rows, row{"setting " + k, noneIfEmpty(va), noneIfEmpty(vb)})
+	}
+	fmt.Fprintf(w, "Environments (A original, B rerun; %d setting(s) the same on both):\n", same)
+	for _, r := range rows {
+		mark := "same"
+		if r.a != r.b {
+			mark = "DIFFERS"
+		}
+		fmt.Fprintf(w, "  %-7s %-30s A: %s\n  %-7s %-30s B: %s\n", mark, r.what, noneIfEmpty(r.a), "", "", noneIfEmpty(r.b))
+	}
+	fmt.Fprintln(w)
+}
+
+func noneIfEmpty(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// RerunVerdict is `candor rerun`'s verdict on total throughput: "same",
+// "faster" or "slower" with the difference and its 95% confidence
+// interval, or why there is none.
+func RerunVerdict(c *Comparison) string {
+	if len(c.Rows) == 0 {
+		return "none: no throughput to compare"
+	}
+	r := c.Rows[0]
+	diff := fmt.Sprintf("throughput %+.1f%%", r.DiffPct)
+	if !r.Tested {
+		return "unknown (" + r.Verdict + "), " + diff
+	}
+	ci := diff
+	if !math.IsNaN(r.CILowPct) {
+		ci += fmt.Sprintf(", 95%% CI [%+.1f%%, %+.1f%%]", r.CILowPct, r.CIHighPct)
+	}
+	ci += fmt.Sprintf(", %s p=%.3g", TestName, r.P)
+	switch {
+	case r.P >= Alpha:
+		return "same (" + ci + ")"
+	case r.B.Mean > r.A.Mean:
+		return "faster (" + ci + ")"
+	}
+	return "slower (" + ci + ")"
+}
