@@ -1,0 +1,232 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/result/resulttest"
+	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/target/targettest"
+
+	_ "github.com/candor-bench/candor/internal/target/mysql"
+	_ "github.com/candor-bench/candor/internal/target/postgres"
+	_ "github.com/candor-bench/candor/internal/workload/commitloop"
+	_ "github.com/candor-bench/candor/internal/workload/kv"
+	_ "github.com/candor-bench/candor/internal/workload/ledgerwl"
+	_ "github.com/candor-bench/candor/internal/workload/sysbench"
+)
+
+// The engine's integration tests run whole Specs through Run against real
+// servers (SQLite always, PostgreSQL and MariaDB when CANDOR_TEST_POSTGRES_URL
+// and CANDOR_TEST_MYSQL_URL are set), with absolute paths and no change of
+// directory, so that those on tables or databases of their own run in
+// parallel. What the CLI prints of a run (its summary) is the CLI's tests'.
+
+// lockedBuffer is an output read while a run still writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// ran is one run of an integration test: its exit code (Code of Run's
+// error), what it said on stderr (status lines, then the error as the CLI
+// prints it: "candor: ...") and its report.
+type ran struct {
+	code   int
+	stderr string
+	rep    Report
+}
+
+// runIn runs spec with ctx (cancelled: the run is interrupted, as by
+// Ctrl-C) and checks every result the run wrote in the directory of its
+// --out by the conservation laws (resulttest), as the CLI's tests check
+// every result a command writes.
+func runIn(t *testing.T, ctx context.Context, stderr io.Writer, spec Spec) ran {
+	t.Helper()
+	var errb lockedBuffer
+	w := io.Writer(&errb)
+	if stderr != nil {
+		w = io.MultiWriter(&errb, stderr)
+	}
+	began := time.Now().Add(-time.Second) // file times may be coarse
+	env := &Env{Stdout: io.Discard, Stderr: w, Args: append([]string{"candor"}, spec.Args()...), Display: silent{}}
+	rep, err := Run(ctx, env, spec)
+	if err != nil {
+		fmt.Fprintf(w, "candor: %v\n", err)
+	}
+	if spec.Out != "" {
+		resulttest.CheckFilesSince(t, filepath.Dir(spec.Out), began) // every result the run wrote breaks no law
+	}
+	return ran{Code(err), errb.String(), rep}
+}
+
+// runE2E runs spec to its end.
+func runE2E(t *testing.T, spec Spec) ran {
+	t.Helper()
+	return runIn(t, context.Background(), nil, spec)
+}
+
+// specFor is a Spec of phase for wl on url (none: the default SQLite file,
+// which a test always names), writing out, quiet, with properties props
+// (name=value).
+func specFor(phase, wl, url, out string, props ...string) Spec {
+	s := NewSpec(phase, wl)
+	if url != "" {
+		s.Targets = []string{url}
+	}
+	s.Out, s.Quiet, s.Properties = out, true, props
+	return s
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// cleanupE2E drops wl's tables on url as candor cleanup does, and returns
+// its exit code and what it said.
+func cleanupE2E(t *testing.T, url, wl string, props ...string) (int, string) {
+	t.Helper()
+	var errb lockedBuffer
+	err := func() error {
+		w, err := ResolveWorkload(&errb, wl, nil, props)
+		if err != nil {
+			return err
+		}
+		ctx := context.Background()
+		tgt, err := OpenBoundConns(ctx, []string{url}, target.Options{ConnectTimeout: target.DefaultConnectTimeout}, w, 1, 1)
+		if err != nil {
+			return err
+		}
+		defer tgt.Close()
+		return Cleanup(ctx, io.Discard, &errb, tgt, w, CleanupRequest{Quiet: true})
+	}()
+	if err != nil {
+		fmt.Fprintf(&errb, "candor: %v\n", err)
+	}
+	return Code(err), errb.String()
+}
+
+// e2eTargets are the real databases of the suite: SQLite always (a file of
+// the test's own), PostgreSQL and MariaDB when their test URLs are set; the
+// MariaDB URL names a database of the test's own (sysbench's tables have
+// fixed names) and PostgreSQL's a database of its own when pgOwn.
+func e2eTargets(t *testing.T, pgOwn bool) map[string]string {
+	out := map[string]string{"sqlite": "sqlite://" + filepath.Join(t.TempDir(), "ycsb.db")}
+	if os.Getenv("CANDOR_TEST_POSTGRES_URL") != "" {
+		if pgOwn {
+			out["postgres"] = postgresDatabaseURL(t)
+		} else {
+			out["postgres"] = targettest.PostgresURL(t)
+		}
+	} else {
+		t.Log("CANDOR_TEST_POSTGRES_URL unset: PostgreSQL part skipped (scripts/test.sh sets it)")
+	}
+	if os.Getenv("CANDOR_TEST_MYSQL_URL") != "" {
+		out["mysql"] = targettest.MySQLDatabaseURL(t)
+	} else {
+		t.Log("CANDOR_TEST_MYSQL_URL unset: MariaDB part skipped (scripts/test.sh sets it)")
+	}
+	return out
+}
+
+// postgresDatabaseURL is CANDOR_TEST_POSTGRES_URL on a database of the
+// test's own, created now and dropped when the test ends, for tests whose
+// tables have fixed names (sysbench's sbtestN).
+func postgresDatabaseURL(t *testing.T) string {
+	t.Helper()
+	raw := targettest.PostgresURL(t)
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatalf("CANDOR_TEST_POSTGRES_URL: %v", err)
+	}
+	db := targettest.TableName("candor_t")
+	exec := func(q string) error {
+		var err error
+		withConn(t, raw, func(ctx context.Context, _ target.Target, c target.Conn) { _, err = c.Exec(ctx, q) })
+		return err
+	}
+	if err := exec("CREATE DATABASE " + db); err != nil {
+		t.Logf("using %s's own database: CREATE DATABASE failed: %v", u.Redacted(), err)
+		return raw
+	}
+	t.Cleanup(func() {
+		if err := exec("DROP DATABASE " + db + " WITH (FORCE)"); err != nil {
+			t.Errorf("dropping database %s: %v", db, err)
+		}
+	})
+	u.Path = "/" + db
+	return u.String()
+}
+
+// withConn opens url, connects once and calls fn.
+func withConn(t *testing.T, url string, fn func(ctx context.Context, tgt target.Target, c target.Conn)) {
+	t.Helper()
+	ctx := context.Background()
+	tgt, err := target.Open(ctx, url, target.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.Close()
+	c, err := tgt.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fn(ctx, tgt, c)
+}
+
+func countRows(t *testing.T, url, table string) int64 {
+	t.Helper()
+	var n int64
+	withConn(t, url, func(ctx context.Context, _ target.Target, c target.Conn) {
+		// CHAR(20): MySQL has no CAST ... AS TEXT; trimmed for the padding.
+		if _, err := c.Query(ctx, "SELECT CAST(COUNT(*) AS CHAR(20)) FROM "+table, nil, func(cols [][]byte) error {
+			var err error
+			n, err = strconv.ParseInt(strings.TrimSpace(string(cols[0])), 10, 64)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	return n
+}
+
+func readResult(t *testing.T, path string) *result.Result {
+	t.Helper()
+	res, err := result.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func opErrors(p result.Phase) int64 {
+	var n int64
+	for _, o := range p.Ops {
+		for _, e := range o.Errors {
+			n += e
+		}
+	}
+	return n
+}
