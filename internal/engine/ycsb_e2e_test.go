@@ -242,4 +242,3 @@ func TestCommitLoopOnPostgres(t *testing.T) {
 	}
 	cleanupE2E(t, u, "commit-loop")
 }
-
