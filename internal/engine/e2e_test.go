@@ -16,6 +16,7 @@ import (
 
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/result/resulttest"
+	"github.com/candor-bench/candor/internal/runner"
 	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/target/targettest"
 
@@ -72,7 +73,7 @@ func runIn(t *testing.T, ctx context.Context, stderr io.Writer, spec Spec) ran {
 		w = io.MultiWriter(&errb, stderr)
 	}
 	began := time.Now().Add(-time.Second) // file times may be coarse
-	env := &Env{Stdout: io.Discard, Stderr: w, Args: append([]string{"candor"}, spec.Args()...), Display: silent{}}
+	env := &Env{Stdout: io.Discard, Stderr: w, Args: append([]string{"candor"}, spec.Args()...), Display: statusDisplay{w}}
 	rep, err := Run(ctx, env, spec)
 	if err != nil {
 		fmt.Fprintf(w, "candor: %v\n", err)
@@ -82,6 +83,17 @@ func runIn(t *testing.T, ctx context.Context, stderr io.Writer, spec Spec) ran {
 	}
 	return ran{Code(err), errb.String(), rep}
 }
+
+// statusDisplay prints nothing of its own, and sends the runner's status
+// lines ("[load] ...") to w unless the run is quiet, as the CLI's does.
+type statusDisplay struct{ w io.Writer }
+
+func (d statusDisplay) Start(r *runner.Runner, s Started) {
+	if !s.Spec.Quiet {
+		r.Status = d.w
+	}
+}
+func (statusDisplay) Summary(Finished) error { return nil }
 
 // runE2E runs spec to its end.
 func runE2E(t *testing.T, spec Spec) ran {
