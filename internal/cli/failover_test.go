@@ -12,6 +12,7 @@ import (
 
 	"github.com/candor-bench/candor/internal/ledger"
 	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/testutil/oracle"
 	"github.com/candor-bench/candor/internal/testutil/pgcluster"
 )
 
@@ -19,7 +20,7 @@ import (
 // with the test's own connection (oracleIDs).
 func serverIDs(t *testing.T, url, table string) map[int64]int {
 	t.Helper()
-	return oracleIDs(t, url, table)
+	return oracle.IDs(t, url, table)
 }
 
 func runPhaseOf(t *testing.T, path string) *result.Phase {

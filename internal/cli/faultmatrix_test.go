@@ -16,6 +16,7 @@ import (
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/result/resulttest"
 	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/testutil/oracle"
 )
 
 // TestFaultMatrix runs every workload family under every fault on every
@@ -249,9 +250,9 @@ func (c *fmCell) checkLedger(t *testing.T, p *result.Phase) {
 	}
 	a := p.Ledger.Accounting
 	table := c.fam.ledger
-	o := openOracle(t, c.url)
+	o := oracle.Open(t, c.url)
 	count := func(q string) int {
-		return int(o.ints(t, q)[0])
+		return int(o.Ints(t, q)[0])
 	}
 	var rows, ids, dups int
 	if c.family == "commit-loop" { // its rows are (j, i), its key; the ledger's ids are made from them
@@ -308,7 +309,7 @@ type fmServer struct {
 	node  []string // the arguments of kill and restart after DIR
 	dir   string
 	url   string
-	admin *oracle // the test's own session, to make namespaces
+	admin *oracle.Conn // the test's own session, to make namespaces
 	// kill and restart are the shell commands that kill the server and
 	// start it again.
 	kill, restart string
@@ -370,7 +371,7 @@ func fmServers(t *testing.T) []*fmServer {
 		if errs[i] != nil {
 			t.Fatal(errs[i])
 		}
-		s.admin = openOracle(t, s.url)
+		s.admin = oracle.Open(t, s.url)
 	}
 	return out
 }
@@ -382,7 +383,7 @@ func fmServers(t *testing.T) []*fmServer {
 // the load of a table of that name waits for it).
 func (s *fmServer) database(t *testing.T, fault string) string {
 	name := "candor_fm_" + fault
-	s.admin.exec(t, "CREATE DATABASE "+name)
+	s.admin.Exec(t, "CREATE DATABASE "+name)
 	u, err := neturl.Parse(s.url)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/candor-bench/candor/internal/ledger"
 	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/testutil/oracle"
 	"github.com/candor-bench/candor/internal/testutil/pgcluster"
 )
 
@@ -95,7 +96,7 @@ func TestLedgerVerifyChecksTheTablesOwner(t *testing.T) {
 			first, second := filepath.Join(work, "first.json"), filepath.Join(work, "second.json")
 			runLedger(t, work, url, table, first)
 			runLedger(t, work, url, table, second)
-			if ids := openOracle(t, url).ints(t, "SELECT w FROM "+table+" WHERE id < 0"); len(ids) != 1 || ids[0] != 1 {
+			if ids := oracle.Open(t, url).Ints(t, "SELECT w FROM "+table+" WHERE id < 0"); len(ids) != 1 || ids[0] != 1 {
 				t.Fatalf("owner rows (their repetition): %v, want one, repetition 1", ids)
 			}
 
@@ -107,7 +108,7 @@ func TestLedgerVerifyChecksTheTablesOwner(t *testing.T) {
 			}
 			p := runPhaseOf(t, second)
 			v := p.Ledger.Verifications
-			present := oracleIDs(t, url, table)
+			present := oracle.IDs(t, url, table)
 			records, _, err := ledger.ReadDir(filepath.Join(work, p.Ledger.Dir))
 			if err != nil {
 				t.Fatal(err)
@@ -131,13 +132,13 @@ func TestLedgerVerifyChecksTheTablesOwner(t *testing.T) {
 
 			// A table made by hand under the name (the marker still
 			// names it), then no table at all.
-			o := openOracle(t, url)
-			o.exec(t, "DROP TABLE "+table, "CREATE TABLE "+table+" (id BIGINT NOT NULL, w INTEGER NOT NULL, pad VARCHAR(200))",
+			o := oracle.Open(t, url)
+			o.Exec(t, "DROP TABLE "+table, "CREATE TABLE "+table+" (id BIGINT NOT NULL, w INTEGER NOT NULL, pad VARCHAR(200))",
 				"INSERT INTO "+table+" (id, w, pad) VALUES (0, 0, 'x'), (1, 0, 'x')")
 			// (Which of the two depends on whether the marker checks
 			// the table's identity too.)
 			verifyRefused(t, work, second, "records no ledger owner|candor did not create it", "--target", url)
-			o.exec(t, "DROP TABLE "+table)
+			o.Exec(t, "DROP TABLE "+table)
 			verifyRefused(t, work, second, "does not exist", "--target", url)
 			runCLI(t, work, nil, "cleanup", "ledger", "--target", url, "-p", "table="+table)
 		})
@@ -170,7 +171,7 @@ func TestLedgerVerifyRepetitions(t *testing.T) {
 	if len(reps) != 2 || reps[0].Verifications[0].Outcome != "refused" || reps[1].Verifications[0].Outcome != "verified" {
 		t.Fatalf("repetitions' ledgers %+v", reps)
 	}
-	if got, want := reps[1].Verifications[0].Accounting.Acknowledged, len(oracleIDs(t, url, "candor_ledger_reps")); got != want || reps[1].Accounting.Lost != 0 {
+	if got, want := reps[1].Verifications[0].Accounting.Acknowledged, len(oracle.IDs(t, url, "candor_ledger_reps")); got != want || reps[1].Accounting.Lost != 0 {
 		t.Errorf("repetition 2 verified %d acknowledged; the table holds %d ids", got, want)
 	}
 	code, stdout, stderr = runCLI(t, work, nil, "ledger", "verify", out, "--repetition", "1")
@@ -210,7 +211,7 @@ func TestLedgerShardsShareOneTable(t *testing.T) {
 			t.Fatalf("shard %d: exit %d\n%s", i, codes[i], logs[i])
 		}
 	}
-	present := oracleIDs(t, url, table)
+	present := oracle.IDs(t, url, table)
 	writers := map[int]int{}
 	for id := range present {
 		w, _ := ledger.SplitID(id)
