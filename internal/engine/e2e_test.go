@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -147,7 +146,7 @@ func e2eTargets(t *testing.T, pgOwn bool) map[string]string {
 	out := map[string]string{"sqlite": "sqlite://" + filepath.Join(t.TempDir(), "ycsb.db")}
 	if os.Getenv("CANDOR_TEST_POSTGRES_URL") != "" {
 		if pgOwn {
-			out["postgres"] = postgresDatabaseURL(t)
+			out["postgres"] = targettest.PostgresDatabaseURL(t)
 		} else {
 			out["postgres"] = targettest.PostgresURL(t)
 		}
@@ -160,35 +159,6 @@ func e2eTargets(t *testing.T, pgOwn bool) map[string]string {
 		t.Log("CANDOR_TEST_MYSQL_URL unset: MariaDB part skipped (scripts/test.sh sets it)")
 	}
 	return out
-}
-
-// postgresDatabaseURL is CANDOR_TEST_POSTGRES_URL on a database of the
-// test's own, created now and dropped when the test ends, for tests whose
-// tables have fixed names (sysbench's sbtestN).
-func postgresDatabaseURL(t *testing.T) string {
-	t.Helper()
-	raw := targettest.PostgresURL(t)
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatalf("CANDOR_TEST_POSTGRES_URL: %v", err)
-	}
-	db := targettest.TableName("candor_t")
-	exec := func(q string) error {
-		var err error
-		withConn(t, raw, func(ctx context.Context, _ target.Target, c target.Conn) { _, err = c.Exec(ctx, q) })
-		return err
-	}
-	if err := exec("CREATE DATABASE " + db); err != nil {
-		t.Logf("using %s's own database: CREATE DATABASE failed: %v", u.Redacted(), err)
-		return raw
-	}
-	t.Cleanup(func() {
-		if err := exec("DROP DATABASE " + db + " WITH (FORCE)"); err != nil {
-			t.Errorf("dropping database %s: %v", db, err)
-		}
-	})
-	u.Path = "/" + db
-	return u.String()
 }
 
 // withConn opens url, connects once and calls fn.
@@ -231,6 +201,19 @@ func readResult(t *testing.T, path string) *result.Result {
 		t.Fatal(err)
 	}
 	return res
+}
+
+// runPhaseOf is the last run phase of the result at path.
+func runPhaseOf(t *testing.T, path string) *result.Phase {
+	t.Helper()
+	res := readResult(t, path)
+	for i := len(res.Phases) - 1; i >= 0; i-- {
+		if res.Phases[i].Name == PhaseRun {
+			return &res.Phases[i]
+		}
+	}
+	t.Fatalf("%s has no run phase", path)
+	return nil
 }
 
 func opErrors(p result.Phase) int64 {
