@@ -225,3 +225,20 @@ func opErrors(p result.Phase) int64 {
 	}
 	return n
 }
+
+// verifyE2E is candor ledger verify of the result at path: its exit code,
+// stdout and stderr (with the error as the CLI prints it).
+func verifyE2E(t *testing.T, path string, req VerifyRequest) (int, string, string) {
+	t.Helper()
+	var out, errb lockedBuffer
+	if req.Timeout == 0 {
+		req.Timeout = DefaultRecoveryTimeout // --recovery-timeout's default
+	}
+	began := time.Now().Add(-time.Second)
+	err := VerifyLedger(context.Background(), &Env{Stdout: &out, Stderr: &errb, Display: silent{}}, path, req)
+	if err != nil {
+		fmt.Fprintf(&errb, "candor: %v\n", err)
+	}
+	resulttest.CheckFilesSince(t, filepath.Dir(path), began)
+	return Code(err), out.String(), errb.String()
+}
