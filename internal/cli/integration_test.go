@@ -72,6 +72,7 @@ func TestPlanToReportOnPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 30 s plan")
 	}
+	t.Parallel()
 	dir := t.TempDir()
 	planFile := filepath.Join(dir, "plan.yaml")
 	os.WriteFile(planFile, []byte(`name: e2e
@@ -96,10 +97,10 @@ duration: 3s
 	if code := Main(env, []string{"plan", "run", planFile, "-q"}); code != 0 {
 		t.Fatalf("plan run: exit %d\n%s", code, errb.String())
 	}
-	defer runCLI(t, dir, nil, "cleanup", "ycsb", "--target", u, "-p", "table=e2e_usertable", "-q")
-	defer runCLI(t, dir, nil, "cleanup", "kv-ints", "--target", u, "--table", "e2e_kv", "-q")
+	defer runAbs(t, dir, "cleanup", "ycsb", "--target", u, "-p", "table=e2e_usertable", "-q")
+	defer runAbs(t, dir, "cleanup", "kv-ints", "--target", u, "--table", "e2e_kv", "-q")
 	report := filepath.Join(dir, "report.md")
-	code, _, stderr := runCLI(t, dir, nil, "report", filepath.Join(dir, "results", "e2e"), "-o", report)
+	code, _, stderr := runAbs(t, dir, "report", filepath.Join(dir, "results", "e2e"), "-o", report)
 	if code != 0 {
 		t.Fatalf("report: exit %d\n%s", code, stderr)
 	}
