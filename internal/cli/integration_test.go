@@ -1,15 +1,11 @@
 package cli
 
 import (
-	"context"
 	"github.com/candor-bench/candor/internal/target/targettest"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/candor-bench/candor/internal/target"
 )
 
 // integrationTargets are the real databases the YCSB suite runs on: SQLite
@@ -29,39 +25,6 @@ func integrationTargets(t *testing.T) map[string]string {
 		t.Log("CANDOR_TEST_MYSQL_URL unset: MariaDB part skipped (scripts/test.sh sets it)")
 	}
 	return out
-}
-
-// withConn opens url, connects once and calls fn.
-func withConn(t *testing.T, url string, fn func(ctx context.Context, tgt target.Target, c target.Conn)) {
-	t.Helper()
-	ctx := context.Background()
-	tgt, err := target.Open(ctx, url, target.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tgt.Close()
-	c, err := tgt.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	fn(ctx, tgt, c)
-}
-
-func countRows(t *testing.T, url, table string) int64 {
-	t.Helper()
-	var n int64
-	withConn(t, url, func(ctx context.Context, _ target.Target, c target.Conn) {
-		// CHAR(20): MySQL has no CAST ... AS TEXT; trimmed for the padding.
-		if _, err := c.Query(ctx, "SELECT CAST(COUNT(*) AS CHAR(20)) FROM "+table, nil, func(cols [][]byte) error {
-			var err error
-			n, err = strconv.ParseInt(strings.TrimSpace(string(cols[0])), 10, 64)
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
-	})
-	return n
 }
 
 // TestPlanToReportOnPostgres: a 2×2 plan (2 thread counts × 2 workloads, 2

@@ -1,15 +1,12 @@
 package cli
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/candor-bench/candor/internal/result"
-	"github.com/candor-bench/candor/internal/target"
 )
 
 func TestSysbenchBadInput(t *testing.T) {
@@ -176,27 +173,6 @@ func TestSysbenchTableReuse(t *testing.T) {
 	if code != 0 || strings.Contains(stderr, "still there") || exists(t, db, "sbtest1") || exists(t, db, "sbtest3") {
 		t.Fatalf("bulk_insert cleanup: exit %d\n%s", code, stderr)
 	}
-}
-
-func exists(t *testing.T, url, table string) bool {
-	t.Helper()
-	var ok bool
-	withConn(t, url, func(ctx context.Context, tgt target.Target, c target.Conn) {
-		var err error
-		if ok, _, err = target.TableState(ctx, c, tgt.Dialect(), table); err != nil {
-			t.Fatal(err)
-		}
-	})
-	return ok
-}
-
-func execSQL(t *testing.T, url, sql string) {
-	t.Helper()
-	withConn(t, url, func(ctx context.Context, _ target.Target, c target.Conn) {
-		if _, err := c.Exec(ctx, sql); err != nil {
-			t.Fatal(fmt.Errorf("%s: %w", sql, err))
-		}
-	})
 }
 
 // TestSysbenchRefusesTablesWithoutItsIDs: a test whose statements look rows

@@ -1,56 +1,34 @@
 package cli
 
 import (
-	"bytes"
 	"context"
+	"github.com/candor-bench/candor/internal/testutil/dbtest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/candor-bench/candor/internal/result"
-	"github.com/candor-bench/candor/internal/tables"
 	"github.com/candor-bench/candor/internal/target"
 )
 
-// lockedBuffer is an output read while the command still writes it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+// Beside candor, the tests use their own connections (internal/testutil/dbtest).
+type lockedBuffer = dbtest.LockedBuffer
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+var (
+	withConn  = dbtest.WithConn
+	countRows = dbtest.CountRows
+	exists    = dbtest.Exists
+	execSQL   = dbtest.ExecSQL
+	markOf    = dbtest.MarkOf
+)
 
 // mainAbs runs the CLI without changing directory, for commands given
 // absolute paths only (--target, -o), so several may run at once.
 func mainAbs(sig <-chan os.Signal, stdout, stderr *lockedBuffer, args ...string) int {
 	env := &Env{Stdout: stdout, Stderr: stderr, Getenv: func(string) string { return "" }, Signals: sig, Args: append([]string{"candor"}, args...)}
 	return Main(env, args)
-}
-
-func markOf(t *testing.T, url, table string) tables.Mark {
-	t.Helper()
-	var m tables.Mark
-	withConn(t, url, func(ctx context.Context, tgt target.Target, c target.Conn) {
-		raw, ok, err := target.TableOwner(ctx, c, tgt.Dialect(), table)
-		if err != nil || !ok {
-			t.Fatalf("mark of %s: %v %v", table, ok, err)
-		}
-		m = tables.Parse(raw)
-	})
-	return m
 }
 
 func opErrors(p result.Phase) int64 {

@@ -1,15 +1,12 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"fmt"
+	"github.com/candor-bench/candor/internal/testutil/dbtest"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -33,23 +30,16 @@ import (
 // directory, so that those on tables or databases of their own run in
 // parallel. What the CLI prints of a run (its summary) is the CLI's tests'.
 
-// lockedBuffer is an output read while a run still writes it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+// Beside candor, the tests use their own connections (internal/testutil/dbtest).
+type lockedBuffer = dbtest.LockedBuffer
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+var (
+	withConn  = dbtest.WithConn
+	countRows = dbtest.CountRows
+	exists    = dbtest.Exists
+	execSQL   = dbtest.ExecSQL
+	markOf    = dbtest.MarkOf
+)
 
 // ran is one run of an integration test: its exit code (Code of Run's
 // error), what it said on stderr (status lines, then the error as the CLI
@@ -159,39 +149,6 @@ func e2eTargets(t *testing.T, pgOwn bool) map[string]string {
 		t.Log("CANDOR_TEST_MYSQL_URL unset: MariaDB part skipped (scripts/test.sh sets it)")
 	}
 	return out
-}
-
-// withConn opens url, connects once and calls fn.
-func withConn(t *testing.T, url string, fn func(ctx context.Context, tgt target.Target, c target.Conn)) {
-	t.Helper()
-	ctx := context.Background()
-	tgt, err := target.Open(ctx, url, target.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tgt.Close()
-	c, err := tgt.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	fn(ctx, tgt, c)
-}
-
-func countRows(t *testing.T, url, table string) int64 {
-	t.Helper()
-	var n int64
-	withConn(t, url, func(ctx context.Context, _ target.Target, c target.Conn) {
-		// CHAR(20): MySQL has no CAST ... AS TEXT; trimmed for the padding.
-		if _, err := c.Query(ctx, "SELECT CAST(COUNT(*) AS CHAR(20)) FROM "+table, nil, func(cols [][]byte) error {
-			var err error
-			n, err = strconv.ParseInt(strings.TrimSpace(string(cols[0])), 10, 64)
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
-	})
-	return n
 }
 
 func readResult(t *testing.T, path string) *result.Result {

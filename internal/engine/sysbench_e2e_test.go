@@ -1,14 +1,10 @@
 package engine
 
 import (
-	"context"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/candor-bench/candor/internal/target"
 )
 
 // perEvent is the expected reads/writes/other per event of each test with
@@ -132,25 +128,4 @@ func TestSysbenchSuiteOnRealTargets(t *testing.T) {
 			}
 		})
 	}
-}
-
-func exists(t *testing.T, url, table string) bool {
-	t.Helper()
-	var ok bool
-	withConn(t, url, func(ctx context.Context, tgt target.Target, c target.Conn) {
-		var err error
-		if ok, _, err = target.TableState(ctx, c, tgt.Dialect(), table); err != nil {
-			t.Fatal(err)
-		}
-	})
-	return ok
-}
-
-func execSQL(t *testing.T, url, sql string) {
-	t.Helper()
-	withConn(t, url, func(ctx context.Context, _ target.Target, c target.Conn) {
-		if _, err := c.Exec(ctx, sql); err != nil {
-			t.Fatal(fmt.Errorf("%s: %w", sql, err))
-		}
-	})
 }

@@ -14,19 +14,6 @@ import (
 	"github.com/candor-bench/candor/internal/target/targettest"
 )
 
-func markOf(t *testing.T, url, table string) tables.Mark {
-	t.Helper()
-	var m tables.Mark
-	withConn(t, url, func(ctx context.Context, tgt target.Target, c target.Conn) {
-		raw, ok, err := target.TableOwner(ctx, c, tgt.Dialect(), table)
-		if err != nil || !ok {
-			t.Fatalf("mark of %s: %v %v", table, ok, err)
-		}
-		m = tables.Parse(raw)
-	})
-	return m
-}
-
 // Items 1 and 8 of issue 26: a load that did not finish (a crash leaves
 // its table marked "loading", with part of the rows) is refused by
 // --load never and by load, and reloaded, not measured, by a run.
