@@ -68,15 +68,17 @@ func TestAuditSynchronousCommitOnPostgres(t *testing.T) {
 // "same" gets one more rerun.
 func TestRerunOnPostgres(t *testing.T) {
 	pg := postgresURL(t)
+	t.Parallel()
 	dir := t.TempDir()
-	if code, _, errOut := runCLI(t, dir, nil, "run", "ycsb/c", "--target", pg, "--time", "5s", "--rate", "1000", "--arrival", "poisson",
-		"--repeat", "3", "-q", "-o", "orig.json", "-p", "recordcount=1000"); code != 0 {
+	orig := filepath.Join(dir, "orig.json")
+	if code, _, errOut := runAbs(t, dir, "run", "ycsb/c", "--target", pg, "--time", "5s", "--rate", "1000", "--arrival", "poisson",
+		"--repeat", "3", "-q", "-o", orig, "-p", "recordcount=1000"); code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, errOut)
 	}
 	var code int
 	var out, errOut string
 	for try := 1; try <= 2; try++ {
-		code, out, errOut = runCLI(t, dir, nil, "rerun", "orig.json", "-o", fmt.Sprintf("same%d.json", try))
+		code, out, errOut = runAbs(t, dir, "rerun", orig, "-o", filepath.Join(dir, fmt.Sprintf("same%d.json", try)))
 		if code != 0 || strings.Contains(out, "verdict: same (") {
 			break
 		}
@@ -111,7 +113,7 @@ func TestRerunOnPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut = runCLI(t, dir, nil, "rerun", "orig.json", "--target", slow, "-o", "slow.json")
+	code, out, errOut = runAbs(t, dir, "rerun", orig, "--target", slow, "-o", filepath.Join(dir, "slow.json"))
 	if code != 0 || !strings.Contains(out, "verdict: slower (") {
 		t.Errorf("rerun through a 2 ms proxy: exit %d\n%s\n%s", code, out, errOut)
 	}

@@ -119,14 +119,16 @@ func TestRerunArgs(t *testing.T) {
 // 500 of the 1,000 operations per second due), with the recorded seed, options,
 // duration and the original's number of repetitions.
 func TestRerunOnNull(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
+	at := func(name string) string { return filepath.Join(dir, name) }
 	// An open loop at 1,000/s: its throughput is the schedule's, whatever
 	// else the machine does (a closed loop on null:// swings by half).
-	code, _, errOut := runCLI(t, dir, nil, "run", "ycsb/c", "--target", "null://", "--time", "1s", "--rate", "1000", "--repeat", "3", "-q", "-o", "orig.json", "-p", "recordcount=100")
+	code, _, errOut := runAbs(t, dir, "run", "ycsb/c", "--target", "null://", "--time", "1s", "--rate", "1000", "--repeat", "3", "-q", "-o", at("orig.json"), "-p", "recordcount=100")
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, errOut)
 	}
-	code, out, errOut := runCLI(t, dir, nil, "rerun", "orig.json", "--target", "null://?latency=2ms", "-o", "slow.json")
+	code, out, errOut := runAbs(t, dir, "rerun", at("orig.json"), "--target", "null://?latency=2ms", "-o", at("slow.json"))
 	if code != 0 {
 		t.Fatalf("rerun: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -139,30 +141,30 @@ func TestRerunOnNull(t *testing.T) {
 		t.Errorf("rerun's command line (stderr) lacks the recorded seed or the original's 3 repetitions:\n%s", errOut)
 	}
 	// A failed original is refused before anything runs.
-	failed := filepath.Join(dir, "failed.json")
-	copyFailed, _ := result.Read(filepath.Join(dir, "orig.json"))
+	failed := at("failed.json")
+	copyFailed, _ := result.Read(at("orig.json"))
 	for i := range copyFailed.Phases {
 		copyFailed.Phases[i].Status = result.StatusFailed
 	}
 	copyFailed.Status, copyFailed.Error, copyFailed.Repetitions = result.StatusFailed, "every phase failed", nil
 	result.Write(failed, copyFailed)
-	if code, _, errOut := runCLI(t, dir, nil, "rerun", "failed.json", "-o", "never.json"); code != ExitUsage || !strings.Contains(errOut, "no complete run phase") {
+	if code, _, errOut := runAbs(t, dir, "rerun", at("failed.json"), "-o", at("never.json")); code != ExitUsage || !strings.Contains(errOut, "no complete run phase") {
 		t.Errorf("rerun of a failed result: exit %d\n%s", code, errOut)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "never.json")); err == nil {
+	if _, err := os.Stat(at("never.json")); err == nil {
 		t.Errorf("a failed original was rerun")
 	}
 	// Another product is allowed, and the audit says what differs.
-	code, out, errOut = runCLI(t, dir, nil, "rerun", "orig.json", "--target", "sqlite://other.db", "-o", "sqlite.json")
+	code, out, errOut = runAbs(t, dir, "rerun", at("orig.json"), "--target", "sqlite://"+at("other.db"), "-o", at("sqlite.json"))
 	if code != 0 || !strings.Contains(out, "verdict: ") || !strings.Contains(out, "target-differs") ||
 		!strings.Contains(out, "DIFFERS product") || !strings.Contains(out, "B: SQLite") || !strings.Contains(out, "same    candor") {
 		t.Errorf("rerun on SQLite: exit %d\n%s\n%s", code, out, errOut)
 	}
-	again, err := result.Read(filepath.Join(dir, "slow.json"))
+	again, err := result.Read(at("slow.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	orig, _ := result.Read(filepath.Join(dir, "orig.json"))
+	orig, _ := result.Read(at("orig.json"))
 	if again.Workload.Seed != orig.Workload.Seed || !reflect.DeepEqual(again.Workload.Options, orig.Workload.Options) || again.Run.DurationSec != orig.Run.DurationSec {
 		t.Errorf("rerun's configuration differs: seed %d vs %d, duration %v vs %v", again.Workload.Seed, orig.Workload.Seed, again.Run.DurationSec, orig.Run.DurationSec)
 	}

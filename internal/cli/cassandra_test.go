@@ -14,21 +14,14 @@ import (
 
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/target/targettest"
 )
 
-// cassandraURL returns the test cluster's URL (as scripts/cassandra-sandbox.sh
-// prints it) with keyspace ks in place of its path, or skips the test.
+// cassandraURL returns the test cluster's URL with keyspace ks, or skips
+// the test (targettest.CassandraURL).
 func cassandraURL(t *testing.T, ks string) string {
 	t.Helper()
-	u := os.Getenv("CANDOR_TEST_CASSANDRA_URL")
-	if u == "" {
-		t.Skip("CANDOR_TEST_CASSANDRA_URL unset: run `U=$(scripts/cassandra-sandbox.sh start /tmp/cass)` (about a minute), " +
-			"`CANDOR_TEST_CASSANDRA_URL=$U go test ./internal/cli -run Cassandra` and `scripts/cassandra-sandbox.sh stop /tmp/cass`")
-	}
-	rest, query, _ := strings.Cut(u, "?")
-	scheme, hosts, _ := strings.Cut(rest, "://")
-	hosts, _, _ = strings.Cut(hosts, "/")
-	return cqlParams(scheme+"://"+hosts+"/"+ks, query)
+	return targettest.CassandraURL(t, ks)
 }
 
 // cqlParams appends URL parameters params (a=b&c=d) to url.

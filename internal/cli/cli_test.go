@@ -29,6 +29,20 @@ func runCLI(t *testing.T, dir string, sig <-chan os.Signal, args ...string) (int
 	return code, out.String(), errb.String()
 }
 
+// runAbs runs candor in-process without changing directory, for commands
+// whose every path is absolute, and checks every result the command wrote
+// under dir by the laws, as runCLI does. Tests that use it alone may run in
+// parallel (t.Parallel): Go starts them once every test that changes
+// directory (runCLI) has ended.
+func runAbs(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb lockedBuffer
+	began := time.Now().Add(-time.Second) // file times may be coarse
+	code := mainAbs(nil, &out, &errb, args...)
+	resulttest.CheckFilesSince(t, dir, began)
+	return code, out.String(), errb.String()
+}
+
 func TestBadInputExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.properties")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/candor-bench/candor/internal/ledger"
 	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/testutil/oracle"
 	"github.com/candor-bench/candor/internal/testutil/pgcluster"
 )
 
@@ -37,7 +38,7 @@ func runLedger(t *testing.T, work, url, table, out string, extra ...string) {
 	t.Helper()
 	args := append([]string{"run", "ledger", "--target", url, "-p", "table=" + table, "--threads", "2", "--rate", "200",
 		"--time", "1s", "-q", "-o", out}, extra...)
-	if code, stdout, stderr := runCLI(t, work, nil, args...); code != 0 {
+	if code, stdout, stderr := runAbs(t, work, args...); code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
@@ -63,7 +64,7 @@ func verifyRefused(t *testing.T, work, out, want string, args ...string) {
 	t.Helper()
 	before := ledgerJSON(t, runPhaseOf(t, out).Ledger)
 	n := len(runPhaseOf(t, out).Ledger.Verifications)
-	code, stdout, stderr := runCLI(t, work, nil, append([]string{"ledger", "verify", out}, args...)...)
+	code, stdout, stderr := runAbs(t, work, append([]string{"ledger", "verify", out}, args...)...)
 	said := false
 	for _, w := range strings.Split(want, "|") {
 		said = said || strings.Contains(stderr, w)
@@ -88,26 +89,28 @@ func verifyRefused(t *testing.T, work, out, want string, args ...string) {
 // accounting with an error). The run's accounting stays as it was, and
 // the later run's result verifies to the ids the test counts itself.
 func TestLedgerVerifyChecksTheTablesOwner(t *testing.T) {
+	t.Parallel()
 	for name, url := range ledgerURLs(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			work := t.TempDir()
 			table := "candor_ledger_owner_" + name
 			first, second := filepath.Join(work, "first.json"), filepath.Join(work, "second.json")
 			runLedger(t, work, url, table, first)
 			runLedger(t, work, url, table, second)
-			if ids := openOracle(t, url).ints(t, "SELECT w FROM "+table+" WHERE id < 0"); len(ids) != 1 || ids[0] != 1 {
+			if ids := oracle.Open(t, url).Ints(t, "SELECT w FROM "+table+" WHERE id < 0"); len(ids) != 1 || ids[0] != 1 {
 				t.Fatalf("owner rows (their repetition): %v, want one, repetition 1", ids)
 			}
 
 			verifyRefused(t, work, first, "holds the ledger of run", "--target", url)
 
-			code, stdout, stderr := runCLI(t, work, nil, "ledger", "verify", second, "--target", url)
+			code, stdout, stderr := runAbs(t, work, "ledger", "verify", second, "--target", url)
 			if code != 0 {
 				t.Fatalf("verify of the table's own run: exit %d\n%s\n%s", code, stdout, stderr)
 			}
 			p := runPhaseOf(t, second)
 			v := p.Ledger.Verifications
-			present := oracleIDs(t, url, table)
+			present := oracle.IDs(t, url, table)
 			records, _, err := ledger.ReadDir(filepath.Join(work, p.Ledger.Dir))
 			if err != nil {
 				t.Fatal(err)
@@ -131,15 +134,15 @@ func TestLedgerVerifyChecksTheTablesOwner(t *testing.T) {
 
 			// A table made by hand under the name (the marker still
 			// names it), then no table at all.
-			o := openOracle(t, url)
-			o.exec(t, "DROP TABLE "+table, "CREATE TABLE "+table+" (id BIGINT NOT NULL, w INTEGER NOT NULL, pad VARCHAR(200))",
+			o := oracle.Open(t, url)
+			o.Exec(t, "DROP TABLE "+table, "CREATE TABLE "+table+" (id BIGINT NOT NULL, w INTEGER NOT NULL, pad VARCHAR(200))",
 				"INSERT INTO "+table+" (id, w, pad) VALUES (0, 0, 'x'), (1, 0, 'x')")
 			// (Which of the two depends on whether the marker checks
 			// the table's identity too.)
 			verifyRefused(t, work, second, "records no ledger owner|candor did not create it", "--target", url)
-			o.exec(t, "DROP TABLE "+table)
+			o.Exec(t, "DROP TABLE "+table)
 			verifyRefused(t, work, second, "does not exist", "--target", url)
-			runCLI(t, work, nil, "cleanup", "ledger", "--target", url, "-p", "table="+table)
+			runAbs(t, work, "cleanup", "ledger", "--target", url, "-p", "table="+table)
 		})
 	}
 }
@@ -150,10 +153,11 @@ func TestLedgerVerifyChecksTheTablesOwner(t *testing.T) {
 // against the first's ledger).
 func TestLedgerVerifyRepetitions(t *testing.T) {
 	url := postgresURL(t)
+	t.Parallel()
 	work := t.TempDir()
 	out := filepath.Join(work, "rep.json")
 	runLedger(t, work, url, "candor_ledger_reps", out, "--repeat", "2")
-	code, stdout, stderr := runCLI(t, work, nil, "ledger", "verify", out)
+	code, stdout, stderr := runAbs(t, work, "ledger", "verify", out)
 	if code != 0 || !strings.Contains(stdout, "repetition 2") || !strings.Contains(stderr, "holds repetition 2 of this run, not repetition 1") {
 		t.Fatalf("verify: exit %d, want 0 verifying repetition 2 and refusing 1\n%s\n%s", code, stdout, stderr)
 	}
@@ -170,10 +174,10 @@ func TestLedgerVerifyRepetitions(t *testing.T) {
 	if len(reps) != 2 || reps[0].Verifications[0].Outcome != "refused" || reps[1].Verifications[0].Outcome != "verified" {
 		t.Fatalf("repetitions' ledgers %+v", reps)
 	}
-	if got, want := reps[1].Verifications[0].Accounting.Acknowledged, len(oracleIDs(t, url, "candor_ledger_reps")); got != want || reps[1].Accounting.Lost != 0 {
+	if got, want := reps[1].Verifications[0].Accounting.Acknowledged, len(oracle.IDs(t, url, "candor_ledger_reps")); got != want || reps[1].Accounting.Lost != 0 {
 		t.Errorf("repetition 2 verified %d acknowledged; the table holds %d ids", got, want)
 	}
-	code, stdout, stderr = runCLI(t, work, nil, "ledger", "verify", out, "--repetition", "1")
+	code, stdout, stderr = runAbs(t, work, "ledger", "verify", out, "--repetition", "1")
 	if code != ExitUnsupported || !strings.Contains(stderr, "not repetition 1") {
 		t.Errorf("verify --repetition 1: exit %d, want %d\n%s\n%s", code, ExitUnsupported, stdout, stderr)
 	}
@@ -187,9 +191,10 @@ func TestLedgerVerifyRepetitions(t *testing.T) {
 // matches the ids the test counts itself.
 func TestLedgerShardsShareOneTable(t *testing.T) {
 	url := postgresURL(t)
+	t.Parallel()
 	work := t.TempDir()
 	table := "candor_ledger_shards"
-	runCLI(t, work, nil, "cleanup", "ledger", "--target", url, "-p", "table="+table)
+	runAbs(t, work, "cleanup", "ledger", "--target", url, "-p", "table="+table)
 	start := time.Now().Add(4 * time.Second).UTC().Format(time.RFC3339Nano)
 	var wg sync.WaitGroup
 	outs := []string{filepath.Join(work, "s0.json"), filepath.Join(work, "s1.json")}
@@ -210,7 +215,7 @@ func TestLedgerShardsShareOneTable(t *testing.T) {
 			t.Fatalf("shard %d: exit %d\n%s", i, codes[i], logs[i])
 		}
 	}
-	present := oracleIDs(t, url, table)
+	present := oracle.IDs(t, url, table)
 	writers := map[int]int{}
 	for id := range present {
 		w, _ := ledger.SplitID(id)
@@ -231,14 +236,14 @@ func TestLedgerShardsShareOneTable(t *testing.T) {
 		t.Errorf("the shards acknowledged %d writes; the table holds %d ids", total, len(present))
 	}
 	merged := filepath.Join(work, "merged.json")
-	if code, stdout, stderr := runCLI(t, work, nil, "merge", outs[0], outs[1], "-q", "-o", merged); code != 0 {
+	if code, stdout, stderr := runAbs(t, work, "merge", outs[0], outs[1], "-q", "-o", merged); code != 0 {
 		t.Fatalf("merge: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	ma := runPhaseOf(t, merged).Ledger.Accounting
 	if ma == nil || ma.Acknowledged != len(present) || ma.Writes != total || ma.Lost != 0 || ma.Unrecorded != 0 {
 		t.Fatalf("merged accounting %+v: want %d acknowledged, none lost", ma, len(present))
 	}
-	if code, stdout, stderr := runCLI(t, work, nil, "ledger", "verify", merged, "--target", url); code != 0 {
+	if code, stdout, stderr := runAbs(t, work, "ledger", "verify", merged, "--target", url); code != 0 {
 		t.Fatalf("verify of the merged result: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	lr := runPhaseOf(t, merged).Ledger
@@ -248,7 +253,7 @@ func TestLedgerShardsShareOneTable(t *testing.T) {
 	if string(mb) != string(vb) {
 		t.Errorf("merged accounting differs from verify of the merged result:\nmerged %s\nverify %s", mb, vb)
 	}
-	runCLI(t, work, nil, "cleanup", "ledger", "--target", url, "-p", "table="+table)
+	runAbs(t, work, "cleanup", "ledger", "--target", url, "-p", "table="+table)
 }
 
 // runCLIConcurrent is runCLI for commands run at the same time (it does not
@@ -265,6 +270,7 @@ func runCLIConcurrent(dir string, args ...string) (int, string, string) {
 // ledger says the RTO was not measured, and why, instead of "never (a
 // worker did not recover)".
 func TestLedgerRTONotMeasuredWhenStopped(t *testing.T) {
+	t.Parallel()
 	sh := pgcluster.Script(t)
 	dir, urls := pgcluster.Start(t, sh, "--standbys", "0")
 	work := t.TempDir()
@@ -274,7 +280,7 @@ func TestLedgerRTONotMeasuredWhenStopped(t *testing.T) {
 		time.Sleep(4 * time.Second)
 		exec.Command(sh, "restart", dir, "0").Run()
 	}()
-	code, stdout, stderr := runCLI(t, work, nil, "run", "ledger", "--target", urls[0], "--threads", "2", "--rate", "200",
+	code, stdout, stderr := runAbs(t, work, "run", "ledger", "--target", urls[0], "--threads", "2", "--rate", "200",
 		"--time", "5s", "--max-error-rate", "100%", "--recovery-timeout", "30s",
 		"--fault", "at=1s run="+sh+" kill "+dir+" 0; exit 1", "-o", out)
 	if code != ExitRunFailed {

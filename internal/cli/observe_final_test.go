@@ -108,6 +108,7 @@ func phaseOf(res *result.Result, name string) *result.Phase {
 // load metrics; one on data loaded before serves none (it showed "load
 // progress 0%"). Every error class is served at 0 from the start.
 func TestMetricsFinalScrapeMatchesResult(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := "sqlite://" + filepath.Join(dir, "m.db")
 	for i, loads := range []bool{true, false} {

@@ -54,6 +54,7 @@ func metricValue(body, name string, labels ...string) (float64, bool) {
 // --metrics-addr serves the run's operations while it runs, labelled with
 // its run id, workload and shard, in the OpenMetrics format.
 func TestMetricsScrapedDuringRun(t *testing.T) {
+	t.Parallel()
 	body, res := scrapeDuringRun(t)
 	for _, want := range []string{`run_id="` + res.ID + `"`, `workload="ycsb/c"`, `shard="0/1"`, "candor_operation_latency_seconds_bucket{", "candor_in_flight_operations{", "candor_target_rate_ops{", "candor_achieved_rate_ops{", "# EOF"} {
 		if !strings.Contains(body, want) {
@@ -69,6 +70,7 @@ func TestMetricsScrapedDuringRun(t *testing.T) {
 
 // A shard's metrics carry its index and the run id every shard shares.
 func TestMetricsOfAShard(t *testing.T) {
+	t.Parallel()
 	body, _ := scrapeDuringRun(t, "--shard", "1/2", "--threads", "4", "--run-id", "run42")
 	for _, want := range []string{`run_id="run42"`, `shard="1/2"`} {
 		if !strings.Contains(body, want) {
@@ -90,8 +92,8 @@ func scrapeDuringRun(t *testing.T, args ...string) (string, *result.Result) {
 	done := make(chan exit, 1)
 	go func() {
 		cmd := append([]string{"run", "ycsb/c", "--target", "null://?latency=100us", "--threads", "2", "--time", "3s",
-			"--report-interval", "200ms", "--metrics-addr", addr, "--metrics-linger", "0", "-q", "-o", "r.json"}, args...)
-		code, _, stderr := runCLI(t, dir, nil, cmd...)
+			"--report-interval", "200ms", "--metrics-addr", addr, "--metrics-linger", "0", "-q", "-o", filepath.Join(dir, "r.json")}, args...)
+		code, _, stderr := runAbs(t, dir, cmd...)
 		done <- exit{code, stderr}
 	}()
 	var body string
@@ -130,12 +132,13 @@ func scrapeDuringRun(t *testing.T, args ...string) (string, *result.Result) {
 
 // A load's progress reaches the endpoint: rows done and the rows in all.
 func TestMetricsLoadProgress(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	addr := freeAddr(t)
 	done := make(chan int, 1)
 	go func() {
-		code, _, _ := runCLI(t, dir, nil, "load", "ycsb/a", "--target", "sqlite://"+filepath.Join(dir, "l.db"), "-p", "recordcount=30000",
-			"--batch-size", "100", "--report-interval", "100ms", "--metrics-addr", addr, "--metrics-linger", "0", "-q", "-o", "l.json")
+		code, _, _ := runAbs(t, dir, "load", "ycsb/a", "--target", "sqlite://"+filepath.Join(dir, "l.db"), "-p", "recordcount=30000",
+			"--batch-size", "100", "--report-interval", "100ms", "--metrics-addr", addr, "--metrics-linger", "0", "-q", "-o", filepath.Join(dir, "l.json"))
 		done <- code
 	}()
 	var seen float64
@@ -199,6 +202,7 @@ func counterNames(p result.Phase) map[string]bool {
 // every target with counters: SQLite always, PostgreSQL and MariaDB when
 // scripts/test.sh started them. --server-counters=false leaves them out.
 func TestServerCountersInResult(t *testing.T) {
+	t.Parallel()
 	want := map[string][]string{
 		"sqlite":   {"database_bytes", "freelist_bytes", "wal_bytes"},
 		"postgres": {"xact_commit", "blks_hit", "tup_returned", "checkpoints_timed", "buffers_checkpoint", "wal_bytes"},
@@ -211,11 +215,12 @@ func TestServerCountersInResult(t *testing.T) {
 	}
 	for kind, u := range targets {
 		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			table := targettest.TableName("obs")
-			args := []string{"run", "ycsb/a", "--target", u, "-p", "table=" + table, "--threads", "2", "--operations", "3000", "--report-interval", "100ms", "-q", "-o", "r.json"}
-			t.Cleanup(func() { runCLI(t, dir, nil, "cleanup", "ycsb", "--target", u, "-p", "table="+table) })
-			code, _, stderr := runCLI(t, dir, nil, args...)
+			args := []string{"run", "ycsb/a", "--target", u, "-p", "table=" + table, "--threads", "2", "--operations", "3000", "--report-interval", "100ms", "-q", "-o", filepath.Join(dir, "r.json")}
+			t.Cleanup(func() { runAbs(t, dir, "cleanup", "ycsb", "--target", u, "-p", "table="+table) })
+			code, _, stderr := runAbs(t, dir, args...)
 			if code != 0 {
 				t.Fatalf("exit %d\n%s", code, stderr)
 			}
@@ -237,7 +242,7 @@ func TestServerCountersInResult(t *testing.T) {
 				t.Errorf("%d samples, first at %v s; want a baseline before the phase and one per interval", n, run.Server.Samples[0].ElapsedSec)
 			}
 			if kind == "sqlite" {
-				code, _, stderr := runCLI(t, dir, nil, append(args[:len(args)-1], "r2.json", "--server-counters=false")...)
+				code, _, stderr := runAbs(t, dir, append(args[:len(args)-1], filepath.Join(dir, "r2.json"), "--server-counters=false")...)
 				if code != 0 {
 					t.Fatalf("exit %d\n%s", code, stderr)
 				}

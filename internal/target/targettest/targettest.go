@@ -498,10 +498,25 @@ func MySQLURL(t testing.TB) string {
 // own database is used.
 func MySQLDatabaseURL(t testing.TB) string {
 	t.Helper()
-	raw := MySQLURL(t)
+	return ownDatabase(t, MySQLURL(t), "CANDOR_TEST_MYSQL_URL", "")
+}
+
+// PostgresDatabaseURL is MySQLDatabaseURL's PostgreSQL twin: PostgresURL
+// with a database of the test's own, dropped (its sessions ended) when the
+// test ends.
+func PostgresDatabaseURL(t testing.TB) string {
+	t.Helper()
+	return ownDatabase(t, PostgresURL(t), "CANDOR_TEST_POSTGRES_URL", " WITH (FORCE)")
+}
+
+// ownDatabase creates a database on raw's server and returns raw with it,
+// dropped with DROP DATABASE name+dropSuffix when the test ends; raw itself
+// when the user may not create one.
+func ownDatabase(t testing.TB, raw, env, dropSuffix string) string {
+	t.Helper()
 	u, err := url.Parse(raw)
 	if err != nil {
-		t.Fatalf("CANDOR_TEST_MYSQL_URL: %v", err)
+		t.Fatalf("%s: %v", env, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -531,12 +546,31 @@ func MySQLDatabaseURL(t testing.TB) string {
 			return
 		}
 		defer c.Close()
-		if _, err := c.Exec(ctx, "DROP DATABASE "+db); err != nil {
+		if _, err := c.Exec(ctx, "DROP DATABASE "+db+dropSuffix); err != nil {
 			t.Errorf("dropping database %s: %v", db, err)
 		}
 	})
 	u.Path = "/" + db
 	return u.String()
+}
+
+// CassandraURL returns the test cluster's URL (CANDOR_TEST_CASSANDRA_URL,
+// as scripts/cassandra-sandbox.sh prints it) with keyspace ks in place of
+// its path, or skips the test.
+func CassandraURL(t testing.TB, ks string) string {
+	t.Helper()
+	u := os.Getenv("CANDOR_TEST_CASSANDRA_URL")
+	if u == "" {
+		t.Skip("CANDOR_TEST_CASSANDRA_URL unset: run `U=$(scripts/cassandra-sandbox.sh start /tmp/cass)` (about a minute), " +
+			"`CANDOR_TEST_CASSANDRA_URL=$U go test ./internal/cli ./internal/engine -run Cassandra` and `scripts/cassandra-sandbox.sh stop /tmp/cass`")
+	}
+	rest, query, _ := strings.Cut(u, "?")
+	scheme, hosts, _ := strings.Cut(rest, "://")
+	hosts, _, _ = strings.Cut(hosts, "/")
+	if query != "" {
+		return scheme + "://" + hosts + "/" + ks + "?" + query
+	}
+	return scheme + "://" + hosts + "/" + ks
 }
 
 func envURL(t testing.TB, name, script string) string {

@@ -1,8 +1,9 @@
-package cli
+package engine
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	neturl "net/url"
 	"os"
@@ -16,6 +17,10 @@ import (
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/result/resulttest"
 	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/target/targettest"
+	"github.com/candor-bench/candor/internal/testutil/oracle"
+
+	_ "github.com/candor-bench/candor/internal/target/cassandra"
 )
 
 // TestFaultMatrix runs every workload family under every fault on every
@@ -62,6 +67,7 @@ import (
 // acknowledged write, and neither does a pause or a reset: every ledger cell
 // must report lost 0.
 func TestFaultMatrix(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: the fault matrix runs about 30 runs of 5 s")
 	}
@@ -87,7 +93,7 @@ func TestFaultMatrix(t *testing.T) {
 		for _, fault := range []string{"pause", "reset"} {
 			for _, fam := range fmFamilies {
 				if !fam.sqlOnly {
-					start(&cql, newCell(t, "cassandra", fam, fault, fmKeyspace(t)).with("--time", "5s", "--fault", fmNetFaults[fault]))
+					start(&cql, newCell(t, "cassandra", fam, fault, fmKeyspace(t)).with(5*time.Second, "", fmNetFaults[fault]))
 				}
 			}
 		}
@@ -100,7 +106,7 @@ func TestFaultMatrix(t *testing.T) {
 		for _, s := range servers {
 			url := s.database(t, fault)
 			for _, fam := range fmFamilies {
-				start(&sql, newCell(t, s.name, fam, fault, url).with("--time", "5s", "--fault", fmNetFaults[fault]))
+				start(&sql, newCell(t, s.name, fam, fault, url).with(5*time.Second, "", fmNetFaults[fault]))
 			}
 		}
 	}
@@ -115,7 +121,7 @@ func TestFaultMatrix(t *testing.T) {
 		url := s.database(t, "kill")
 		at := time.Now().Add(4 * time.Second).UTC().Format(time.RFC3339Nano) // the five loads fit in it
 		for _, fam := range fmFamilies {
-			start(&sql, newCell(t, s.name, fam, "kill", url).with("--time", "8s", "--start-at", at, "--fault", "at=1s run=/bin/sh "+script))
+			start(&sql, newCell(t, s.name, fam, "kill", url).with(8*time.Second, at, "at=1s run=/bin/sh "+script))
 		}
 	}
 	sql.Wait()
@@ -129,18 +135,26 @@ func TestFaultMatrix(t *testing.T) {
 // fmFamily is a workload family at a small size.
 type fmFamily struct {
 	name    string
-	args    []string // the workload and its options
+	spec    func(s *Spec) // the workload and its options
 	sqlOnly bool
 	// ledger is the table a ledger's ids are in, "" for a run without one.
 	ledger string
 }
 
 var fmFamilies = []fmFamily{
-	{name: "ycsb", args: []string{"ycsb/a", "-p", "recordcount=300", "--threads", "2"}},
-	{name: "sysbench", args: []string{"sysbench/oltp_write_only", "--table-size", "500", "--rand-type", "uniform", "--threads", "2"}, sqlOnly: true},
-	{name: "kv", args: []string{"kv-ints", "--rows", "300", "--threads", "2"}},
-	{name: "commit-loop", args: []string{"commit-loop", "--jobs", "2", "--ledger", "--recovery-timeout", "30s"}, sqlOnly: true, ledger: "commit_loop"},
-	{name: "ledger", args: []string{"ledger", "--threads", "2", "--recovery-timeout", "30s"}, sqlOnly: true, ledger: "candor_ledger"},
+	{name: "ycsb", spec: func(s *Spec) {
+		s.Workload, s.Properties, s.Threads = "ycsb/a", []string{"recordcount=300"}, ptr(2)
+	}},
+	{name: "sysbench", spec: func(s *Spec) {
+		s.Workload, s.Options, s.Threads = "sysbench/oltp_write_only", []string{"table-size=500", "rand-type=uniform"}, ptr(2)
+	}, sqlOnly: true},
+	{name: "kv", spec: func(s *Spec) { s.Workload, s.Options, s.Threads = "kv-ints", []string{"rows=300"}, ptr(2) }},
+	{name: "commit-loop", spec: func(s *Spec) {
+		s.Workload, s.Options, s.Ledger, s.RecoveryTimeout = "commit-loop", []string{"jobs=2"}, true, 30*time.Second
+	}, sqlOnly: true, ledger: "commit_loop"},
+	{name: "ledger", spec: func(s *Spec) {
+		s.Workload, s.Threads, s.RecoveryTimeout = "ledger", ptr(2), 30*time.Second
+	}, sqlOnly: true, ledger: "candor_ledger"},
 }
 
 var fmNetFaults = map[string]string{
@@ -148,18 +162,19 @@ var fmNetFaults = map[string]string{
 	"reset": "at=1s net=reset node=0",
 }
 
-// fmCell is one run of the matrix: its command, then what it did.
+// fmCell is one run of the matrix: its Spec, then what it did.
 type fmCell struct {
 	target, family, fault string
 	fam                   fmFamily
 	url                   string // the target, as candor and the oracle are given it
 	dir, out              string
-	args                  []string
+	spec                  Spec
 
-	code           int
-	stdout, stderr string
-	t0             time.Time     // the test's start
-	began, took    time.Duration // the command's start (from t0) and duration
+	code   int
+	stderr string
+	t0     time.Time     // the test's start
+	began  time.Duration // the run's start (from t0)
+	took   time.Duration // and its duration
 }
 
 func (c *fmCell) String() string { return c.target + " × " + c.family + " × " + c.fault }
@@ -167,26 +182,32 @@ func (c *fmCell) String() string { return c.target + " × " + c.family + " × " 
 func newCell(t *testing.T, tg string, fam fmFamily, fault, url string) *fmCell {
 	c := &fmCell{target: tg, family: fam.name, fault: fault, fam: fam, url: url, dir: t.TempDir()}
 	c.out = filepath.Join(c.dir, "r.json")
-	c.args = append([]string{"run"}, fam.args...)
-	c.args = append(c.args, "--target", url, "--max-error-rate", "100%", "-q", "-o", c.out)
+	c.spec = specFor(PhaseRun, "", url, c.out)
+	fam.spec(&c.spec)
+	c.spec.MaxErrorRate = 1 // --max-error-rate 100%
 	if fault == "pause" {
-		c.args = append(c.args, "--rate", "100")
+		c.spec.Rate = ptr(100.0)
 	}
 	return c
 }
 
-// with adds options to the cell's command.
-func (c *fmCell) with(args ...string) *fmCell {
-	c.args = append(c.args, args...)
+// with gives the cell's run its length, its start (--start-at, "" none)
+// and its fault.
+func (c *fmCell) with(d time.Duration, startAt, fault string) *fmCell {
+	c.spec.Duration, c.spec.Shard.StartAt, c.spec.Faults = ptr(d), startAt, []string{fault}
 	return c
 }
 
 func (c *fmCell) run(t0 time.Time) {
-	var out, errb lockedBuffer
+	var errb lockedBuffer
 	c.t0, c.began = t0, time.Since(t0)
-	c.code = mainAbs(nil, &out, &errb, c.args...)
+	_, err := Run(context.Background(), &Env{Stdout: io.Discard, Stderr: &errb, Args: append([]string{"candor"}, c.spec.Args()...), Display: silent{}}, c.spec)
+	if err != nil {
+		fmt.Fprintf(&errb, "candor: %v\n", err)
+	}
+	c.code = Code(err)
 	c.took = time.Since(t0) - c.began
-	c.stdout, c.stderr = out.String(), errb.String()
+	c.stderr = errb.String()
 }
 
 // check holds the cell's result to its laws, its fault to its effect and
@@ -194,7 +215,7 @@ func (c *fmCell) run(t0 time.Time) {
 func (c *fmCell) check(t *testing.T) {
 	t.Logf("%s: started at %.1f s, exit %d after %.1f s", c, c.began.Seconds(), c.code, c.took.Seconds())
 	if c.code != 0 {
-		t.Fatalf("%s: exit %d, want 0 (--max-error-rate 100%%)\n%s\n%s", c, c.code, c.stdout, c.stderr)
+		t.Fatalf("%s: exit %d, want 0 (--max-error-rate 100%%)\n%s", c, c.code, c.stderr)
 	}
 	if resulttest.CheckFiles(t, c.dir) == 0 {
 		t.Fatalf("%s: no result in %s", c, c.dir)
@@ -249,9 +270,9 @@ func (c *fmCell) checkLedger(t *testing.T, p *result.Phase) {
 	}
 	a := p.Ledger.Accounting
 	table := c.fam.ledger
-	o := openOracle(t, c.url)
+	o := oracle.Open(t, c.url)
 	count := func(q string) int {
-		return int(o.ints(t, q)[0])
+		return int(o.Ints(t, q)[0])
 	}
 	var rows, ids, dups int
 	if c.family == "commit-loop" { // its rows are (j, i), its key; the ledger's ids are made from them
@@ -291,13 +312,19 @@ func (c *fmCell) checkLedger(t *testing.T, p *result.Phase) {
 func fmKeyspace(t *testing.T) string {
 	ks := fmt.Sprintf("candor_fm_%08x", rand.Uint32())
 	t.Cleanup(func() {
-		cqlDo(t, cassandraURL(t, "system"), func(ctx context.Context, c target.Conn) {
+		sys := targettest.CassandraURL(t, "system")
+		if strings.Contains(sys, "?") {
+			sys += "&allow_foreign_keyspace=true"
+		} else {
+			sys += "?allow_foreign_keyspace=true"
+		}
+		withConn(t, sys, func(ctx context.Context, _ target.Target, c target.Conn) {
 			if _, err := c.Exec(ctx, "DROP KEYSPACE IF EXISTS "+ks); err != nil {
 				t.Errorf("dropping keyspace %s: %v", ks, err)
 			}
 		})
 	})
-	return cassandraURL(t, ks)
+	return targettest.CassandraURL(t, ks)
 }
 
 // fmServer is a private server of the matrix, started by its script.
@@ -308,7 +335,7 @@ type fmServer struct {
 	node  []string // the arguments of kill and restart after DIR
 	dir   string
 	url   string
-	admin *oracle // the test's own session, to make namespaces
+	admin *oracle.Conn // the test's own session, to make namespaces
 	// kill and restart are the shell commands that kill the server and
 	// start it again.
 	kill, restart string
@@ -370,7 +397,7 @@ func fmServers(t *testing.T) []*fmServer {
 		if errs[i] != nil {
 			t.Fatal(errs[i])
 		}
-		s.admin = openOracle(t, s.url)
+		s.admin = oracle.Open(t, s.url)
 	}
 	return out
 }
@@ -382,7 +409,7 @@ func fmServers(t *testing.T) []*fmServer {
 // the load of a table of that name waits for it).
 func (s *fmServer) database(t *testing.T, fault string) string {
 	name := "candor_fm_" + fault
-	s.admin.exec(t, "CREATE DATABASE "+name)
+	s.admin.Exec(t, "CREATE DATABASE "+name)
 	u, err := neturl.Parse(s.url)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,7 @@
-package cli
+// Package oracle is a test's own connection to a PostgreSQL or MySQL
+// server, sharing no code with candor's drivers or read-back: the oracle
+// that integration tests check candor's figures against.
+package oracle
 
 import (
 	"context"
@@ -12,16 +15,17 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// oracle is the test's own connection to a postgres:// or mysql:// URL
+// Conn is the test's own connection to a postgres:// or mysql:// URL
 // (pgx's own API, or database/sql with go-sql-driver/mysql): the oracle the
 // ledger's figures are checked against shares no code with candor's
 // drivers or read-back.
-type oracle struct {
+type Conn struct {
 	pg *pgx.Conn
 	my *sql.DB
 }
 
-func openOracle(t *testing.T, raw string) *oracle {
+// Open connects to raw (postgres:// or mysql://) until the test ends.
+func Open(t testing.TB, raw string) *Conn {
 	t.Helper()
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -29,7 +33,7 @@ func openOracle(t *testing.T, raw string) *oracle {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	o := &oracle{}
+	o := &Conn{}
 	switch u.Scheme {
 	case "postgres", "postgresql":
 		o.pg, err = pgx.Connect(ctx, raw)
@@ -54,8 +58,8 @@ func openOracle(t *testing.T, raw string) *oracle {
 	return o
 }
 
-// ints runs a query whose rows are one integer each.
-func (o *oracle) ints(t *testing.T, q string) []int64 {
+// Ints runs a query whose rows are one integer each.
+func (o *Conn) Ints(t testing.TB, q string) []int64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -93,8 +97,8 @@ func (o *oracle) ints(t *testing.T, q string) []int64 {
 	return out
 }
 
-// exec runs statements.
-func (o *oracle) exec(t *testing.T, stmts ...string) {
+// Exec runs statements.
+func (o *Conn) Exec(t testing.TB, stmts ...string) {
 	t.Helper()
 	ctx := context.Background()
 	for _, s := range stmts {
@@ -110,12 +114,12 @@ func (o *oracle) exec(t *testing.T, stmts ...string) {
 	}
 }
 
-// oracleIDs reads a ledger table's write ids (id ≥ 0; the owner row is
+// IDs reads a ledger table's write ids (id ≥ 0; the owner row is
 // id -1) with the test's own connection: id → rows.
-func oracleIDs(t *testing.T, raw, table string) map[int64]int {
+func IDs(t testing.TB, raw, table string) map[int64]int {
 	t.Helper()
 	ids := map[int64]int{}
-	for _, id := range openOracle(t, raw).ints(t, "SELECT id FROM "+table+" WHERE id >= 0") {
+	for _, id := range Open(t, raw).Ints(t, "SELECT id FROM "+table+" WHERE id >= 0") {
 		ids[id]++
 	}
 	return ids
