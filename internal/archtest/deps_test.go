@@ -1,4 +1,4 @@
-// Package archtest pins the dependency direction of DESIGN.md §4.
+// Package archtest pins the dependency direction of docs/ARCHITECTURE.md.
 package archtest
 
 import (
@@ -70,14 +70,14 @@ func TestDependencyDirection(t *testing.T) {
 		for _, d := range deps(t, c.pkg) {
 			for _, f := range c.forbidden {
 				if strings.HasPrefix(d, f) {
-					t.Errorf("%s imports %s; forbidden by DESIGN.md §4", c.pkg, d)
+					t.Errorf("%s imports %s; forbidden by docs/ARCHITECTURE.md", c.pkg, d)
 				}
 			}
 		}
 	}
 }
 
-// The audit reads results and nothing else (DESIGN.md §4: "report, audit,
+// The audit reads results and nothing else (docs/ARCHITECTURE.md: "report, audit,
 // stats → result only"). internal/ledger comes with the result: a result
 // embeds the ledger's accounting, and the ledger imports nothing of candor
 // (checked above).

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// The engine has no knowledge of flags or cobra (DESIGN.md §4: the CLI
+// The engine has no knowledge of flags or cobra (docs/ARCHITECTURE.md: the CLI
 // parses a command line into a Spec; plans and rerun build Specs).
 func TestEngineKnowsNoFlags(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", mod+"internal/engine").Output()

@@ -6,7 +6,7 @@
 // builds or options, reused tables. Each finding has a severity, one line
 // saying what was found and the fix.
 //
-// The audit reads result files only (DESIGN.md §4). A rule whose fields a
+// The audit reads result files only (docs/ARCHITECTURE.md). A rule whose fields a
 // result lacks says "not recorded" and never guesses.
 package audit
 

@@ -6,7 +6,7 @@ import (
 )
 
 // MarkerTable is the table in which candor records every table it creates, so
-// it never drops or reuses a table it did not create (DESIGN.md §6).
+// it never drops or reuses a table it did not create (docs/TABLES.md).
 const MarkerTable = "candor_owned_tables"
 
 // OwnershipStatements is the SQL behind candor's table-ownership marks. Table

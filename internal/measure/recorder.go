@@ -16,7 +16,7 @@ import (
 )
 
 // Histogram geometry: nanoseconds, 1 ns .. 1 h, 3 significant digits
-// (DESIGN.md §5). Values above an hour are recorded as an hour and counted as
+// (docs/MEASUREMENT.md, "Histograms"). Values above an hour are recorded as an hour and counted as
 // clamped, so nothing is dropped silently.
 const (
 	LowestNs  int64 = 1

@@ -9,7 +9,7 @@
 //
 // The package reads only result files (internal/result) and uses
 // internal/stats; it never imports the runner, drivers or workloads
-// (DESIGN.md §4). It also holds the logic of `candor compare`.
+// (docs/ARCHITECTURE.md). It also holds the logic of `candor compare`.
 package report
 
 import (
