@@ -8,25 +8,6 @@ import (
 	"testing"
 )
 
-// integrationTargets are the real databases the YCSB suite runs on: SQLite
-// always, PostgreSQL when scripts/test.sh started one.
-func integrationTargets(t *testing.T) map[string]string {
-	dir := t.TempDir()
-	out := map[string]string{"sqlite": "sqlite://" + filepath.Join(dir, "ycsb.db")}
-	if u := os.Getenv("CANDOR_TEST_POSTGRES_URL"); u != "" {
-		out["postgres"] = u
-	} else {
-		t.Log("CANDOR_TEST_POSTGRES_URL unset: PostgreSQL part skipped (scripts/test.sh sets it)")
-	}
-	if os.Getenv("CANDOR_TEST_MYSQL_URL") != "" {
-		// sysbench's tables have fixed names: a database of the test's own.
-		out["mysql"] = targettest.MySQLDatabaseURL(t)
-	} else {
-		t.Log("CANDOR_TEST_MYSQL_URL unset: MariaDB part skipped (scripts/test.sh sets it)")
-	}
-	return out
-}
-
 // TestPlanToReportOnPostgres: a 2×2 plan (2 thread counts × 2 workloads, 2
 // repetitions, 3 s each) on PostgreSQL, then a report in which every cell
 // appears with a confidence interval.

@@ -209,7 +209,7 @@ func TestServerCountersInResult(t *testing.T) {
 		"mysql":    {"Handler_read_key", "Innodb_data_written", "Innodb_buffer_pool_read_requests", "Innodb_log_waits"},
 		"cql":      {"compactions_pending", "compactions_active", "sstable_tasks"},
 	}
-	targets := integrationTargets(t)
+	targets := targettest.RealTargets(t, false)
 	if os.Getenv("CANDOR_TEST_CASSANDRA_URL") != "" {
 		targets["cql"] = cassandraURL(t, targettest.TableName("obs_ks"))
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/sysbenchline"
+	"github.com/candor-bench/candor/internal/target/targettest"
 )
 
 // translate runs a sysbench command line through the parser and the
@@ -137,7 +138,7 @@ func TestSysbenchCommandLineRefusals(t *testing.T) {
 // (through --target) and on the real servers (through sysbench's own
 // connection options): prepare, run with sysbench's report, cleanup.
 func TestSysbenchCommand(t *testing.T) {
-	for name, u := range integrationTargets(t) {
+	for name, u := range targettest.RealTargets(t, false) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			conn := sysbenchConnArgs(t, u)

@@ -372,7 +372,7 @@ func reportLayout(report string) string {
 func sysbenchBinaryTargets(t *testing.T) (bin string, targets map[string]string) {
 	t.Helper()
 	bin = targettest.SysbenchBinary(t)
-	targets = integrationTargets(t)
+	targets = targettest.RealTargets(t, false)
 	delete(targets, "sqlite") // the binary has no SQLite driver
 	if len(targets) == 0 {
 		t.Skip("no PostgreSQL or MySQL-wire test server (scripts/test.sh starts both)")

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/target/targettest"
 )
 
 func TestSysbenchBadInput(t *testing.T) {
@@ -62,7 +63,7 @@ func failUpdates(t *testing.T, name, url string) {
 // sysbench's FATAL does: exit 5, its driver's FATAL lines (naming the query
 // on MySQL wire) instead of the report, and a result marked failed.
 func TestSysbenchFatalError(t *testing.T) {
-	for name, url := range integrationTargets(t) {
+	for name, url := range targettest.RealTargets(t, false) {
 		if name == "sqlite" {
 			continue // a trigger's error is a constraint violation there, which sysbench restarts on
 		}

@@ -17,8 +17,10 @@ import (
 	_ "modernc.org/sqlite" // database/sql driver "sqlite"
 
 	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/result/resulttest"
 	"github.com/candor-bench/candor/internal/tables"
 	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/target/targettest"
 )
 
 // ownDB is a connection of the test's own to the database of a candor
@@ -118,7 +120,7 @@ func freshLoad(t *testing.T, dir, url string, props []string, extra ...string) {
 // other tool's table and rows are still there, counted by a connection of
 // the test's own. --allow-foreign-tables still lets cleanup drop it.
 func TestReplacedTableRefused(t *testing.T) {
-	for name, url := range integrationTargets(t) {
+	for name, url := range targettest.RealTargets(t, false) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			table := "replaced_" + name
@@ -166,7 +168,7 @@ func TestReplacedTableRefused(t *testing.T) {
 // tool's: candor refuses to use or drop it, says why and what to do, and
 // --allow-foreign-tables still works.
 func TestMarkWithoutIdentityRefused(t *testing.T) {
-	for name, url := range integrationTargets(t) {
+	for name, url := range targettest.RealTargets(t, false) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			table := "unidentified_" + name
@@ -205,21 +207,21 @@ func TestMarkWithoutIdentityRefused(t *testing.T) {
 // the load batch the load used (from the tables' marks), not its own
 // --batch-size; a run that loads records its own.
 func TestReusedDataKeepsItsLoadBatch(t *testing.T) {
-	for name, url := range integrationTargets(t) {
+	for name, url := range targettest.RealTargets(t, false) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			table := "provenance_" + name
 			props := []string{"-p", "table=" + table, "-p", "recordcount=200"}
 			freshLoad(t, dir, url, props, "--batch-size", "37", "-o", "load.json")
 			defer runCLI(t, dir, nil, append([]string{"cleanup", "ycsb", "--target", url, "-q"}, props...)...)
-			if b := readResult(t, filepath.Join(dir, "load.json")).Run.LoadBatch; b != 37 {
+			if b := resulttest.Read(t, filepath.Join(dir, "load.json")).Run.LoadBatch; b != 37 {
 				t.Errorf("load's result: load batch %d, want 37", b)
 			}
 			code, _, stderr := runCLI(t, dir, nil, append([]string{"run", "ycsb/c", "--target", url, "-q", "--operations", "10", "--batch-size", "500", "-o", "run.json"}, props...)...)
 			if code != 0 {
 				t.Fatalf("run: exit %d\n%s", code, stderr)
 			}
-			if b := readResult(t, filepath.Join(dir, "run.json")).Run.LoadBatch; b != 37 {
+			if b := resulttest.Read(t, filepath.Join(dir, "run.json")).Run.LoadBatch; b != 37 {
 				t.Errorf("run on the loaded table: load batch %d, want the load's 37 (the run said --batch-size 500)", b)
 			}
 		})
@@ -267,7 +269,7 @@ func TestCassandraReplacedTableAndProvenance(t *testing.T) {
 	if code, _, stderr := runCLI(t, dir, nil, append([]string{"run", "ycsb/c", "--target", run, "-q", "--operations", "20", "--load", "never", "-o", "run.json"}, props...)...); code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
 	}
-	var res *result.Result = readResult(t, filepath.Join(dir, "run.json"))
+	var res *result.Result = resulttest.Read(t, filepath.Join(dir, "run.json"))
 	if got := res.Target.Settings["load_consistency"]; got != "QUORUM" {
 		t.Errorf("run on data loaded at QUORUM records load_consistency %q (its URL says ALL)", got)
 	}

@@ -31,25 +31,6 @@ func mainAbs(sig <-chan os.Signal, stdout, stderr *lockedBuffer, args ...string)
 	return Main(env, args)
 }
 
-func opErrors(p result.Phase) int64 {
-	var n int64
-	for _, o := range p.Ops {
-		for _, e := range o.Errors {
-			n += e
-		}
-	}
-	return n
-}
-
-func readResult(t *testing.T, path string) *result.Result {
-	t.Helper()
-	res, err := result.Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
 // Item 10: an --out that cannot be written is refused before anything
 // runs or is created.
 func TestOutCheckedBeforeTheRun(t *testing.T) {

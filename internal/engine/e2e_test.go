@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"github.com/candor-bench/candor/internal/testutil/dbtest"
 	"io"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -14,7 +13,6 @@ import (
 	"github.com/candor-bench/candor/internal/result/resulttest"
 	"github.com/candor-bench/candor/internal/runner"
 	"github.com/candor-bench/candor/internal/target"
-	"github.com/candor-bench/candor/internal/target/targettest"
 
 	_ "github.com/candor-bench/candor/internal/target/mysql"
 	_ "github.com/candor-bench/candor/internal/target/postgres"
@@ -128,42 +126,10 @@ func cleanupE2E(t *testing.T, url, wl string, props ...string) (int, string) {
 	return Code(err), errb.String()
 }
 
-// e2eTargets are the real databases of the suite: SQLite always (a file of
-// the test's own), PostgreSQL and MariaDB when their test URLs are set; the
-// MariaDB URL names a database of the test's own (sysbench's tables have
-// fixed names) and PostgreSQL's a database of its own when pgOwn.
-func e2eTargets(t *testing.T, pgOwn bool) map[string]string {
-	out := map[string]string{"sqlite": "sqlite://" + filepath.Join(t.TempDir(), "ycsb.db")}
-	if os.Getenv("CANDOR_TEST_POSTGRES_URL") != "" {
-		if pgOwn {
-			out["postgres"] = targettest.PostgresDatabaseURL(t)
-		} else {
-			out["postgres"] = targettest.PostgresURL(t)
-		}
-	} else {
-		t.Log("CANDOR_TEST_POSTGRES_URL unset: PostgreSQL part skipped (scripts/test.sh sets it)")
-	}
-	if os.Getenv("CANDOR_TEST_MYSQL_URL") != "" {
-		out["mysql"] = targettest.MySQLDatabaseURL(t)
-	} else {
-		t.Log("CANDOR_TEST_MYSQL_URL unset: MariaDB part skipped (scripts/test.sh sets it)")
-	}
-	return out
-}
-
-func readResult(t *testing.T, path string) *result.Result {
-	t.Helper()
-	res, err := result.Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
 // runPhaseOf is the last run phase of the result at path.
 func runPhaseOf(t *testing.T, path string) *result.Phase {
 	t.Helper()
-	res := readResult(t, path)
+	res := resulttest.Read(t, path)
 	for i := len(res.Phases) - 1; i >= 0; i-- {
 		if res.Phases[i].Name == PhaseRun {
 			return &res.Phases[i]
@@ -171,16 +137,6 @@ func runPhaseOf(t *testing.T, path string) *result.Phase {
 	}
 	t.Fatalf("%s has no run phase", path)
 	return nil
-}
-
-func opErrors(p result.Phase) int64 {
-	var n int64
-	for _, o := range p.Ops {
-		for _, e := range o.Errors {
-			n += e
-		}
-	}
-	return n
 }
 
 // verifyE2E is candor ledger verify of the result at path: its exit code,

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"github.com/candor-bench/candor/internal/result/resulttest"
+	"github.com/candor-bench/candor/internal/target/targettest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,7 +37,7 @@ var perEvent = []struct {
 // once.
 func TestSysbenchSuiteOnRealTargets(t *testing.T) {
 	t.Parallel()
-	for name, url := range e2eTargets(t, true) {
+	for name, url := range targettest.RealTargets(t, true) {
 		if name == "sqlite" {
 			continue // sysbench itself runs on MySQL and PostgreSQL
 		}
@@ -73,7 +75,7 @@ func TestSysbenchSuiteOnRealTargets(t *testing.T) {
 				if r.code != 0 {
 					t.Fatalf("%s: exit %d\n%s", test, r.code, r.stderr)
 				}
-				res := readResult(t, out)
+				res := resulttest.Read(t, out)
 				p := res.Phases[len(res.Phases)-1]
 				ev := float64(p.Ops[0].Count)
 				if ev == 0 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/result/resulttest"
 	"github.com/candor-bench/candor/internal/tables"
 	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/target/targettest"
@@ -19,7 +20,7 @@ import (
 // --load never and by load, and reloaded, not measured, by a run.
 func TestUnfinishedLoadIsReloaded(t *testing.T) {
 	t.Parallel()
-	for name, url := range e2eTargets(t, false) {
+	for name, url := range targettest.RealTargets(t, false) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
@@ -58,11 +59,11 @@ func TestUnfinishedLoadIsReloaded(t *testing.T) {
 			if r := runE2E(t, run); r.code != 0 || !strings.Contains(r.stderr, "did not finish") {
 				t.Fatalf("run on an unfinished load: exit %d\n%s", r.code, r.stderr)
 			}
-			res := readResult(t, run.Out)
+			res := resulttest.Read(t, run.Out)
 			if len(res.Phases) != 2 || res.Phases[0].Name != PhaseLoad {
 				t.Fatalf("phases %d, first %q: the run did not reload", len(res.Phases), res.Phases[0].Name)
 			}
-			if n := opErrors(res.Phases[1]); n != 0 {
+			if n := resulttest.FailedAttempts(res.Phases[1]); n != 0 {
 				t.Errorf("the run after the reload had %d errors", n)
 			}
 			if n := countRows(t, url, table); n != 2000 {
@@ -147,8 +148,8 @@ func TestInterruptedLoadThenRun(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stderr, "did not finish") {
 		t.Fatalf("second run: exit %d\n%s", r.code, r.stderr)
 	}
-	res := readResult(t, second.Out)
-	if n := opErrors(res.Phases[len(res.Phases)-1]); n != 0 {
+	res := resulttest.Read(t, second.Out)
+	if n := resulttest.FailedAttempts(res.Phases[len(res.Phases)-1]); n != 0 {
 		t.Errorf("the second run measured %d errors (a half-loaded table)", n)
 	}
 }
@@ -157,7 +158,7 @@ func TestInterruptedLoadThenRun(t *testing.T) {
 // grew) reloads with --load auto, and is refused with --load never.
 func TestYCSBRecordcountChangeReloads(t *testing.T) {
 	t.Parallel()
-	for name, url := range e2eTargets(t, false) {
+	for name, url := range targettest.RealTargets(t, false) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
@@ -175,8 +176,8 @@ func TestYCSBRecordcountChangeReloads(t *testing.T) {
 			if r := runE2E(t, run); r.code != 0 || !strings.Contains(r.stderr, "dropping and reloading") {
 				t.Fatalf("--load auto: exit %d\n%s", r.code, r.stderr)
 			}
-			res := readResult(t, run.Out)
-			if n := opErrors(res.Phases[len(res.Phases)-1]); n != 0 {
+			res := resulttest.Read(t, run.Out)
+			if n := resulttest.FailedAttempts(res.Phases[len(res.Phases)-1]); n != 0 {
 				t.Errorf("%d errors after the reload", n)
 			}
 			if n := countRows(t, url, table); n != 5000 {
@@ -196,7 +197,7 @@ func TestYCSBRecordcountChangeReloads(t *testing.T) {
 // database of the test's own.
 func TestCommitLoopRepeatIsClean(t *testing.T) {
 	t.Parallel()
-	for name, url := range e2eTargets(t, true) {
+	for name, url := range targettest.RealTargets(t, true) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s := specFor(PhaseRun, "commit-loop", url, filepath.Join(t.TempDir(), "r.json"))
@@ -205,15 +206,15 @@ func TestCommitLoopRepeatIsClean(t *testing.T) {
 				t.Fatalf("exit %d\n%s", r.code, r.stderr)
 			}
 			defer cleanupE2E(t, url, "commit-loop")
-			res := readResult(t, s.Out)
+			res := resulttest.Read(t, s.Out)
 			var reps int
 			for _, p := range res.Phases {
 				if p.Name != PhaseRun {
 					continue
 				}
 				reps++
-				if p.Status != result.StatusComplete || p.Operations != 300 || opErrors(p) != 0 {
-					t.Errorf("repetition %d: status %s, %d operations, %d errors", p.Repetition, p.Status, p.Operations, opErrors(p))
+				if p.Status != result.StatusComplete || p.Operations != 300 || resulttest.FailedAttempts(p) != 0 {
+					t.Errorf("repetition %d: status %s, %d operations, %d errors", p.Repetition, p.Status, p.Operations, resulttest.FailedAttempts(p))
 				}
 			}
 			if reps != 3 || res.Repetitions == nil {
@@ -228,7 +229,7 @@ func TestCommitLoopRepeatIsClean(t *testing.T) {
 // table dropped under it.
 func TestConcurrentLoadAlwaysIsSerialised(t *testing.T) {
 	t.Parallel()
-	for name, url := range e2eTargets(t, false) {
+	for name, url := range targettest.RealTargets(t, false) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
@@ -253,8 +254,8 @@ func TestConcurrentLoadAlwaysIsSerialised(t *testing.T) {
 					t.Fatalf("run %d: exit %d\n%s", i, runs[i].code, runs[i].stderr)
 				}
 				waited = waited || strings.Contains(runs[i].stderr, "waiting for table "+table)
-				res := readResult(t, filepath.Join(dir, "r"+string(rune('0'+i))+".json"))
-				if n := opErrors(res.Phases[len(res.Phases)-1]); n != 0 {
+				res := resulttest.Read(t, filepath.Join(dir, "r"+string(rune('0'+i))+".json"))
+				if n := resulttest.FailedAttempts(res.Phases[len(res.Phases)-1]); n != 0 {
 					t.Errorf("run %d: %d errors (its table dropped under it?)\n%s", i, n, runs[i].stderr)
 				}
 			}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/result/resulttest"
 	"github.com/candor-bench/candor/internal/target/targettest"
 )
 
@@ -18,7 +19,7 @@ import (
 // round-trips the result file.
 func TestYCSBAllWorkloadsOnRealTargets(t *testing.T) {
 	t.Parallel()
-	for name, url := range e2eTargets(t, false) {
+	for name, url := range targettest.RealTargets(t, false) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
@@ -45,7 +46,7 @@ func TestYCSBAllWorkloadsOnRealTargets(t *testing.T) {
 				if r := runE2E(t, s); r.code != 0 {
 					t.Fatalf("ycsb/%s: exit %d\n%s", v, r.code, r.stderr)
 				}
-				res := readResult(t, out)
+				res := resulttest.Read(t, out)
 				p := res.Phases[len(res.Phases)-1]
 				done := p.Operations
 				var errs int64
@@ -81,7 +82,7 @@ func TestYCSBAllWorkloadsOnRealTargets(t *testing.T) {
 // nor dropped without --allow-foreign-tables, and survives.
 func TestForeignTableRefused(t *testing.T) {
 	t.Parallel()
-	for name, url := range e2eTargets(t, false) {
+	for name, url := range targettest.RealTargets(t, false) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
@@ -125,7 +126,7 @@ func TestPostgresFingerprintInResult(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	defer cleanupE2E(t, u, "ycsb", "table="+table)
-	res := readResult(t, out)
+	res := resulttest.Read(t, out)
 	if res.Target.Product != "PostgreSQL" || res.Target.Version == "" {
 		t.Errorf("product %q version %q", res.Target.Product, res.Target.Version)
 	}
@@ -174,7 +175,7 @@ func TestServerRestartMidRun(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("run across a restart: exit %d\n%s", r.code, r.stderr)
 	}
-	res := readResult(t, s.Out)
+	res := resulttest.Read(t, s.Out)
 	p := res.Phases[len(res.Phases)-1]
 	var conn int64
 	for _, o := range p.Ops {
@@ -210,7 +211,7 @@ func TestCommitLoopOnPostgres(t *testing.T) {
 		if r := runE2E(t, s); r.code != 0 {
 			t.Fatalf("%v: exit %d\n%s", s.Args(), r.code, r.stderr)
 		}
-		return readResult(t, s.Out)
+		return resulttest.Read(t, s.Out)
 	}
 	on := run(u, "on.json", "2000")
 	off := run(u+"&synchronous_commit=off", "off.json", "20000")

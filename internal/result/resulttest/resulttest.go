@@ -62,3 +62,25 @@ func CheckFilesSince(t testing.TB, dir string, since time.Time) int {
 	})
 	return n
 }
+
+// Read reads the result at path, failing t when it cannot.
+func Read(t testing.TB, path string) *result.Result {
+	t.Helper()
+	res, err := result.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// FailedAttempts sums a phase's failed attempts over its operations and
+// error classes.
+func FailedAttempts(p result.Phase) int64 {
+	var n int64
+	for _, o := range p.Ops {
+		for _, e := range o.Errors {
+			n += e
+		}
+	}
+	return n
+}

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -621,4 +622,28 @@ func testServerClock(t *testing.T, tgt target.Target) {
 	if rtt <= 0 || rtt > time.Second || off.Abs() > rtt/2+time.Millisecond {
 		t.Errorf("offset %s, round trip %s: want the offset within half the round trip on one machine", off, rtt)
 	}
+}
+
+// RealTargets are the databases an integration suite runs on: SQLite
+// always (a file in a directory of the test's own), PostgreSQL and MariaDB
+// when CANDOR_TEST_POSTGRES_URL and CANDOR_TEST_MYSQL_URL are set
+// (scripts/test.sh sets them). The MariaDB URL names a database of the
+// test's own (sysbench's tables have fixed names); PostgreSQL's does too
+// when pgOwn, else it is the shared database.
+func RealTargets(t testing.TB, pgOwn bool) map[string]string {
+	out := map[string]string{"sqlite": "sqlite://" + filepath.Join(t.TempDir(), "ycsb.db")}
+	switch {
+	case os.Getenv("CANDOR_TEST_POSTGRES_URL") == "":
+		t.Log("CANDOR_TEST_POSTGRES_URL unset: PostgreSQL part skipped (scripts/test.sh sets it)")
+	case pgOwn:
+		out["postgres"] = PostgresDatabaseURL(t)
+	default:
+		out["postgres"] = PostgresURL(t)
+	}
+	if os.Getenv("CANDOR_TEST_MYSQL_URL") != "" {
+		out["mysql"] = MySQLDatabaseURL(t)
+	} else {
+		t.Log("CANDOR_TEST_MYSQL_URL unset: MariaDB part skipped (scripts/test.sh sets it)")
+	}
+	return out
 }
