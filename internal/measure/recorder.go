@@ -209,18 +209,22 @@ func (r *Recorder) AddError(op, class int, err error, msg func(error) string) {
 	r.mu.Unlock()
 }
 
-// NoSession counts one operation op that could not be attempted because
-// its worker had no session (a connect that failed while it reconnected):
-// a failed operation of class class, counted when it happens.
-func (r *Recorder) NoSession(op, class int, err error, msg func(error) string) {
-	if class < 0 || class >= NumClasses {
+// NoSession counts n operations op that could not be attempted because
+// their worker had no session (a connect that failed while it
+// reconnected; an open loop's operations due while it had none at the
+// phase's end): failed operations of class class, counted when it happens.
+// err, when not nil, is kept as the class's first message.
+func (r *Recorder) NoSession(op, class int, n int64, err error, msg func(error) string) {
+	if class < 0 || class >= NumClasses || n <= 0 {
 		return
 	}
 	r.mu.Lock()
 	o := &r.ops[op]
-	o.errors[class]++
-	o.noSession++
-	o.noteFirst(class, err, msg)
+	o.errors[class] += n
+	o.noSession += n
+	if err != nil {
+		o.noteFirst(class, err, msg)
+	}
 	r.mu.Unlock()
 }
 

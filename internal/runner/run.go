@@ -330,10 +330,14 @@ type worker struct {
 	// dropped is, once loop has returned, the operations of the worker's
 	// schedule due before the phase ended that it never began.
 	dropped int64
-	fail    func(error)   // ends the phase with this error (Config.StopOnError)
-	budget  *atomic.Int64 // operations left to begin (Config.SharedOperations); nil: quota
-	out     measure.Outcome
-	span    spanRecorder
+	// sessionLost: the phase ended while the worker reconnected after
+	// lostOp failed on a lost connection.
+	sessionLost bool
+	lostOp      workload.OpID
+	fail        func(error)   // ends the phase with this error (Config.StopOnError)
+	budget      *atomic.Int64 // operations left to begin (Config.SharedOperations); nil: quota
+	out         measure.Outcome
+	span        spanRecorder
 	// Open loop, read by the monitor (backlog): operations begun, and
 	// whether one is running.
 	begun atomic.Int64
@@ -382,7 +386,7 @@ func (b *backlog) scheduled() (n int64, ok bool) {
 // while the worker reconnects: an operation it could not attempt.
 func (wr *worker) noSession(op workload.OpID) func(error) {
 	return func(err error) {
-		wr.rec.NoSession(int(op), classIndex(target.ClassConnection), err, errorMessage)
+		wr.rec.NoSession(int(op), classIndex(target.ClassConnection), 1, err, errorMessage)
 	}
 }
 
@@ -413,6 +417,13 @@ func (wr *worker) countDropped(ctx context.Context, begun int64) {
 		n = min(n, max(wr.quota-begun, 0))
 	}
 	wr.dropped = n
+	if wr.sessionLost {
+		// Due while the worker had no session, to the phase's end: they
+		// are dropped, and failed operations too (no_session), as a
+		// closed loop's failed connects are. A worker that merely fell
+		// behind drops operations that are not failures.
+		wr.rec.NoSession(int(wr.lostOp), classIndex(target.ClassConnection), n, nil, errorMessage)
+	}
 }
 
 // backlog tells, at a tick of an open-loop phase, how many operations are
@@ -582,7 +593,10 @@ func (wr *worker) loop(ctx context.Context) {
 					// to go on with: the operation failed with the
 					// attempt's error (it is not one cut short in
 					// flight, whose outcome nobody knows), at the time
-					// that attempt failed.
+					// that attempt failed. In an open loop, the
+					// operations due since could not be attempted
+					// either (countDropped).
+					wr.lostOp, wr.sessionLost = op, true
 					break
 				}
 			}
