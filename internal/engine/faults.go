@@ -379,6 +379,9 @@ type ledgerPhase struct {
 	phaseStart time.Time
 	width      time.Duration
 	stopped    string // why the run stopped at a fault on purpose (ledger.Input.Stopped)
+	// identity is the table's identity the run recorded (verify), or ""
+	// (the run itself, which records the one it reads back from).
+	identity string
 }
 
 // readLedgers reads the records of every ledger directory.
@@ -417,7 +420,8 @@ func accountLedger(ctx context.Context, tgt target.Target, wl workload.Workload,
 		return lr
 	}
 	waited := time.Now()
-	present, err := readBack(ctx, tgt, lw, &lp.owner, timeout, status)
+	lr.TableIdentity = lp.identity
+	present, err := readBack(ctx, tgt, lw, &lp.owner, &lr.TableIdentity, timeout, status)
 	lr.RecoveredAfterS = time.Since(waited).Seconds()
 	lr.Verified = time.Now()
 	if err != nil {
@@ -460,7 +464,11 @@ func ledgerAccounting(records []ledger.Record, present map[int64]int, lp ledgerP
 // readBack reads every id from the target, reconnecting until timeout,
 // after checking that the table is owner's (when the workload records
 // owners and owner is given).
-func readBack(ctx context.Context, tgt target.Target, lw workload.Ledgered, owner *ledger.Owner, timeout time.Duration, status func(string)) (map[int64]int, error) {
+//
+// identity is the table's identity as the database knows it: when it is ""
+// readBack sets it to the table's, else a table whose identity differs (one
+// dropped and created again under the name) is refused.
+func readBack(ctx context.Context, tgt target.Target, lw workload.Ledgered, owner *ledger.Owner, identity *string, timeout time.Duration, status func(string)) (map[int64]int, error) {
 	deadline := time.Now().Add(timeout)
 	said := false
 	for {
@@ -473,6 +481,10 @@ func readBack(ctx context.Context, tgt target.Target, lw workload.Ledgered, owne
 			}
 			defer c.Close()
 			if err = checkOwner(ctx, c, tgt.Dialect(), lw, owner); err != nil {
+				retry = tgt.Classify(err) == target.ClassConnection
+				return err
+			}
+			if err = checkIdentity(ctx, c, tgt.Dialect(), lw.LedgerTable(), identity); err != nil {
 				retry = tgt.Classify(err) == target.ClassConnection
 				return err
 			}

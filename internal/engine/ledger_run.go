@@ -154,6 +154,23 @@ func checkOwner(ctx context.Context, c target.Conn, d dialect.Dialect, lw worklo
 	return ownerVerdict(table, owners, *want)
 }
 
+// checkIdentity reads table's identity: it records it in *want when that
+// is "", else refuses a table whose identity is another (dropped and created
+// again since the run). A product that gives none is not checked.
+func checkIdentity(ctx context.Context, c target.Conn, d dialect.Dialect, table string, want *string) error {
+	got, err := target.TableIdentity(ctx, c, d, table)
+	switch {
+	case err != nil:
+		return err
+	case *want == "":
+		*want = got
+	case got != "" && got != *want:
+		return fmt.Errorf("%w: table %s is not the one the run wrote: it was dropped and created again since (identity %s then, %s now); its ids are not this ledger's to account for",
+			errNotThisLedger, table, *want, got)
+	}
+	return nil
+}
+
 // ownerVerdict says whether a table recording owners holds want's ledger
 // (nil), and why not.
 func ownerVerdict(table string, owners []string, want ledger.Owner) error {

@@ -195,6 +195,7 @@ func verifyPhases(path string, res *result.Result, rep int) ([]verifyPhase, erro
 			return nil, err
 		}
 		lp.owner = owner
+		lp.identity = p.Ledger.TableIdentity
 		p.Ledger.Owner = owner.String()
 		out = append(out, verifyPhase{p: p, lp: lp})
 	}
@@ -239,7 +240,8 @@ func verifyOne(ctx context.Context, env *Env, tgt target.Target, wl workload.Wor
 	if keepsNoRows(tgt.Driver()) {
 		return nil, nil, errors.New("the null target keeps no rows: there are no ids to read back")
 	}
-	present, err := readBack(ctx, tgt, wl.(workload.Ledgered), &lp.owner, timeout, func(s string) { fmt.Fprintln(env.Stderr, "candor: "+s) })
+	identity := lp.identity // the run's: verify never changes what the run recorded
+	present, err := readBack(ctx, tgt, wl.(workload.Ledgered), &lp.owner, &identity, timeout, func(s string) { fmt.Fprintln(env.Stderr, "candor: "+s) })
 	if err != nil {
 		return nil, nil, err
 	}

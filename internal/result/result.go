@@ -317,6 +317,14 @@ type LedgerResult struct {
 	// repetition), which its table carries too: verify reads only a table
 	// of this owner. Absent in results of older versions.
 	Owner string `json:"owner,omitempty"`
+	// TableIdentity is the ledger table's identity as the database knows
+	// it (its oid and creating transaction, its table id or token: see
+	// docs/TABLES.md), read when the run read the ids back: verify refuses
+	// a table of the name whose identity differs (dropped and created again
+	// since). It covers the ledgers that record no owner in their table
+	// (commit-loop --ledger). Absent when the target gives none, and in
+	// results of older versions.
+	TableIdentity string `json:"table_identity,omitempty"`
 	// Writers is the range of writer numbers whose ids this ledger holds
 	// (a shard's workers); absent: every id in the table is this ledger's.
 	Writers *ledger.Writers `json:"writers,omitempty"`
