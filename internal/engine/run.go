@@ -264,7 +264,19 @@ func workloadOf(env *Env, s *Spec) (workload.Workload, error) {
 		// from it (the zipfian room for new keys).
 		props = append(props, "operationcount="+strconv.FormatInt(*s.Operations, 10))
 	}
-	return ResolveWorkload(env.Stderr, s.Workload, s.PropertyFiles, props)
+	w, err := ResolveWorkload(env.Stderr, s.Workload, s.PropertyFiles, props)
+	if err != nil {
+		return nil, err
+	}
+	if sw, ok := w.(workload.Scripted); ok {
+		if s.Scripts, err = readScripts(sw.ScriptNames(), s.Scripts); err != nil {
+			return nil, err
+		}
+		if err := sw.SetScripts(s.Scripts); err != nil {
+			return nil, withCode(ExitUsage, err)
+		}
+	}
+	return w, nil
 }
 
 // ResolveWorkload builds the workload from its name, files and properties,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/candor-bench/candor/internal/runner"
 	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/workload"
 )
 
 // SpecVersion is the version of Spec's recorded form (result.Result.Spec).
@@ -60,6 +61,10 @@ type Spec struct {
 	Options       []string `json:"options,omitempty"`
 	PropertyFiles []string `json:"property_files,omitempty"`
 	Properties    []string `json:"properties,omitempty"`
+	// Scripts are the users' scripts the workload runs (workload.Scripted),
+	// with their texts: read from their files when the Spec is first run,
+	// recorded in the result, and run as recorded by a rerun.
+	Scripts []workload.Script `json:"scripts,omitempty"`
 
 	// Where: the targets (the nodes of one cluster; none: DefaultTarget)
 	// and how sessions use them.
@@ -343,6 +348,7 @@ func (s Spec) Clone() Spec {
 	c.Properties = slices.Clone(s.Properties)
 	c.Targets = slices.Clone(s.Targets)
 	c.Faults = slices.Clone(s.Faults)
+	c.Scripts = slices.Clone(s.Scripts)
 	c.Threads = clonePtr(s.Threads)
 	c.Duration = clonePtr(s.Duration)
 	c.Operations = clonePtr(s.Operations)

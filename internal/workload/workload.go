@@ -424,3 +424,43 @@ func PropertyText(name string, data []byte) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// CheckResult is one check of the data a run leaves on the server
+// (TPC-C's consistency conditions, bank's total balance, ids without
+// duplicates): whether it held, and how many rows (or groups of rows)
+// break it.
+type CheckResult struct {
+	Name      string // what is checked, as the reference words it
+	Passed    bool
+	Offending int64  // rows or groups that break it (0 when Passed)
+	Detail    string // what was found: the first offenders, counts
+}
+
+// Checker is implemented by workloads that can check the data on the
+// server after a run (`candor run --check`, `candor check WORKLOAD`). An
+// error means the check could not be made (a lost session), not that the
+// data is wrong: a failed check is a CheckResult with Passed false.
+type Checker interface {
+	Check(ctx context.Context, c target.Conn) ([]CheckResult, error)
+}
+
+// Script is a user's script a workload runs (a pgbench script, a
+// sysbench Lua script) as it was read: its name as the user gave it (a
+// path), the SHA-256 of its text in hex, and the text. The run's Spec
+// records its scripts, so a rerun runs the same text wherever it runs.
+type Script struct {
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
+	Text   string `json:"text"`
+}
+
+// Scripted is implemented by workloads that run users' scripts. The engine
+// calls ScriptNames after the workload is built, reads each named script
+// (from the Spec when it records one of that name, else from the file),
+// and hands the texts to SetScripts before Bind; SetScripts parses them,
+// and its error (a syntax error, with file:line) refuses the run as bad
+// input.
+type Scripted interface {
+	ScriptNames() []string
+	SetScripts(scripts []Script) error
+}
