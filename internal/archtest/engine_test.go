@@ -19,3 +19,20 @@ func TestEngineKnowsNoFlags(t *testing.T) {
 		}
 	}
 }
+
+// Plans run through the engine without the CLI: planrun reads a cell's
+// command line with runflags (pflag), never with cobra, and neither knows
+// the CLI.
+func TestPlansRunWithoutTheCLI(t *testing.T) {
+	for _, pkg := range []string{"internal/planrun", "internal/runflags"} {
+		out, err := exec.Command("go", "list", "-deps", mod+pkg).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range strings.Fields(string(out)) {
+			if strings.Contains(d, "spf13/cobra") || d == mod+"internal/cli" {
+				t.Errorf("%s imports %s", pkg, d)
+			}
+		}
+	}
+}

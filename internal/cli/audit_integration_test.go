@@ -54,7 +54,7 @@ func TestAuditSynchronousCommitOnPostgres(t *testing.T) {
 	}
 }
 
-// TestRerunOnPostgres: a 5 s PostgreSQL run with 3 repetitions reruns
+// TestRerunOnPostgres: a 2 s PostgreSQL run with 3 repetitions reruns
 // "same" against itself, and "slower" through a proxy adding 2 ms per round
 // trip.
 //
@@ -71,7 +71,7 @@ func TestRerunOnPostgres(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	orig := filepath.Join(dir, "orig.json")
-	if code, _, errOut := runAbs(t, dir, "run", "ycsb/c", "--target", pg, "--time", "5s", "--rate", "1000", "--arrival", "poisson",
+	if code, _, errOut := runAbs(t, dir, "run", "ycsb/c", "--target", pg, "--time", "2s", "--rate", "1000", "--arrival", "poisson",
 		"--repeat", "3", "-q", "-o", orig, "-p", "recordcount=1000"); code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, errOut)
 	}

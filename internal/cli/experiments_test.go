@@ -10,6 +10,7 @@ import (
 
 	"github.com/candor-bench/candor/internal/engine"
 	"github.com/candor-bench/candor/internal/plan"
+	"github.com/candor-bench/candor/internal/runflags"
 	"github.com/candor-bench/candor/internal/workload"
 )
 
@@ -100,7 +101,7 @@ func TestExperimentPlanCellsAreUniqueAndParse(t *testing.T) {
 // parseRunArgs reads a `candor run` command line as far as it can without a
 // target: flags, workload options, the workload and the run settings.
 func parseRunArgs(env *Env, args []string) error {
-	spec, err := parseSpec(env, phaseRun, args)
+	spec, err := runflags.Parse(phaseRun, args)
 	if err != nil {
 		return err
 	}

@@ -16,9 +16,10 @@ import (
 // and summary say so (it was recorded cut-short, "killed", and the child
 // outlived candor).
 func TestFaultCommandLeavesAChild(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.json")
-	code, stdout, stderr := runCLI(t, dir, nil, "run", "ledger", "--target", "sqlite://"+filepath.Join(dir, "l.db"),
+	code, stdout, stderr := runAbs(t, dir, "run", "ledger", "--target", "sqlite://"+filepath.Join(dir, "l.db"),
 		"--time", "2s", "--fault", "at=500ms run=sleep 60 & echo $!", "-o", out)
 	if code != ExitOK {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)

@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/candor-bench/candor/internal/engine"
+	"github.com/candor-bench/candor/internal/runflags"
 )
 
 // newLedgerCmd is `candor ledger verify RESULT`: the durability ledger's
@@ -14,7 +15,7 @@ func newLedgerCmd(env *Env) *cobra.Command {
 	var targets []string
 	var role string
 	var repetition int
-	timeout := flexDuration{d: engine.DefaultRecoveryTimeout}
+	timeout := runflags.Duration{D: engine.DefaultRecoveryTimeout}
 	verify := &cobra.Command{
 		Use:   "verify RESULT",
 		Short: "Read back a ledger run's ids from the target now and account for every recorded write again",
@@ -37,7 +38,7 @@ Each verification is added to the result beside the run's own accounting, which 
 			ctx, stop := interruptContext(env)
 			defer stop()
 			return engine.VerifyLedger(ctx, engineEnv(env), args[0], engine.VerifyRequest{Targets: targets, Role: role, RoleSet: c.Flags().Changed("target-role"),
-				Timeout: timeout.d, Repetition: repetition})
+				Timeout: timeout.D, Repetition: repetition})
 		},
 	}
 	fl := verify.Flags()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/candor-bench/candor/internal/engine"
 	"github.com/candor-bench/candor/internal/report"
+	"github.com/candor-bench/candor/internal/runflags"
 	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/version"
 	"github.com/candor-bench/candor/internal/workload"
@@ -82,7 +83,7 @@ func listOptions(env *Env) {
 			fmt.Fprintf(env.Stdout, "\nOPTIONS OF %s: YCSB properties, -p name=value and -P FILE (YCSB 0.17.0's CoreWorkload properties)\n", name)
 			continue
 		}
-		fmt.Fprintf(env.Stdout, "\nOPTIONS OF %s (as flags, or -p name=value)\n%s", name, optionFlags(e).FlagUsages())
+		fmt.Fprintf(env.Stdout, "\nOPTIONS OF %s (as flags, or -p name=value)\n%s", name, runflags.OptionFlags(e).FlagUsages())
 	}
 }
 
@@ -105,20 +106,20 @@ func newCleanupCmd(env *Env) *cobra.Command {
 	var allowForeign, quiet bool
 	var threads int
 	var format string
-	var cql cqlFlags
-	var timeout flexDuration
-	timeout.d = target.DefaultConnectTimeout
+	var cql runflags.CQL
+	var timeout runflags.Duration
+	timeout.D = target.DefaultConnectTimeout
 	cmd := &cobra.Command{
 		Use:   "cleanup WORKLOAD",
 		Short: "Drop the tables a workload created (only tables candor created, unless --allow-foreign-tables)",
 		Example: `  candor cleanup ycsb
   candor cleanup ycsb -p table=usertable2 --target postgres://user@127.0.0.1:5432/db`,
-		Args: oneWorkload,
+		Args: func(cmd *cobra.Command, args []string) error { return runflags.OneWorkload(cmd.Name(), args) },
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "text" && format != "sysbench" {
 				return usagef("--format %q is not valid; use text or sysbench", format)
 			}
-			flagProps, err := workloadFlagProps(cmd.Flags(), args[0])
+			flagProps, err := runflags.WorkloadOptions(cmd.Flags(), args[0])
 			if err != nil {
 				return err
 			}
@@ -130,12 +131,12 @@ func newCleanupCmd(env *Env) *cobra.Command {
 			if targetURL != "" {
 				urls = []string{targetURL}
 			}
-			if urls, err = cql.apply(cmd.Flags(), urls); err != nil {
+			if urls, err = cql.Apply(cmd.Flags(), urls); err != nil {
 				return err
 			}
 			ctx, stop := interruptContext(env)
 			defer stop()
-			tgt, err := engine.OpenBoundConns(ctx, urls, target.Options{ConnectTimeout: timeout.d}, wl, threads, 1)
+			tgt, err := engine.OpenBoundConns(ctx, urls, target.Options{ConnectTimeout: timeout.D}, wl, threads, 1)
 			if err != nil {
 				return err
 			}
@@ -156,8 +157,8 @@ func newCleanupCmd(env *Env) *cobra.Command {
 	fl.BoolVarP(&quiet, "quiet", "q", false, "say nothing on success")
 	fl.StringVar(&format, "format", "text", "what it prints: text (a line per table on stderr) or sysbench (sysbench 1.0.20's \"Dropping table\" lines on stdout)")
 	fl.IntVar(&threads, "threads", 1, "(sysbench/bulk_insert) the threads it ran with: it has one table per thread, as sysbench's bulk_insert cleanup drops")
-	addCQLFlags(fl, &cql)
-	addWorkloadFlags(fl)
+	runflags.AddCQL(fl, &cql)
+	runflags.AddWorkloadOptions(fl)
 	return cmd
 }
 

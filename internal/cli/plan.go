@@ -10,7 +10,8 @@ import (
 
 	"github.com/candor-bench/candor/internal/engine"
 	"github.com/candor-bench/candor/internal/plan"
-	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/planrun"
+	"github.com/candor-bench/candor/internal/runflags"
 	"github.com/candor-bench/candor/internal/target"
 )
 
@@ -30,17 +31,17 @@ func newPlanCmd(env *Env) *cobra.Command {
   PGPASSWORD=... candor plan run my-plan.yaml`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			var linger *time.Duration
+			opt := planrun.Options{Quiet: quiet, Shard: sh, MetricsAddr: metricsAddr}
 			if c.Flags().Changed("metrics-linger") {
-				linger = &metricsLinger
+				opt.MetricsLinger = &metricsLinger
 			}
-			return runPlan(env, args[0], quiet, sh, metricsAddr, linger)
+			return runPlan(env, args[0], opt)
 		},
 	}
 	run.Flags().BoolVarP(&quiet, "quiet", "q", false, "pass -q to every cell: only the plan's own progress lines")
-	addShardFlags(run.Flags(), &sh)
+	runflags.AddShard(run.Flags(), &sh)
 	run.Flags().StringVar(&metricsAddr, "metrics-addr", "", "pass --metrics-addr to every cell: live metrics of the cell running, at http://ADDR/metrics")
-	run.Flags().DurationVar(&metricsLinger, "metrics-linger", defaultMetricsLinger, "pass --metrics-linger to every cell: how long each cell serves its final metrics until scraped")
+	run.Flags().DurationVar(&metricsLinger, "metrics-linger", engine.DefaultMetricsLinger, "pass --metrics-linger to every cell: how long each cell serves its final metrics until scraped")
 	cells := &cobra.Command{
 		Use:   "cells PLAN.yaml",
 		Short: "List a plan's cells with their state (done, to do) and command lines, without running anything",
@@ -55,7 +56,7 @@ as written, and a last line names the variables 'candor plan run' will need.`,
 				return withCode(ExitUsage, err)
 			}
 			for i, cell := range p.Cells() {
-				fmt.Fprintf(env.Stdout, "%3d %-6s %s\n    candor run %s\n", i+1, cellState(cell), cell.ID, strings.Join(redactArgs(cell.Args, target.Redact), " "))
+				fmt.Fprintf(env.Stdout, "%3d %-6s %s\n    candor run %s\n", i+1, planrun.CellState(cell), cell.ID, strings.Join(redactArgs(cell.Args, target.Redact), " "))
 			}
 			if len(p.Unset) > 0 {
 				fmt.Fprintf(env.Stdout, "environment variables not set, shown as ${NAME} above; 'candor plan run' needs them: %s\n",
@@ -76,123 +77,16 @@ func readPlan(env *Env, file string) (*plan.Plan, error) {
 	return p, nil
 }
 
-// identityParam is the plan parameter that records a cell's identity (a
-// hash of everything that makes it differ, plan.Cell.Identity) in its result.
-const identityParam = "identity"
-
-// cellState is "done" when the cell's result exists, is complete and was
-// made by this cell: the same workload, every plan parameter (options,
-// threads, target) the same, and the same identity (property files and
-// plan-wide settings: duration, repetitions, args). A result of another
-// cell that once had the same name, or of the cell as the plan was before
-// a change, is run again.
-func cellState(c plan.Cell) string {
-	r, err := result.Read(c.Result)
-	if err != nil || r.Status != result.StatusComplete || r.Plan == nil || r.Workload.Name != c.Workload ||
-		r.Plan.Cell != c.ID || r.Plan.Params[identityParam] != c.Identity || len(r.Plan.Params) != len(c.Params)+1 {
-		return "to do"
-	}
-	for k, v := range c.Params {
-		if got, ok := r.Plan.Params[k]; !ok || got != v {
-			return "to do"
-		}
-	}
-	return "done"
-}
-
-// runPlan runs the cells in order. Each cell's command line is parsed into
-// a Spec, which the engine runs in this process; its result file is written
-// as usual, so a killed or interrupted plan resumes at the first cell
-// without a complete result. The first cell of each group needing the same
-// data reloads it (--load always). quiet, metricsAddr and linger (when
-// given) apply to every cell.
-func runPlan(env *Env, file string, quiet bool, shard engine.Shard, metricsAddr string, linger *time.Duration) error {
-	sh, err := engine.ParseShard(shard, env.Args)
-	if err != nil {
-		return err
-	}
+// runPlan runs the plan's cells through the engine (planrun), with the
+// terminal as each cell's display, interruptible.
+func runPlan(env *Env, file string, opt planrun.Options) error {
 	p, err := readPlan(env, file)
 	if err != nil {
 		return err
 	}
-	cells := p.Cells()
-	shardCells(cells, sh)
-	nominal := time.Duration(p.Repetitions) * (p.Duration + p.Warmup)
-	var done, todo int
-	for _, c := range cells {
-		if cellState(c) == "done" {
-			done++
-		}
-	}
-	todo = len(cells) - done
-	fmt.Fprintf(env.Stderr, "[plan] %s: %d cells, %d done, %d to run; results in %s\n", p.Name, len(cells), done, todo, p.Output)
-	start := time.Now()
-	ran := 0
-	lastData := ""
-	for i, c := range cells {
-		if cellState(c) == "done" {
-			fmt.Fprintf(env.Stderr, "[plan] cell %d/%d %s: done already, skipped\n", i+1, len(cells), c.ID)
-			lastData = c.DataKey
-			continue
-		}
-		eta := "unknown"
-		switch {
-		case ran > 0:
-			eta = (time.Since(start) / time.Duration(ran) * time.Duration(todo-ran)).Round(time.Second).String()
-		case nominal > 0:
-			eta = (nominal * time.Duration(todo)).Round(time.Second).String() + " plus loading"
-		}
-		fmt.Fprintf(env.Stderr, "[plan] cell %d/%d %s (%.0f%% of the plan done, ETA %s)\n", i+1, len(cells), c.ID, 100*float64(i)/float64(len(cells)), eta)
-		load := "auto"
-		if c.DataKey != lastData {
-			load = "always"
-		}
-		cellArgs := c.Args
-		var teardown func()
-		if ts, ok := p.Setups[c.Target]; ok {
-			urls, td, err := setupTarget(env, ts, c)
-			teardown = td
-			if err != nil {
-				teardown()
-				return withCode(ExitRunFailed, fmt.Errorf("plan cell %s: the setup of target %s failed: %w (finished cells are kept; fix the cause and run again to resume)", c.ID, c.Target, err))
-			}
-			cellArgs = withTargets(c.Args, urls)
-		}
-		cellEnv := *env
-		cellEnv.Args = append([]string{"candor", "run"}, cellArgs...)
-		spec, err := parseSpec(&cellEnv, phaseRun, cellArgs)
-		if err == nil {
-			spec.Load, spec.Quiet = load, spec.Quiet || quiet
-			if metricsAddr != "" {
-				spec.Observe.MetricsAddr = metricsAddr
-				if linger != nil {
-					spec.Observe.MetricsLinger = *linger
-				}
-			}
-			params := map[string]string{identityParam: c.Identity}
-			for k, v := range c.Params {
-				params[k] = v
-			}
-			spec.Plan = &engine.Plan{Name: p.Name, File: p.File, Cell: c.ID, Params: params, TargetSetup: teardown != nil}
-			shardCell(&spec, sh, c, ran == 0)
-			// The cell's result records the command line its Spec is.
-			cellEnv.Args = append([]string{"candor"}, spec.Args()...)
-			err = runSpec(&cellEnv, spec)
-		}
-		if teardown != nil {
-			teardown()
-		}
-		ran++
-		if err != nil {
-			if ExitCode(err) == ExitInterrupted {
-				return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("plan interrupted in cell %s; run the same command again to resume", c.ID)}
-			}
-			return withCode(ExitCode(err), fmt.Errorf("plan cell %s failed: %w (finished cells are kept; fix the cause and run again to resume)", c.ID, err))
-		}
-		lastData = c.DataKey
-	}
-	fmt.Fprintf(env.Stderr, "[plan] %s: all %d cells done in %s; report with: candor report %s\n", p.Name, len(cells), time.Since(start).Round(time.Second), p.Output)
-	return nil
+	ctx, stop := interruptContext(env)
+	defer stop()
+	return planrun.Run(ctx, engineEnv(env), p, opt)
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -4,14 +4,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/candor-bench/candor/internal/engine"
+	"github.com/candor-bench/candor/internal/runflags"
 	"github.com/candor-bench/candor/internal/target"
 )
 
 func newPrewarmCmd(env *Env) *cobra.Command {
 	var targetURLs []string
 	var threads int
-	var timeout flexDuration
-	timeout.d = target.DefaultConnectTimeout
+	var timeout runflags.Duration
+	timeout.D = target.DefaultConnectTimeout
 	cmd := &cobra.Command{
 		Use:   "prewarm WORKLOAD",
 		Short: "sysbench's prewarm: read a sysbench workload's tables into the server's cache (MySQL wire)",
@@ -22,9 +23,9 @@ after raising the session's in-memory temporary table sizes. --threads connectio
 c mod n, as sysbench's connections go round its hosts. As in sysbench, only on MySQL-wire targets.
 Nothing is measured or written.`,
 		Example: `  candor prewarm sysbench --tables 10 --table-size 1000000 --threads 4 --target mysql://user:pw@127.0.0.1:3306/db`,
-		Args:    oneWorkload,
+		Args:    func(cmd *cobra.Command, args []string) error { return runflags.OneWorkload(cmd.Name(), args) },
 		RunE: func(cmd *cobra.Command, args []string) error {
-			flagProps, err := workloadFlagProps(cmd.Flags(), args[0])
+			flagProps, err := runflags.WorkloadOptions(cmd.Flags(), args[0])
 			if err != nil {
 				return err
 			}
@@ -41,7 +42,7 @@ Nothing is measured or written.`,
 			}
 			ctx, stop := interruptContext(env)
 			defer stop()
-			tgt, err := engine.OpenBound(ctx, targetURLs, target.Options{ConnectTimeout: timeout.d}, wl, threads)
+			tgt, err := engine.OpenBound(ctx, targetURLs, target.Options{ConnectTimeout: timeout.D}, wl, threads)
 			if err != nil {
 				return err
 			}
@@ -53,6 +54,6 @@ Nothing is measured or written.`,
 	fl.StringArrayVar(&targetURLs, "target", nil, "database URL (default "+DefaultTarget+"); repeat it for the nodes of a cluster: connection c uses node c mod n")
 	fl.IntVar(&threads, "threads", 1, "connections sharing the tables")
 	fl.Var(&timeout, "connect-timeout", "give up connecting after this long")
-	addWorkloadFlags(fl)
+	runflags.AddWorkloadOptions(fl)
 	return cmd
 }

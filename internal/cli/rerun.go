@@ -13,6 +13,7 @@ import (
 	"github.com/candor-bench/candor/internal/engine"
 	"github.com/candor-bench/candor/internal/report"
 	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/runflags"
 	"github.com/candor-bench/candor/internal/sysbenchline"
 	"github.com/candor-bench/candor/internal/target"
 )
@@ -148,7 +149,7 @@ func rerunSpec(env *Env, r *result.Result, targets []string) (engine.Spec, error
 		if err != nil {
 			return engine.Spec{}, err
 		}
-		return parseSpec(env, phaseRun, args[1:])
+		return runflags.Parse(phaseRun, args[1:])
 	}
 	spec, err := engine.ReadSpec(r.Spec)
 	if err != nil {

@@ -75,6 +75,7 @@ func TestShardLoadsSlices(t *testing.T) {
 // merged result reported like any other, and a result merged with itself
 // or with a shard of another N refused.
 func TestMergeCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	start := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
 	// The shards run together, as separate processes would: one waits
@@ -100,11 +101,11 @@ func TestMergeCommand(t *testing.T) {
 		}
 	}
 	one := filepath.Join(dir, "one.json")
-	if code, _, stderr := runCLI(t, dir, nil, "run", "ycsb/a", "--target", "null://", "--threads", "4", "--operations", "4000", "--seed", "5", "-q", "-o", one); code != 0 {
+	if code, _, stderr := runAbs(t, dir, "run", "ycsb/a", "--target", "null://", "--threads", "4", "--operations", "4000", "--seed", "5", "-q", "-o", one); code != 0 {
 		t.Fatalf("one process: %s", stderr)
 	}
 	merged := filepath.Join(dir, "merged.json")
-	if code, _, stderr := runCLI(t, dir, nil, append([]string{"merge", "-q", "-o", merged}, files...)...); code != 0 {
+	if code, _, stderr := runAbs(t, dir, append([]string{"merge", "-q", "-o", merged}, files...)...); code != 0 {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}
 	m, err := result.Read(merged)
@@ -121,17 +122,17 @@ func TestMergeCommand(t *testing.T) {
 	if m.Merged == nil || len(m.Merged.Shards) != 2 || m.Run.Threads != 4 {
 		t.Errorf("merged result: %+v, threads %d", m.Merged, m.Run.Threads)
 	}
-	if code, stdout, stderr := runCLI(t, dir, nil, "report", merged); code != 0 || !strings.Contains(stdout+stderr, "ycsb/a") {
+	if code, stdout, stderr := runAbs(t, dir, "report", merged); code != 0 || !strings.Contains(stdout+stderr, "ycsb/a") {
 		t.Errorf("report of the merged result: exit %d\n%s%s", code, stdout, stderr)
 	}
-	if code, _, stderr := runCLI(t, dir, nil, "merge", "-o", filepath.Join(dir, "x.json"), files[0], files[0]); code != ExitUsage || !strings.Contains(stderr, "cannot be merged with itself") {
+	if code, _, stderr := runAbs(t, dir, "merge", "-o", filepath.Join(dir, "x.json"), files[0], files[0]); code != ExitUsage || !strings.Contains(stderr, "cannot be merged with itself") {
 		t.Errorf("merge with itself: exit %d: %s", code, stderr)
 	}
 	// A copy of shard 0 under another name is still the same result.
 	cp := filepath.Join(dir, "copy.json")
 	b, _ := os.ReadFile(files[0])
 	os.WriteFile(cp, b, 0o644)
-	if code, _, stderr := runCLI(t, dir, nil, "merge", "-o", filepath.Join(dir, "x.json"), files[0], cp); code != ExitUsage || !strings.Contains(stderr, "cannot be merged with itself") {
+	if code, _, stderr := runAbs(t, dir, "merge", "-o", filepath.Join(dir, "x.json"), files[0], cp); code != ExitUsage || !strings.Contains(stderr, "cannot be merged with itself") {
 		t.Errorf("merge with a copy of itself: exit %d: %s", code, stderr)
 	}
 	// N differing between shards.
@@ -140,67 +141,10 @@ func TestMergeCommand(t *testing.T) {
 	r.Shard.Count, r.Shard.Index, r.ID = 3, 1, "other"
 	odd := filepath.Join(dir, "odd.json")
 	result.Write(odd, &r)
-	if code, _, stderr := runCLI(t, dir, nil, "merge", "-o", filepath.Join(dir, "x.json"), files[0], odd); code != ExitUsage || !strings.Contains(stderr, "the shard count N differs") {
+	if code, _, stderr := runAbs(t, dir, "merge", "-o", filepath.Join(dir, "x.json"), files[0], odd); code != ExitUsage || !strings.Contains(stderr, "the shard count N differs") {
 		t.Errorf("merge of different N: exit %d: %s", code, stderr)
 	}
-	if code, _, stderr := runCLI(t, dir, nil, append([]string{"merge", "-o", merged}, files...)...); code != ExitUsage || !strings.Contains(stderr, "exists") {
+	if code, _, stderr := runAbs(t, dir, append([]string{"merge", "-o", merged}, files...)...); code != ExitUsage || !strings.Contains(stderr, "exists") {
 		t.Errorf("merge over an existing file: exit %d: %s", code, stderr)
-	}
-}
-
-// plan run --shard runs every cell as a shard, each with a run id of its
-// own and its own result file, which candor merge takes.
-func TestPlanRunSharded(t *testing.T) {
-	dir := t.TempDir()
-	planFile := filepath.Join(dir, "p.yaml")
-	os.WriteFile(planFile, []byte(`name: p
-output: out
-targets:
-  null: null://
-workloads:
-  - name: ycsb/c
-    options: {recordcount: 100}
-matrix:
-  threads: [2, 4]
-repetitions: 1
-duration: 1s
-`), 0o644)
-	// The two shards run at once, as on two client machines: merge
-	// refuses shards that did not measure the same time.
-	start := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
-	var wg sync.WaitGroup
-	codes, errs := make([]int, 2), make([]*lockedBuffer, 2)
-	for i := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = &lockedBuffer{}
-			codes[i] = mainAbs(nil, &lockedBuffer{}, errs[i], "plan", "run", planFile, "-q", "--shard", string(rune('0'+i))+"/2",
-				"--run-id", "prun", "--start-at", start)
-		}()
-	}
-	wg.Wait()
-	for i := range 2 {
-		if codes[i] != 0 {
-			t.Fatalf("plan shard %d: exit %d: %s", i, codes[i], errs[i])
-		}
-	}
-	shards, _ := filepath.Glob(filepath.Join(dir, "out", "*.shard-*-of-2.json"))
-	if len(shards) != 4 {
-		t.Fatalf("shard results %v, want 2 cells × 2 shards", shards)
-	}
-	cellA := shards[:2] // sorted: the cell's id comes first in the name
-	code, _, stderr := runCLI(t, dir, nil, append([]string{"merge", "-q", "-o", filepath.Join(dir, "cell.json")}, cellA...)...)
-	if code != 0 {
-		t.Fatalf("merge of a cell's shards: exit %d: %s", code, stderr)
-	}
-	r, _ := result.Read(filepath.Join(dir, "cell.json"))
-	if r.Merged == nil || !strings.HasPrefix(r.Merged.RunID, "prun-") {
-		t.Errorf("merged run id %+v, want prun-<cell>", r.Merged)
-	}
-	// A second pass finds every shard's cells done.
-	code, _, stderr = runCLI(t, dir, nil, "plan", "run", planFile, "-q", "--shard", "0/2", "--run-id", "prun")
-	if code != 0 || !strings.Contains(stderr, "2 done, 0 to run") {
-		t.Errorf("resumed plan shard: exit %d: %s", code, stderr)
 	}
 }

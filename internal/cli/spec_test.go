@@ -8,6 +8,7 @@ import (
 
 	"github.com/candor-bench/candor/internal/engine"
 	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/runflags"
 )
 
 // TestSpecRoundTrip: for every workload family, a command line parses to
@@ -15,6 +16,7 @@ import (
 // Spec equals the parsed one, and the command line the Spec renders parses
 // back to the same Spec.
 func TestSpecRoundTrip(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		family string
 		args   []string
@@ -29,6 +31,7 @@ func TestSpecRoundTrip(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.family, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			out := filepath.Join(dir, "r.json")
 			args := append([]string{}, c.args...)
@@ -39,7 +42,7 @@ func TestSpecRoundTrip(t *testing.T) {
 			}
 			args = append(args, "--seed", "42", "-q", "-o", out)
 			env := &Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }, Args: append([]string{"candor", "run"}, args...)}
-			spec, err := parseSpec(env, phaseRun, args)
+			spec, err := runflags.Parse(phaseRun, args)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +64,7 @@ func TestSpecRoundTrip(t *testing.T) {
 			if want := append([]string{"candor"}, rendered...); !reflect.DeepEqual(res.SpecCommand, want) {
 				t.Errorf("spec_command %q, want %q", res.SpecCommand, want)
 			}
-			again, err := parseSpec(env, rendered[0], rendered[1:])
+			again, err := runflags.Parse(rendered[0], rendered[1:])
 			if err != nil {
 				t.Fatalf("candor %v: %v", rendered, err)
 			}

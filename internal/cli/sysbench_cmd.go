@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/candor-bench/candor/internal/runflags"
 	"github.com/candor-bench/candor/internal/sysbenchline"
 	"github.com/candor-bench/candor/internal/workload/sysbench"
 )
@@ -103,7 +104,7 @@ func newSysbenchCmd(env *Env) *cobra.Command {
 // call their commands' functions with their flags parsed.
 func runSysbenchVerb(env *Env, root *cobra.Command, verb string, args []string) error {
 	if verb == phaseLoad || verb == phaseRun {
-		spec, err := parseSpec(env, verb, args)
+		spec, err := runflags.Parse(verb, args)
 		if err != nil {
 			return err
 		}

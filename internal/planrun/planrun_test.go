@@ -1,4 +1,4 @@
-package cli
+package planrun
 
 import (
 	"path/filepath"
@@ -40,7 +40,7 @@ func TestCellStateMatchesIdentity(t *testing.T) {
 	}
 	for _, c := range cases {
 		write(c.status, c.params)
-		if got := cellState(cell); got != c.want {
+		if got := CellState(cell); got != c.want {
 			t.Errorf("%s: %s, want %s", c.name, got, c.want)
 		}
 	}

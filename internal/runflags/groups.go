@@ -1,21 +1,21 @@
-package cli
+package runflags
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/candor-bench/candor/internal/engine"
-	"github.com/candor-bench/candor/internal/plan"
+	"github.com/candor-bench/candor/internal/runner"
 )
 
 // addFaultFlags adds the run flags of faults, fail-over and the ledger.
-func addFaultFlags(fl *pflag.FlagSet, f *runFlags) {
+func addFaultFlags(fl *pflag.FlagSet, f *Flags) {
 	f.onFaultError = "stop"
 	f.targetRole = engine.RoleAny
-	f.recoveryTimeout.d = engine.DefaultRecoveryTimeout
+	f.recoveryTimeout.D = engine.DefaultRecoveryTimeout
 	fl.StringArrayVar(&f.faults, "fault", nil, "schedule a fault (repeatable): 'at=20s run=CMD' (a shell command; run= comes last), or 'at=20s for=5s net=pause|latency|bandwidth|reset node=K|all' through candor's proxy in front of the K-th --target (docs/FAULTS.md)")
 	fl.StringVar(&f.onFaultError, "on-fault-error", "stop", "a fault that fails (its command exits non-zero): stop ends the run (exit 5), continue records it and goes on")
 	fl.StringVar(&f.targetRole, "target-role", engine.RoleAny, "any: worker w uses --target w mod n; primary: every session goes to whichever --target accepts writes (PostgreSQL target_session_attrs=read-write), reconnecting there after a fail-over")
@@ -27,48 +27,50 @@ func addFaultFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.MarkHidden("via-proxy")
 }
 
-func addShardFlags(fl *pflag.FlagSet, s *engine.Shard) {
+// AddShard adds --shard, --start-at and --run-id.
+func AddShard(fl *pflag.FlagSet, s *engine.Shard) {
 	fl.StringVar(&s.Of, "shard", "", "run as shard i of N client processes (0 ≤ i < N): this process takes its share of the workers, rate, operations and, for a load, of the key space; merge the results with candor merge")
 	fl.StringVar(&s.StartAt, "start-at", "", "start the measured phase at this wall-clock instant, the same for every shard: RFC 3339 (2026-11-26T12:00:00Z) or +DURATION from now (+30s); the load, if any, comes first")
 	fl.StringVar(&s.RunID, "run-id", "", "run id shared by every shard (default: derived from --start-at and the command)")
 }
 
-// defaultMetricsLinger is how long the endpoint waits after the run for a
-// scrape of the final values.
-const defaultMetricsLinger = engine.DefaultMetricsLinger
-
-func addObserveFlags(fl *pflag.FlagSet, f *engine.Observe) {
+// AddObserve adds the live metrics endpoint's and the server-counter
+// sampler's flags.
+func AddObserve(fl *pflag.FlagSet, f *engine.Observe) {
 	fl.StringVar(&f.MetricsAddr, "metrics-addr", "", "serve live metrics (OpenMetrics, Prometheus) at http://ADDR/metrics during the run, e.g. :9464 or 127.0.0.1:9464 (default: none)")
-	fl.DurationVar(&f.MetricsLinger, "metrics-linger", defaultMetricsLinger, "with --metrics-addr: after the run, serve the final metrics until one more scrape or this long (0: close at once)")
+	fl.DurationVar(&f.MetricsLinger, "metrics-linger", engine.DefaultMetricsLinger, "with --metrics-addr: after the run, serve the final metrics until one more scrape or this long (0: close at once)")
 	fl.BoolVar(&f.ServerCounters, "server-counters", true, "sample the server's own counters (commits, blocks, checkpoints, WAL, sizes, InnoDB status) every report interval on one extra session, into the result")
 }
 
-// shardResultPath is a plan cell's result file for one shard.
-func shardResultPath(path string, s *engine.ShardRun) string {
-	if s.Count == 0 {
-		return path
+// Fraction is --max-error-rate: a fraction (0.01) or a percentage (1%),
+// from 0 to 1 (100%).
+type Fraction struct{ V float64 }
+
+func (f *Fraction) String() string { return runner.FormatFraction(f.V) }
+
+// Type names the value in help.
+func (f *Fraction) Type() string { return "fraction" }
+
+// Set reads a fraction or a percentage.
+func (f *Fraction) Set(s string) error {
+	t := strings.TrimSpace(s)
+	pct := strings.HasSuffix(t, "%")
+	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(t, "%")), 64)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%q is not a fraction: write 1%% or 0.01", s)
+	case pct:
+		v /= 100
+	case v > 1:
+		return fmt.Errorf("%q is above 1: write a percentage with %% (%s%%) or a fraction (%s)", s, t, strconv.FormatFloat(v/100, 'g', -1, 64))
 	}
-	base := strings.TrimSuffix(path, ".json")
-	return fmt.Sprintf("%s.shard-%d-of-%d.json", base, s.Index, s.Count)
+	if v < 0 || v > 1 || v != v {
+		return fmt.Errorf("%q is not between 0 and 100%%", s)
+	}
+	f.V = v
+	return nil
 }
 
-// shardCells points a sharded plan's cells at this shard's result files.
-func shardCells(cells []plan.Cell, s *engine.ShardRun) {
-	for i := range cells {
-		cells[i].Result = shardResultPath(cells[i].Result, s)
-	}
-}
-
-// shardCell sets what a sharded plan adds to a cell's run: its shard,
-// a run id of its own (the plan's with the cell's id), its result file,
-// --load auto (a shard never drops what another shard loaded), and for the
-// first cell run, the start time.
-func shardCell(spec *engine.Spec, s *engine.ShardRun, c plan.Cell, first bool) {
-	if first && !s.Start.IsZero() {
-		spec.Shard.StartAt = s.Start.UTC().Format(time.RFC3339Nano)
-	}
-	if s.Count == 0 {
-		return
-	}
-	spec.Load, spec.Shard.Of, spec.Shard.RunID, spec.Out = "auto", s.Of, s.RunID+"-"+c.ID, c.Result
-}
+// MaxErrorRateUsage is --max-error-rate's help.
+const MaxErrorRateUsage = "error budget: a run phase whose failed operations (after retries) exceed this share of its operations is failed (exit 5), " +
+	"e.g. 1% or 0.01; 100% turns it off. Above 1% the figures describe how fast the target fails rather than the workload"

@@ -1,4 +1,4 @@
-package cli
+package runflags
 
 import (
 	"strconv"
@@ -6,14 +6,15 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/candor-bench/candor/internal/engine"
 	"github.com/candor-bench/candor/internal/target/cassandra"
 )
 
-// cqlFlags are the consistency and replication flags of run, load and
+// CQL are the consistency and replication flags of run, load and
 // cleanup. They apply to CQL targets only, as the URL parameters of the
 // same names (internal/target/cassandra), so the fingerprint and the result
 // record them as they record the URL's.
-type cqlFlags struct {
+type CQL struct {
 	read, write, serial, strategy string
 	replication                   int
 }
@@ -27,7 +28,7 @@ var cqlFlagParams = []struct{ flag, param string }{
 	{"replication-strategy", "replication_strategy"},
 }
 
-func addCQLFlags(fl *pflag.FlagSet, f *cqlFlags) {
+func AddCQL(fl *pflag.FlagSet, f *CQL) {
 	fl.StringVar(&f.read, "read-consistency", "", "(CQL targets) consistency level of reads: ANY, ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, EACH_QUORUM, LOCAL_ONE (default: the URL's, else ONE)")
 	fl.StringVar(&f.write, "write-consistency", "", "(CQL targets) consistency level of writes, as --read-consistency (default: the URL's, else ONE)")
 	fl.StringVar(&f.serial, "serial-consistency", "", "(CQL targets) consistency of lightweight transactions' Paxos phase: SERIAL or LOCAL_SERIAL (default SERIAL)")
@@ -38,7 +39,7 @@ func addCQLFlags(fl *pflag.FlagSet, f *cqlFlags) {
 // apply returns urls with the flags that were given added as URL parameters
 // to each CQL URL. A flag given for a target that is not CQL (or for the
 // default target) is a usage error naming the flag and the target.
-func (f *cqlFlags) apply(fs *pflag.FlagSet, urls []string) ([]string, error) {
+func (f *CQL) Apply(fs *pflag.FlagSet, urls []string) ([]string, error) {
 	values := map[string]string{
 		"read-consistency": f.read, "write-consistency": f.write, "serial-consistency": f.serial,
 		"replication": strconv.Itoa(f.replication), "replication-strategy": f.strategy,
@@ -53,17 +54,17 @@ func (f *cqlFlags) apply(fs *pflag.FlagSet, urls []string) ([]string, error) {
 		return urls, nil
 	}
 	if len(urls) == 0 {
-		urls = []string{DefaultTarget}
+		urls = []string{engine.DefaultTarget}
 	}
 	out := make([]string, len(urls))
 	for i, u := range urls {
 		if !cassandra.IsURL(u) {
-			return nil, usagef("%s applies to CQL targets (cql://HOST/KEYSPACE), not to %s: drop it, or set the product's own durability and isolation settings (--isolation, the server's configuration)",
+			return nil, engine.Usagef("%s applies to CQL targets (cql://HOST/KEYSPACE), not to %s: drop it, or set the product's own durability and isolation settings (--isolation, the server's configuration)",
 				settings[0].Source, schemeOf(u))
 		}
 		v, err := cassandra.WithSettings(u, settings)
 		if err != nil {
-			return nil, withCode(ExitUsage, err)
+			return nil, engine.WithCode(engine.ExitUsage, err)
 		}
 		out[i] = v
 	}

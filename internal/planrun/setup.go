@@ -1,4 +1,4 @@
-package cli
+package planrun
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/candor-bench/candor/internal/engine"
 	"github.com/candor-bench/candor/internal/plan"
 )
 
@@ -17,7 +18,7 @@ import (
 // commands and its teardown see CANDOR_CELL_DIR (a short path under the
 // temporary directory that does not exist yet: the cluster's directory),
 // CANDOR_CELL and CANDOR_TARGET.
-func setupTarget(env *Env, ts plan.TargetSetup, c plan.Cell) ([]string, func(), error) {
+func setupTarget(env *engine.Env, ts plan.TargetSetup, c plan.Cell) ([]string, func(), error) {
 	parent, err := os.MkdirTemp("", "candor-cell-")
 	if err != nil {
 		return nil, func() {}, err
@@ -61,7 +62,7 @@ func setupTarget(env *Env, ts plan.TargetSetup, c plan.Cell) ([]string, func(), 
 }
 
 // shell runs cmd with sh -c, its stderr on candor's; it returns stdout.
-func shell(env *Env, cmd string) (string, error) {
+func shell(env *engine.Env, cmd string) (string, error) {
 	var out bytes.Buffer
 	x := exec.Command("/bin/sh", "-c", cmd)
 	x.Stdout, x.Stderr = &out, env.Stderr
