@@ -77,7 +77,7 @@ func TestShardLoadsSlices(t *testing.T) {
 func TestMergeCommand(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	start := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
+	start := time.Now().Add(5 * time.Second).UTC().Format(time.RFC3339Nano)
 	// The shards run together, as separate processes would: one waits
 	// for --start-at while the other starts.
 	files := []string{filepath.Join(dir, "shard-0.json"), filepath.Join(dir, "shard-1.json")}

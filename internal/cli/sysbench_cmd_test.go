@@ -138,13 +138,15 @@ func TestSysbenchCommandLineRefusals(t *testing.T) {
 // (through --target) and on the real servers (through sysbench's own
 // connection options): prepare, run with sysbench's report, cleanup.
 func TestSysbenchCommand(t *testing.T) {
-	for name, u := range targettest.RealTargets(t, false) {
+	t.Parallel()
+	for name, u := range targettest.RealTargets(t, true) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			conn := sysbenchConnArgs(t, u)
 			common := append(conn, "--tables=2", "--table-size=1000")
 			sb := func(args ...string) (int, string, string) {
-				return runCLI(t, dir, nil, append(append([]string{"sysbench"}, common...), args...)...)
+				return runSysbench(t, dir, append(append([]string{"sysbench"}, common...), args...)...)
 			}
 			sb("oltp_read_only", "cleanup")
 			// sysbench's lines on stdout, in table order.
@@ -225,10 +227,10 @@ func TestSysbenchCommand(t *testing.T) {
 	}
 	t.Run("help and version", func(t *testing.T) {
 		dir := t.TempDir()
-		if code, stdout, _ := runCLI(t, dir, nil, "sysbench", "--help"); code != 0 || !strings.Contains(stdout, "--db-driver=mysql|pgsql") {
+		if code, stdout, _ := runAbs(t, dir, "sysbench", "--help"); code != 0 || !strings.Contains(stdout, "--db-driver=mysql|pgsql") {
 			t.Errorf("--help: exit %d\n%s", code, stdout)
 		}
-		if code, stdout, _ := runCLI(t, dir, nil, "sysbench", "--version"); code != 0 || !strings.Contains(stdout, "sysbench 1.0.20 command line") {
+		if code, stdout, _ := runAbs(t, dir, "sysbench", "--version"); code != 0 || !strings.Contains(stdout, "sysbench 1.0.20 command line") {
 			t.Errorf("--version: exit %d\n%s", code, stdout)
 		}
 	})

@@ -8,7 +8,9 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -366,14 +368,42 @@ func reportLayout(report string) string {
 	return strings.Join(out, "\n")
 }
 
+// runSysbench runs `candor sysbench ARGS` without changing directory, so
+// that tests on databases of their own run at once: a relative --out= is
+// taken in dir, and a prepare or run given none writes its result there.
+func runSysbench(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	out := false
+	abs := make([]string, 0, len(args)+1)
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, "--out="); ok {
+			out = true
+			if !filepath.IsAbs(v) {
+				a = "--out=" + filepath.Join(dir, v)
+			}
+		}
+		abs = append(abs, a)
+	}
+	if verb := args[len(args)-1]; !out && (verb == "prepare" || verb == "run") {
+		f, err := os.CreateTemp(dir, verb+"-*.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		os.Remove(f.Name())
+		abs = append([]string{"--out=" + f.Name()}, abs...)
+	}
+	return runAbs(t, dir, abs...)
+}
+
 // sysbenchBinaryTargets returns the sysbench 1.0.20 binary and the test
 // servers it can drive (PostgreSQL and MySQL wire), skipping the test when
 // there is no such server.
 func sysbenchBinaryTargets(t *testing.T) (bin string, targets map[string]string) {
 	t.Helper()
 	bin = targettest.SysbenchBinary(t)
-	targets = targettest.RealTargets(t, false)
-	delete(targets, "sqlite") // the binary has no SQLite driver
+	targets = targettest.RealTargets(t, true) // databases of the test's own: tests run at once
+	delete(targets, "sqlite")                 // the binary has no SQLite driver
 	if len(targets) == 0 {
 		t.Skip("no PostgreSQL or MySQL-wire test server (scripts/test.sh starts both)")
 	}
@@ -381,6 +411,7 @@ func sysbenchBinaryTargets(t *testing.T) (bin string, targets map[string]string)
 }
 
 func TestSysbenchStatementsMatchBinary(t *testing.T) {
+	t.Parallel()
 	bin, targets := sysbenchBinaryTargets(t)
 	runs := [][]string{
 		{"oltp_read_write"},
@@ -402,12 +433,13 @@ func TestSysbenchStatementsMatchBinary(t *testing.T) {
 	}
 	for name, u := range targets {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			common := []string{"--tables=1", "--table-size=1000"}
 			sb := func(args ...string) {
 				t.Helper()
 				args = append(append(append([]string{"sysbench"}, sysbenchConnArgs(t, u)...), common...), args...)
-				if code, stdout, stderr := runCLI(t, dir, nil, args...); code != 0 {
+				if code, stdout, stderr := runSysbench(t, dir, args...); code != 0 {
 					t.Fatalf("candor %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
 				}
 			}
@@ -432,7 +464,7 @@ func TestSysbenchStatementsMatchBinary(t *testing.T) {
 				if between != nil {
 					between()
 				}
-				code, stdout, stderr := runCLI(t, dir, nil, append([]string{"sysbench", "--out=ref.json"}, args...)...)
+				code, stdout, stderr := runSysbench(t, dir, append([]string{"sysbench", "--out=ref.json"}, args...)...)
 				if code != 0 {
 					t.Fatalf("candor sysbench %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
 				}
@@ -538,6 +570,7 @@ func ddl(conns [][]string) []string {
 // after), so only the DDL's texts and the tables are compared. bulk_insert's
 // table is compared by its DDL.
 func TestSysbenchPrepareMatchesBinary(t *testing.T) {
+	t.Parallel()
 	bin, targets := sysbenchBinaryTargets(t)
 	const size = 500
 	variants := [][]string{
@@ -549,6 +582,7 @@ func TestSysbenchPrepareMatchesBinary(t *testing.T) {
 	}
 	for name, u := range targets {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			proxy := newStmtProxy(t, u)
 			for _, v := range variants {
@@ -574,7 +608,7 @@ func TestSysbenchPrepareMatchesBinary(t *testing.T) {
 				}
 				candor := func(verb string) string {
 					t.Helper()
-					code, stdout, stderr := runCLI(t, dir, nil, append(append([]string{"sysbench"}, args...), verb)...)
+					code, stdout, stderr := runSysbench(t, dir, append(append([]string{"sysbench"}, args...), verb)...)
 					if code != 0 {
 						t.Fatalf("candor sysbench %s %s: exit %d\n%s%s", strings.Join(args, " "), verb, code, stdout, stderr)
 					}
@@ -625,6 +659,7 @@ func TestSysbenchPrepareMatchesBinary(t *testing.T) {
 // `candor sysbench` prints the FATAL lines the sysbench binary prints, but
 // for the Lua script's location in the last one, which candor has not got.
 func TestSysbenchFatalMatchesBinary(t *testing.T) {
+	t.Parallel()
 	bin, targets := sysbenchBinaryTargets(t)
 	luaLocation := regexp.MustCompile(`/\S+\.lua:\d+: `)
 	ids := regexp.MustCompile(`id=\d+`) // drawn at random by both tools
@@ -639,10 +674,11 @@ func TestSysbenchFatalMatchesBinary(t *testing.T) {
 	}
 	for name, u := range targets {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			args := append(sysbenchConnArgs(t, u), "--tables=1", "--table-size=100")
 			sb := func(more ...string) (int, string, string) {
-				return runCLI(t, dir, nil, append(append([]string{"sysbench"}, args...), more...)...)
+				return runSysbench(t, dir, append(append([]string{"sysbench"}, args...), more...)...)
 			}
 			sb("oltp_update_index", "cleanup")
 			if code, stdout, stderr := sb("oltp_update_index", "prepare"); code != 0 {

@@ -195,7 +195,7 @@ repetitions: 1
 duration: 1s
 `)
 	// merge refuses shards that did not measure the same time.
-	start := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
+	start := time.Now().Add(5 * time.Second).UTC().Format(time.RFC3339Nano)
 	var wg sync.WaitGroup
 	codes, errs := make([]int, 2), make([]string, 2)
 	for i := range 2 {
