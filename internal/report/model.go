@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/candor-bench/candor/internal/plan"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/stats"
 )
@@ -28,6 +29,10 @@ type Model struct {
 	// Machines are the distinct client machines and candor builds.
 	Machines []*Machine
 	Warnings []string
+	// Plans are the plans of the inputs that carry a published: block,
+	// and Claims their claims checked against the inputs (claims.go).
+	Plans  []*plan.Plan
+	Claims []*Verdict
 	// inputSeries and inputMachine map an input index to its entries.
 	inputSeries  []*Series
 	inputMachine []*Machine
@@ -258,7 +263,12 @@ var sizeKeys = map[string]bool{
 }
 
 // Build groups the inputs into a model.
-func Build(inputs []Input) *Model {
+func Build(inputs []Input) *Model { return build(inputs, inputs) }
+
+// build is Build with the plans of published claims looked for from the
+// paths of located (the same results, where they were read: a bundle's
+// copies are found beside no plan until the bundle is written).
+func build(inputs, located []Input) *Model {
 	m := &Model{Inputs: inputs}
 	m.buildSeries()
 	m.buildMachines()
@@ -278,6 +288,7 @@ func Build(inputs []Input) *Model {
 		m.Workloads = append(m.Workloads, m.buildWorkload(n, byName[n]))
 	}
 	m.buildSizeEffects()
+	m.buildClaims(located)
 	return m
 }
 
