@@ -36,6 +36,7 @@ type Claim struct {
 	// Tolerance (relative: the band is Expect/(1+T) .. Expect·(1+T)).
 	Ratio     []Selector
 	Expect    float64
+	From      []float64 // the published figures Expect is the ratio of, when given
 	Tolerance float64
 	// Less: Metric of Less[0] is below Metric of Less[1].
 	Less []Selector
@@ -255,7 +256,7 @@ func parsePublished(n *yaml.Node, add func(int, string, ...any)) *Published {
 			case rc.Expect != nil:
 				c.Expect = *rc.Expect
 			case len(rc.From) == 2 && rc.From[1] != 0:
-				c.Expect = rc.From[0] / rc.From[1]
+				c.Expect, c.From = rc.From[0]/rc.From[1], rc.From
 			default:
 				add(line, "published claim %q: a ratio needs expect: N or from: [numerator, denominator] (the published figures)", name)
 			}

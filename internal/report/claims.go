@@ -32,6 +32,8 @@ type Verdict struct {
 	// confidence interval and the repetitions it rests on.
 	Published, Measured string
 	Verdict             string
+	// Checked says what is measured here: the metric and the cells.
+	Checked string
 	// Reason says why the verdict is not reproduced / not reproduced
 	// plainly (the tolerance band, a reason it cannot be tested).
 	Reason string
@@ -194,12 +196,15 @@ func checkClaim(name string, c plan.Claim, inputs []Input) *Verdict {
 		}
 		a := metricValues(name, sels[0], c.Metric, inputs)
 		b := metricValues(name, sels[1], c.Metric, inputs)
-		label := fmt.Sprintf("%s of {%s} / {%s}", c.Metric, sels[0], sels[1])
+		v.Checked = pairText(c.Metric, sels[0], sels[1], c.Kind())
 		if c.Kind() == "ratio" {
 			lo, hi := c.Expect/(1+c.Tolerance), c.Expect*(1+c.Tolerance)
-			v.Published = fmt.Sprintf("%s ≈ %.2f (accepted %.2f–%.2f)", label, c.Expect, lo, hi)
+			v.Published = fmt.Sprintf("≈ %.2f (accepted %.2f–%.2f)", c.Expect, lo, hi)
+			if len(c.From) == 2 {
+				v.Published = fmt.Sprintf("%s / %s = %.2f (accepted %.2f–%.2f)", trimNum(c.From[0]), trimNum(c.From[1]), c.Expect, lo, hi)
+			}
 		} else {
-			v.Published = fmt.Sprintf("%s < 1 (%s lower)", label, c.Metric)
+			v.Published = "first < second: ratio below 1"
 		}
 		if len(a) == 0 || len(b) == 0 {
 			v.Measured, v.Verdict = "–", Untestable
@@ -243,7 +248,8 @@ func checkClaim(name string, c plan.Claim, inputs []Input) *Verdict {
 		if c.Positive != nil {
 			want = "> 0"
 		}
-		v.Published = fmt.Sprintf("%s %s for {%s}", c.Metric, want, *sel)
+		v.Checked = fmt.Sprintf("%s in every repetition of %s", c.Metric, *sel)
+		v.Published = c.Metric + " " + want
 		xs := metricValues(name, *sel, c.Metric, inputs)
 		if len(xs) == 0 {
 			v.Measured, v.Verdict = "–", Untestable
@@ -272,6 +278,34 @@ func checkClaim(name string, c plan.Claim, inputs []Input) *Verdict {
 		}
 		return v
 	}
+}
+
+// pairText is "server-rows: target=pg-async2 / target=pg-sync1 (both
+// in-server=true, jobs=1)": the keys the two selectors share are said once.
+func pairText(metric string, a, b plan.Selector, kind string) string {
+	common := plan.Selector{}
+	da, db := plan.Selector{}, plan.Selector{}
+	for k, v := range a {
+		if b[k] == v {
+			common[k] = v
+		} else {
+			da[k] = v
+		}
+	}
+	for k, v := range b {
+		if a[k] != v {
+			db[k] = v
+		}
+	}
+	op := " / "
+	if kind == "less" {
+		op = " < "
+	}
+	s := metric + ": " + da.String() + op + db.String()
+	if len(common) > 0 {
+		s += " (both " + common.String() + ")"
+	}
+	return s
 }
 
 func missingSide(a []float64, sa, sb plan.Selector) plan.Selector {
@@ -308,13 +342,13 @@ func claimsTable(vs []*Verdict, withPlan bool) *table {
 	if withPlan {
 		t.Head = append(t.Head, "experiment")
 	}
-	t.Head = append(t.Head, "claim", "published", "measured (95% CI)", "verdict")
+	t.Head = append(t.Head, "claim", "checked here", "published", "measured (95% CI)", "verdict")
 	for _, v := range vs {
 		var row []string
 		if withPlan {
 			row = append(row, v.Plan)
 		}
-		claim := v.Claim.ID + ": " + v.Claim.Said
+		claim := v.Claim.ID
 		pub := v.Published
 		if v.Words != "" {
 			pub += "; " + v.Words
@@ -323,7 +357,7 @@ func claimsTable(vs []*Verdict, withPlan bool) *table {
 		if v.Reason != "" {
 			verdict += " (" + v.Reason + ")"
 		}
-		row = append(row, claim, pub, v.Measured, verdict)
+		row = append(row, claim, orDash(v.Checked), pub, v.Measured, verdict)
 		t.Rows = append(t.Rows, row)
 	}
 	t.Note = "A ratio is reproduced when its whole 95% confidence interval (computed on the log of the ratio) lies inside the accepted band, " +
@@ -349,7 +383,7 @@ func buildClaimsSection(d *document, m *Model) {
 		d.para("%s: source %s. Published conditions: %s.", p.Name, strings.TrimSpace(src), orNone(pub.Conditions))
 		var items []string
 		for _, c := range pub.Claims {
-			s := c.ID + ": figures " + orNone(strings.Join(c.Figures, "; "))
+			s := c.ID + ": “" + c.Said + "” (figures: " + orNone(strings.Join(c.Figures, "; ")) + ")"
 			if c.Conditions != "" {
 				s += "; conditions: " + c.Conditions
 			}

@@ -183,9 +183,9 @@ small{color:#555}
 a ratio or an order between cells of the experiment's plan, measured with its 95% confidence interval.
 Absolute figures measured on other hardware are not compared.</p>
 <table>
-<tr><th>experiment</th><th>claim</th><th>published</th><th>measured (95% CI)</th><th>verdict</th></tr>
+<tr><th>experiment</th><th>claim</th><th>checked here</th><th>published</th><th>measured (95% CI)</th><th>verdict</th></tr>
 {{range .Claims}}<tr class="{{class .Verdict}}"><td>{{.Plan}}</td><td><b>{{.Claim.ID}}</b>: {{.Claim.Said}}{{if .Claim.Figures}}<br><small>published figures: {{range $i, $f := .Claim.Figures}}{{if $i}}; {{end}}{{$f}}{{end}}</small>{{end}}</td>
-<td>{{.Published}}{{if .Words}}<br><small>{{.Words}}</small>{{end}}</td><td>{{.Measured}}</td><td class="v">{{.Verdict}}{{if .Reason}}<br><small>{{.Reason}}</small>{{end}}</td></tr>
+<td>{{or .Checked "–"}}</td><td>{{.Published}}{{if .Words}}<br><small>{{.Words}}</small>{{end}}</td><td>{{.Measured}}</td><td class="v">{{.Verdict}}{{if .Reason}}<br><small>{{.Reason}}</small>{{end}}</td></tr>
 {{end}}</table>
 <h2>Experiments</h2>
 <ul>

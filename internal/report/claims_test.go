@@ -1,0 +1,81 @@
+package report
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/candor-bench/candor/internal/ledger"
+	"github.com/candor-bench/candor/internal/plan"
+	"github.com/candor-bench/candor/internal/result"
+)
+
+// claimInput is a result of plan "p", cell params, with one complete run
+// phase per throughput (and one ledger loss count per phase when lost is
+// given).
+func claimInput(params map[string]string, tputs []float64, lost []int64) Input {
+	r := &result.Result{Plan: &result.PlanRef{Name: "p", Params: params}}
+	r.Workload.Name = "w"
+	for i, x := range tputs {
+		ph := result.Phase{Name: "run", Status: result.StatusComplete, Throughput: x}
+		if lost != nil {
+			ph.Ledger = &result.LedgerResult{Accounting: &ledger.Accounting{Lost: int(lost[i])}}
+		}
+		r.Phases = append(r.Phases, ph)
+	}
+	return Input{Path: "x.json", Result: r}
+}
+
+// Verdicts follow the 95% CI of the log ratio against the tolerance band:
+// inside it reproduced, outside it not, across it too wide to call; one
+// repetition is too few; an order is the ratio's interval below 1; lost
+// counts are zero or positive in every repetition.
+func TestClaimVerdicts(t *testing.T) {
+	a := map[string]string{"target": "a"}
+	b := map[string]string{"target": "b"}
+	ratio := func(expect, tol float64) plan.Claim {
+		return plan.Claim{ID: "r", Metric: "throughput", Ratio: []plan.Selector{{"target": "a"}, {"target": "b"}}, Expect: expect, Tolerance: tol}
+	}
+	cases := []struct {
+		name   string
+		claim  plan.Claim
+		inputs []Input
+		want   string
+	}{
+		{"inside the band", ratio(2, 0.25), []Input{claimInput(a, []float64{200, 202, 198}, nil), claimInput(b, []float64{100, 101, 99}, nil)}, Reproduced},
+		{"outside the band", ratio(2, 0.25), []Input{claimInput(a, []float64{100, 102, 98}, nil), claimInput(b, []float64{100, 101, 99}, nil)}, NotReproduced},
+		{"across the band", ratio(2, 0.25), []Input{claimInput(a, []float64{100, 300, 200}, nil), claimInput(b, []float64{100, 101, 99}, nil)}, TooWide},
+		{"one repetition", ratio(2, 0.25), []Input{claimInput(a, []float64{200}, nil), claimInput(b, []float64{100, 101}, nil)}, TooFew},
+		{"not run", ratio(2, 0.25), []Input{claimInput(a, []float64{200, 201}, nil)}, Untestable},
+		{"order holds", plan.Claim{Metric: "throughput", Less: []plan.Selector{{"target": "b"}, {"target": "a"}}},
+			[]Input{claimInput(a, []float64{200, 202, 198}, nil), claimInput(b, []float64{100, 101, 99}, nil)}, Reproduced},
+		{"order reversed", plan.Claim{Metric: "throughput", Less: []plan.Selector{{"target": "a"}, {"target": "b"}}},
+			[]Input{claimInput(a, []float64{200, 202, 198}, nil), claimInput(b, []float64{100, 101, 99}, nil)}, NotReproduced},
+		{"zero lost", plan.Claim{Metric: "lost", Zero: &plan.Selector{"target": "a"}}, []Input{claimInput(a, []float64{1, 1}, []int64{0, 0})}, Reproduced},
+		{"some lost", plan.Claim{Metric: "lost", Zero: &plan.Selector{"target": "a"}}, []Input{claimInput(a, []float64{1, 1}, []int64{0, 3})}, NotReproduced},
+		{"lost every time", plan.Claim{Metric: "lost", Positive: &plan.Selector{"target": "a"}}, []Input{claimInput(a, []float64{1, 1}, []int64{2, 3})}, Reproduced},
+		{"lost once", plan.Claim{Metric: "lost", Positive: &plan.Selector{"target": "a"}}, []Input{claimInput(a, []float64{1, 1}, []int64{0, 3})}, TooFew},
+		{"untestable", plan.Claim{Untestable: "a 3-node cluster"}, nil, Untestable},
+	}
+	for _, c := range cases {
+		v := checkClaim("p", c.claim, c.inputs)
+		if v.Verdict != c.want {
+			t.Errorf("%s: verdict %q (%s; %s), want %q", c.name, v.Verdict, v.Measured, v.Reason, c.want)
+		}
+	}
+	// The measured ratio is a over b with its interval around it.
+	v := checkClaim("p", ratio(2, 0.25), []Input{claimInput(a, []float64{200, 202, 198}, nil), claimInput(b, []float64{100, 101, 99}, nil)})
+	if math.Abs(v.Value-2) > 1e-9 || !(v.Low < 2 && v.High > 2) || !strings.Contains(v.Measured, "95% CI") {
+		t.Errorf("measured %v [%v, %v] %q", v.Value, v.Low, v.High, v.Measured)
+	}
+}
+
+// The source's words are set beside its own figures: E2's "about 4 times"
+// is 1.68× by its own table.
+func TestClaimWords(t *testing.T) {
+	c := plan.Claim{Untestable: "two products", Words: &plan.Words{Text: "about 4 times", Value: 4, Of: []float64{1803.83, 1073.55}}}
+	v := checkClaim("p", c, nil)
+	if !strings.Contains(v.Words, `"about 4 times" (4×)`) || !strings.Contains(v.Words, "= 1.68×") {
+		t.Errorf("words: %q", v.Words)
+	}
+}
