@@ -79,3 +79,27 @@ func TestClaimWords(t *testing.T) {
 		t.Errorf("words: %q", v.Words)
 	}
 }
+
+// A long plan cell name in a narrow text column wraps after its "_"
+// separators and keeps its distinguishing end, never cut to a common
+// prefix with "...".
+func TestTextCellNamesKeepTheirEnd(t *testing.T) {
+	names := []string{"sysbench-oltp_read_write_pg_t16_auto-inc-off_sequence-cache-1.json", "sysbench-oltp_read_write_pg_t16_auto-inc-on_sequence-cache-1000.json"}
+	for _, n := range names {
+		got := strings.Join(wrapCell(n, 36), "")
+		if got != n {
+			t.Errorf("%s wrapped as %q", n, wrapCell(n, 36))
+		}
+	}
+}
+
+// Values are printed as the plan wrote them: a cell's plan parameter
+// auto-inc=off wins over the workload's resolved option false.
+func TestParamsAsThePlanWroteThem(t *testing.T) {
+	r := &result.Result{Plan: &result.PlanRef{Name: "p", Params: map[string]string{"auto-inc": "off", "target": "pg"}}}
+	r.Workload.Options = map[string]any{"auto-inc": false, "tables": float64(10)}
+	p := paramsOf(r, "run")
+	if p["auto-inc"] != "off" || p["tables"] != "10" {
+		t.Errorf("params %v", p)
+	}
+}

@@ -341,9 +341,9 @@ func paramsOf(r *result.Result, kind string) map[string]string {
 			if k == "threads" || k == "target" || k == "identity" || k == "repetition" {
 				continue
 			}
-			if _, ok := p[k]; !ok {
-				p[k] = v
-			}
+			// The plan's own words for an option it sets (auto-inc=off,
+			// not the resolved false).
+			p[k] = v
 		}
 		if _, ok := p["plan"]; !ok && r.Plan.Name != "" {
 			p["plan"] = r.Plan.Name
