@@ -17,6 +17,18 @@ type Published struct {
 	Source     Source
 	Conditions string // hardware, versions, cluster of the published figures
 	Claims     []Claim
+	// Tables are the tables the source published, in its own shape, to be
+	// filled with the figures measured here.
+	Tables []Table
+}
+
+// Table is a published table's shape: one row per combination of the Rows
+// parameters' values and one column per combination of the Columns
+// parameters' values and metric, in the order the plan's cells have them.
+type Table struct {
+	Caption       string
+	Rows, Columns []string
+	Metrics       []string
 }
 
 // Source names where the figures were published.
@@ -142,6 +154,7 @@ type rawPublished struct {
 	Source     rawSource      `yaml:"source"`
 	Conditions string         `yaml:"conditions"`
 	Claims     []rawClaim     `yaml:"claims"`
+	Tables     []rawTable     `yaml:"tables"`
 	Extra      map[string]any `yaml:",inline"`
 }
 
@@ -168,6 +181,14 @@ type rawClaim struct {
 	Extra      map[string]any   `yaml:",inline"`
 }
 
+type rawTable struct {
+	Caption string         `yaml:"caption"`
+	Rows    []string       `yaml:"rows"`
+	Columns []string       `yaml:"columns"`
+	Metrics []string       `yaml:"metrics"`
+	Extra   map[string]any `yaml:",inline"`
+}
+
 type rawWords struct {
 	Text  string    `yaml:"text"`
 	Value float64   `yaml:"value"`
@@ -192,7 +213,7 @@ func parsePublished(n *yaml.Node, add func(int, string, ...any)) *Published {
 		return nil
 	}
 	for k := range r.Extra {
-		add(n.Line, "published: unknown key %q; valid keys: source, conditions, claims", k)
+		add(n.Line, "published: unknown key %q; valid keys: source, conditions, claims, tables", k)
 	}
 	if r.Source.Title == "" && r.Source.URL == "" {
 		add(n.Line, "published: source is missing: give its title and url")
@@ -201,6 +222,22 @@ func parsePublished(n *yaml.Node, add func(int, string, ...any)) *Published {
 		add(n.Line, "published: claims is empty: list at least one claim")
 	}
 	pub := &Published{Source: Source(r.Source), Conditions: r.Conditions}
+	tablesNode := mapValue(n, "tables")
+	for i, rt := range r.Tables {
+		line := itemLine(tablesNode, i)
+		for k := range rt.Extra {
+			add(line, "published table %d: unknown key %q; valid keys: caption, rows, columns, metrics", i+1, k)
+		}
+		if len(rt.Rows) == 0 || len(rt.Metrics) == 0 {
+			add(line, "published table %d: give rows (the parameters that name a row, e.g. [target]) and metrics (e.g. [throughput])", i+1)
+		}
+		for _, m := range rt.Metrics {
+			if _, ok := Metrics[m]; !ok {
+				add(line, "published table %d: metric %q is not one of %s", i+1, m, strings.Join(metricNames(), ", "))
+			}
+		}
+		pub.Tables = append(pub.Tables, Table{Caption: rt.Caption, Rows: rt.Rows, Columns: rt.Columns, Metrics: rt.Metrics})
+	}
 	claimsNode := mapValue(n, "claims")
 	seen := map[string]bool{}
 	for i, rc := range r.Claims {
@@ -298,6 +335,13 @@ func (p *Plan) checkPublished(line int, add func(int, string, ...any)) {
 		return
 	}
 	cells := p.Cells()
+	for i, t := range p.Published.Tables {
+		for _, k := range append(append([]string(nil), t.Rows...), t.Columns...) {
+			if len(Values(cells, []string{k})) == 0 {
+				add(line, "published table %d: no cell of the plan has the parameter %q", i+1, k)
+			}
+		}
+	}
 	for _, c := range p.Published.Claims {
 		for _, s := range c.Selectors() {
 			if len(MatchCells(cells, s)) == 0 {
@@ -305,6 +349,34 @@ func (p *Plan) checkPublished(line int, add func(int, string, ...any)) {
 			}
 		}
 	}
+}
+
+// Values are the distinct values of the parameters keys over the cells,
+// as selectors, in the order the cells have them ("workload" names the
+// cell's workload). A cell without one of the keys has none.
+func Values(cells []Cell, keys []string) []Selector {
+	var out []Selector
+	seen := map[string]bool{}
+	for _, c := range cells {
+		s := Selector{}
+		ok := true
+		for _, k := range keys {
+			v, has := c.Params[k]
+			if k == "workload" {
+				v, has = c.Workload, true
+			}
+			if !has {
+				ok = false
+				break
+			}
+			s[k] = v
+		}
+		if ok && !seen[s.String()] {
+			seen[s.String()] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // MatchCells are the cells a selector names.

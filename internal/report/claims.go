@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/candor-bench/candor/internal/plan"
@@ -369,7 +370,7 @@ func claimsTable(vs []*Verdict, withPlan bool) *table {
 // buildClaimsSection lists a report's plans' published claims with their
 // verdicts, and where each claim comes from.
 func buildClaimsSection(d *document, m *Model) {
-	if len(m.Claims) == 0 {
+	if len(m.Plans) == 0 {
 		return
 	}
 	d.heading(2, "Published claims")
@@ -390,7 +391,97 @@ func buildClaimsSection(d *document, m *Model) {
 			items = append(items, s)
 		}
 		d.list(items)
+		for _, t := range publishedTables(p, m.Inputs) {
+			d.table(t)
+		}
 	}
+}
+
+// publishedTables fills each published table of p with the figures
+// measured here: per row and column the mean of the metric over the
+// repetitions with its 95% confidence interval.
+func publishedTables(p *plan.Plan, inputs []Input) []*table {
+	cells := p.Cells()
+	var out []*table
+	for _, pt := range p.Published.Tables {
+		t := &table{Caption: pt.Caption}
+		if t.Caption == "" {
+			t.Caption = "The published table, measured here"
+		}
+		t.Head = append(t.Head, pt.Rows...)
+		cols := plan.Values(cells, pt.Columns)
+		if len(pt.Columns) == 0 {
+			cols = []plan.Selector{{}}
+		}
+		for _, col := range cols {
+			for _, m := range pt.Metrics {
+				h := m
+				if len(col) > 0 {
+					h = col.String() + ": " + m
+				}
+				t.Head = append(t.Head, h)
+			}
+		}
+		for range pt.Rows {
+			t.Right = append(t.Right, false)
+		}
+		for range t.Head[len(pt.Rows):] {
+			t.Right = append(t.Right, true)
+		}
+		for _, row := range plan.Values(cells, pt.Rows) {
+			var line []string
+			for _, k := range pt.Rows {
+				line = append(line, row[k])
+			}
+			for _, col := range cols {
+				sel := plan.Selector{}
+				for k, v := range row {
+					sel[k] = v
+				}
+				for k, v := range col {
+					sel[k] = v
+				}
+				for _, m := range pt.Metrics {
+					line = append(line, metricText(m, metricValues(p.Name, sel, m, inputs)))
+				}
+			}
+			t.Rows = append(t.Rows, line)
+		}
+		t.Note = "Each figure: the mean over the repetitions ± the half-width of its 95% confidence interval (Student's t), n repetitions; –: not run here. " +
+			"Metrics: " + metricsNote(pt.Metrics) + "."
+		out = append(out, t)
+	}
+	return out
+}
+
+func metricText(metric string, xs []float64) string {
+	if len(xs) == 0 {
+		return "–"
+	}
+	s := stats.Summarize(xs)
+	f := fmtRate
+	switch metric {
+	case "lost":
+		f = func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+		if s.Mean != math.Trunc(s.Mean) {
+			f = func(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+		}
+	case "rpo", "rto", "load-time":
+		f = func(x float64) string { return fmtNs(x * 1e9) }
+	}
+	out := f(s.Mean)
+	if s.N > 1 {
+		out += " ± " + f(s.HalfWidth())
+	}
+	return fmt.Sprintf("%s (n = %d)", out, s.N)
+}
+
+func metricsNote(ms []string) string {
+	var parts []string
+	for _, m := range ms {
+		parts = append(parts, m+": "+plan.Metrics[m])
+	}
+	return strings.Join(parts, "; ")
 }
 
 // VerdictCounts counts verdicts by name, in a stable order for printing.
