@@ -10,6 +10,22 @@ import (
 	"github.com/candor-bench/candor/internal/report"
 )
 
+// Reports check the published claims of the plans their results came
+// from; they read result files only, so the plan reader is given here.
+func init() { report.ReadPlan = readClaimsPlan }
+
+func readClaimsPlan(file string) (*report.ClaimsPlan, error) {
+	p, err := plan.ReadUnexpanded(file, func(string) string { return "" })
+	if err != nil {
+		return nil, err
+	}
+	return claimsPlan(p), nil
+}
+
+func claimsPlan(p *plan.Plan) *report.ClaimsPlan {
+	return &report.ClaimsPlan{Name: p.Name, File: p.File, Output: p.Output, Published: p.Published, Cells: p.PublishedCells()}
+}
+
 // writeSite is `candor report --site DIR [--plan FILE...] PATH...`: the
 // results under the paths (a path that holds none is skipped with a
 // warning) and the plans named, as one static site.
@@ -30,7 +46,7 @@ func writeSite(env *Env, dir string, planGlobs, paths []string) error {
 	if err := report.Distinct(inputs); err != nil {
 		return withCode(ExitUsage, err)
 	}
-	var plans []*plan.Plan
+	var plans []*report.ClaimsPlan
 	for _, g := range planGlobs {
 		files, err := filepath.Glob(g)
 		if err != nil || len(files) == 0 {
@@ -41,7 +57,7 @@ func writeSite(env *Env, dir string, planGlobs, paths []string) error {
 			if err != nil {
 				return withCode(ExitUsage, err)
 			}
-			plans = append(plans, p)
+			plans = append(plans, claimsPlan(p))
 		}
 	}
 	if len(inputs) == 0 && len(plans) == 0 {

@@ -17,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/candor-bench/candor/internal/plan"
+	"github.com/candor-bench/candor/internal/published"
 )
 
 // Every checked-in plan carries a published: block whose claims name cells
@@ -33,13 +34,13 @@ func TestExperimentPlansCarryTheirClaims(t *testing.T) {
 			t.Errorf("%s: no published: block with claims", f)
 			continue
 		}
-		cells := p.Cells()
+		cells := p.PublishedCells()
 		for _, c := range p.Published.Claims {
 			if c.Kind() == "" || c.Said == "" || len(c.Figures) == 0 {
 				t.Errorf("%s claim %s: kind %q, said %q, figures %q", f, c.ID, c.Kind(), c.Said, c.Figures)
 			}
 			for _, s := range c.Selectors() {
-				if len(plan.MatchCells(cells, s)) == 0 {
+				if len(published.MatchCells(cells, s)) == 0 {
 					t.Errorf("%s claim %s: {%s} names no cell", f, c.ID, s)
 				}
 			}
@@ -118,7 +119,7 @@ func scalePlan(t *testing.T, file, out string) []byte {
 		t.Fatal(err)
 	}
 	named := map[string]map[string]bool{}
-	var sels []plan.Selector
+	var sels []published.Selector
 	for _, c := range p.Published.Claims {
 		for _, s := range c.Selectors() {
 			sels = append(sels, s)

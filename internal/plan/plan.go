@@ -21,6 +21,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/candor-bench/candor/internal/fault"
+	"github.com/candor-bench/candor/internal/published"
 )
 
 // Plan is a parsed plan file.
@@ -48,7 +49,7 @@ type Plan struct {
 	// mapping with setup: in targets): by target name.
 	Setups map[string]TargetSetup
 	// Published is the plan's published: block (published.go); nil without one.
-	Published *Published
+	Published *published.Published
 }
 
 // FromSetup is the URL of a target whose URLs its setup commands print
@@ -398,7 +399,7 @@ func parse(file string, data []byte, getenv func(string) string, keepUnset bool)
 	}
 	sort.Strings(p.Unset)
 	if r.Published.Kind != 0 {
-		p.Published = parsePublished(&r.Published, add)
+		p.Published = published.Parse(&r.Published, add)
 	}
 	if len(perr.Problems) == 0 {
 		p.checkPublished(r.Published.Line, add)

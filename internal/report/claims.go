@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/candor-bench/candor/internal/plan"
+	"github.com/candor-bench/candor/internal/published"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/stats"
 )
@@ -24,10 +24,10 @@ const (
 	NotMeasured   = "not measured"
 )
 
-// Verdict is one published claim checked against the results of its plan.
+// Verdict is one published claim checked against the results of its published.
 type Verdict struct {
 	Plan  string // the plan's name (the experiment)
-	Claim plan.Claim
+	Claim published.Claim
 	// Published is the claim's published figure as checked here ("async /
 	// sync ≈ 2.12 ± 25%"); Measured the same figure measured, with its 95%
 	// confidence interval and the repetitions it rests on.
@@ -45,14 +45,28 @@ type Verdict struct {
 	Value, Low, High float64
 }
 
-// PlanFor finds the plan file a result names: as recorded, else beside the
-// result's directory's parents (experiments/results/NAME/x.json names
-// experiments/PLAN.yaml); nil when it is not found or does not parse.
-func PlanFor(resultPath string, ref *result.PlanRef) (*plan.Plan, error) {
-	if ref == nil || ref.File == "" {
+// ClaimsPlan is what a report needs of a plan to check its published
+// claims: its name, file and output directory, its published: block and
+// its cells.
+type ClaimsPlan struct {
+	Name, File, Output string
+	Published          *published.Published
+	Cells              []published.Cell
+}
+
+// ReadPlan reads a plan file for its claims. Reports read result files,
+// never plans: the CLI sets it (cli/site.go). When it is nil, no claim is
+// checked.
+var ReadPlan func(file string) (*ClaimsPlan, error)
+
+// PlanFor finds the plan file a result names: as recorded, else in a
+// bundle (BUNDLE/plan/ beside BUNDLE/results/), else beside the result's
+// directory's parents (experiments/results/NAME/x.json names
+// experiments/PLAN.yaml); nil when the result names no plan.
+func PlanFor(resultPath string, ref *result.PlanRef) (*ClaimsPlan, error) {
+	if ref == nil || ref.File == "" || ReadPlan == nil {
 		return nil, nil
 	}
-	// In a bundle: BUNDLE/results/x.json and BUNDLE/plan/PLAN.yaml.
 	candidates := []string{ref.File, filepath.Join(filepath.Dir(filepath.Dir(resultPath)), "plan", filepath.Base(ref.File))}
 	dir := filepath.Dir(resultPath)
 	for i := 0; i < 3; i++ {
@@ -64,7 +78,7 @@ func PlanFor(resultPath string, ref *result.PlanRef) (*plan.Plan, error) {
 		if _, err := os.Stat(f); err != nil {
 			continue
 		}
-		p, err := plan.ReadUnexpanded(f, func(string) string { return "" })
+		p, err := ReadPlan(f)
 		if err != nil {
 			if firstErr == nil {
 				firstErr = err
@@ -91,7 +105,7 @@ func (m *Model) buildClaims(located []Input) {
 
 // claimsOf finds the plans the inputs name and checks their published
 // claims; a plan that cannot be read is a warning.
-func claimsOf(inputs []Input) (plans []*plan.Plan, claims []*Verdict, warnings []string) {
+func claimsOf(inputs []Input) (plans []*ClaimsPlan, claims []*Verdict, warnings []string) {
 	seen := map[string]bool{}
 	for _, in := range inputs {
 		ref := in.Result.Plan
@@ -115,7 +129,7 @@ func claimsOf(inputs []Input) (plans []*plan.Plan, claims []*Verdict, warnings [
 
 // CheckClaims checks each published claim of p against the inputs made by
 // p's cells.
-func CheckClaims(p *plan.Plan, inputs []Input) []*Verdict {
+func CheckClaims(p *ClaimsPlan, inputs []Input) []*Verdict {
 	var out []*Verdict
 	for _, c := range p.Published.Claims {
 		out = append(out, checkClaim(p.Name, c, inputs))
@@ -125,7 +139,7 @@ func CheckClaims(p *plan.Plan, inputs []Input) []*Verdict {
 
 // metricValues are the claim's metric in every complete repetition of the
 // cells sel names, among the inputs of plan name.
-func metricValues(name string, sel plan.Selector, metric string, inputs []Input) []float64 {
+func metricValues(name string, sel published.Selector, metric string, inputs []Input) []float64 {
 	var out []float64
 	load := strings.HasPrefix(metric, "load-")
 	for _, in := range inputs {
@@ -179,7 +193,7 @@ func metricOf(ph *result.Phase, metric string) (float64, bool) {
 	return 0, false
 }
 
-func checkClaim(name string, c plan.Claim, inputs []Input) *Verdict {
+func checkClaim(name string, c published.Claim, inputs []Input) *Verdict {
 	v := &Verdict{Plan: name, Claim: c, Value: math.NaN(), Low: math.NaN(), High: math.NaN()}
 	if w := c.Words; w != nil {
 		v.Words = fmt.Sprintf("the source's words say %q (%s×); its own figures give %s / %s = %.2f×",
@@ -283,9 +297,9 @@ func checkClaim(name string, c plan.Claim, inputs []Input) *Verdict {
 
 // pairText is "server-rows: target=pg-async2 / target=pg-sync1 (both
 // in-server=true, jobs=1)": the keys the two selectors share are said once.
-func pairText(metric string, a, b plan.Selector, kind string) string {
-	common := plan.Selector{}
-	da, db := plan.Selector{}, plan.Selector{}
+func pairText(metric string, a, b published.Selector, kind string) string {
+	common := published.Selector{}
+	da, db := published.Selector{}, published.Selector{}
 	for k, v := range a {
 		if b[k] == v {
 			common[k] = v
@@ -309,7 +323,7 @@ func pairText(metric string, a, b plan.Selector, kind string) string {
 	return s
 }
 
-func missingSide(a []float64, sa, sb plan.Selector) plan.Selector {
+func missingSide(a []float64, sa, sb published.Selector) published.Selector {
 	if len(a) == 0 {
 		return sa
 	}
@@ -400,8 +414,8 @@ func buildClaimsSection(d *document, m *Model) {
 // publishedTables fills each published table of p with the figures
 // measured here: per row and column the mean of the metric over the
 // repetitions with its 95% confidence interval.
-func publishedTables(p *plan.Plan, inputs []Input) []*table {
-	cells := p.Cells()
+func publishedTables(p *ClaimsPlan, inputs []Input) []*table {
+	cells := p.Cells
 	var out []*table
 	for _, pt := range p.Published.Tables {
 		t := &table{Caption: pt.Caption}
@@ -409,9 +423,9 @@ func publishedTables(p *plan.Plan, inputs []Input) []*table {
 			t.Caption = "The published table, measured here"
 		}
 		t.Head = append(t.Head, pt.Rows...)
-		cols := plan.Values(cells, pt.Columns)
+		cols := published.Values(cells, pt.Columns)
 		if len(pt.Columns) == 0 {
-			cols = []plan.Selector{{}}
+			cols = []published.Selector{{}}
 		}
 		for _, col := range cols {
 			for _, m := range pt.Metrics {
@@ -428,13 +442,13 @@ func publishedTables(p *plan.Plan, inputs []Input) []*table {
 		for range t.Head[len(pt.Rows):] {
 			t.Right = append(t.Right, true)
 		}
-		for _, row := range plan.Values(cells, pt.Rows) {
+		for _, row := range published.Values(cells, pt.Rows) {
 			var line []string
 			for _, k := range pt.Rows {
 				line = append(line, row[k])
 			}
 			for _, col := range cols {
-				sel := plan.Selector{}
+				sel := published.Selector{}
 				for k, v := range row {
 					sel[k] = v
 				}
@@ -467,7 +481,12 @@ func metricText(metric string, xs []float64) string {
 			f = func(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
 		}
 	case "rpo", "rto", "load-time":
-		f = func(x float64) string { return fmtNs(x * 1e9) }
+		f = func(x float64) string {
+			if x == 0 {
+				return "0 s"
+			}
+			return fmtNs(x * 1e9)
+		}
 	}
 	out := f(s.Mean)
 	if s.N > 1 {
@@ -479,7 +498,7 @@ func metricText(metric string, xs []float64) string {
 func metricsNote(ms []string) string {
 	var parts []string
 	for _, m := range ms {
-		parts = append(parts, m+": "+plan.Metrics[m])
+		parts = append(parts, m+": "+published.Metrics[m])
 	}
 	return strings.Join(parts, "; ")
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/candor-bench/candor/internal/ledger"
-	"github.com/candor-bench/candor/internal/plan"
+	"github.com/candor-bench/candor/internal/published"
 	"github.com/candor-bench/candor/internal/result"
 )
 
@@ -33,12 +33,12 @@ func claimInput(params map[string]string, tputs []float64, lost []int64) Input {
 func TestClaimVerdicts(t *testing.T) {
 	a := map[string]string{"target": "a"}
 	b := map[string]string{"target": "b"}
-	ratio := func(expect, tol float64) plan.Claim {
-		return plan.Claim{ID: "r", Metric: "throughput", Ratio: []plan.Selector{{"target": "a"}, {"target": "b"}}, Expect: expect, Tolerance: tol}
+	ratio := func(expect, tol float64) published.Claim {
+		return published.Claim{ID: "r", Metric: "throughput", Ratio: []published.Selector{{"target": "a"}, {"target": "b"}}, Expect: expect, Tolerance: tol}
 	}
 	cases := []struct {
 		name   string
-		claim  plan.Claim
+		claim  published.Claim
 		inputs []Input
 		want   string
 	}{
@@ -47,15 +47,15 @@ func TestClaimVerdicts(t *testing.T) {
 		{"across the band", ratio(2, 0.25), []Input{claimInput(a, []float64{100, 300, 200}, nil), claimInput(b, []float64{100, 101, 99}, nil)}, TooWide},
 		{"one repetition", ratio(2, 0.25), []Input{claimInput(a, []float64{200}, nil), claimInput(b, []float64{100, 101}, nil)}, TooFew},
 		{"not run", ratio(2, 0.25), []Input{claimInput(a, []float64{200, 201}, nil)}, Untestable},
-		{"order holds", plan.Claim{Metric: "throughput", Less: []plan.Selector{{"target": "b"}, {"target": "a"}}},
+		{"order holds", published.Claim{Metric: "throughput", Less: []published.Selector{{"target": "b"}, {"target": "a"}}},
 			[]Input{claimInput(a, []float64{200, 202, 198}, nil), claimInput(b, []float64{100, 101, 99}, nil)}, Reproduced},
-		{"order reversed", plan.Claim{Metric: "throughput", Less: []plan.Selector{{"target": "a"}, {"target": "b"}}},
+		{"order reversed", published.Claim{Metric: "throughput", Less: []published.Selector{{"target": "a"}, {"target": "b"}}},
 			[]Input{claimInput(a, []float64{200, 202, 198}, nil), claimInput(b, []float64{100, 101, 99}, nil)}, NotReproduced},
-		{"zero lost", plan.Claim{Metric: "lost", Zero: &plan.Selector{"target": "a"}}, []Input{claimInput(a, []float64{1, 1}, []int64{0, 0})}, Reproduced},
-		{"some lost", plan.Claim{Metric: "lost", Zero: &plan.Selector{"target": "a"}}, []Input{claimInput(a, []float64{1, 1}, []int64{0, 3})}, NotReproduced},
-		{"lost every time", plan.Claim{Metric: "lost", Positive: &plan.Selector{"target": "a"}}, []Input{claimInput(a, []float64{1, 1}, []int64{2, 3})}, Reproduced},
-		{"lost once", plan.Claim{Metric: "lost", Positive: &plan.Selector{"target": "a"}}, []Input{claimInput(a, []float64{1, 1}, []int64{0, 3})}, TooFew},
-		{"untestable", plan.Claim{Untestable: "a 3-node cluster"}, nil, Untestable},
+		{"zero lost", published.Claim{Metric: "lost", Zero: &published.Selector{"target": "a"}}, []Input{claimInput(a, []float64{1, 1}, []int64{0, 0})}, Reproduced},
+		{"some lost", published.Claim{Metric: "lost", Zero: &published.Selector{"target": "a"}}, []Input{claimInput(a, []float64{1, 1}, []int64{0, 3})}, NotReproduced},
+		{"lost every time", published.Claim{Metric: "lost", Positive: &published.Selector{"target": "a"}}, []Input{claimInput(a, []float64{1, 1}, []int64{2, 3})}, Reproduced},
+		{"lost once", published.Claim{Metric: "lost", Positive: &published.Selector{"target": "a"}}, []Input{claimInput(a, []float64{1, 1}, []int64{0, 3})}, TooFew},
+		{"untestable", published.Claim{Untestable: "a 3-node cluster"}, nil, Untestable},
 	}
 	for _, c := range cases {
 		v := checkClaim("p", c.claim, c.inputs)
@@ -73,7 +73,7 @@ func TestClaimVerdicts(t *testing.T) {
 // The source's words are set beside its own figures: E2's "about 4 times"
 // is 1.68× by its own table.
 func TestClaimWords(t *testing.T) {
-	c := plan.Claim{Untestable: "two products", Words: &plan.Words{Text: "about 4 times", Value: 4, Of: []float64{1803.83, 1073.55}}}
+	c := published.Claim{Untestable: "two products", Words: &published.Words{Text: "about 4 times", Value: 4, Of: []float64{1803.83, 1073.55}}}
 	v := checkClaim("p", c, nil)
 	if !strings.Contains(v.Words, `"about 4 times" (4×)`) || !strings.Contains(v.Words, "= 1.68×") {
 		t.Errorf("words: %q", v.Words)

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/candor-bench/candor/internal/plan"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/stats"
 )
@@ -31,7 +30,7 @@ type Model struct {
 	Warnings []string
 	// Plans are the plans of the inputs that carry a published: block,
 	// and Claims their claims checked against the inputs (claims.go).
-	Plans  []*plan.Plan
+	Plans  []*ClaimsPlan
 	Claims []*Verdict
 	// inputSeries and inputMachine map an input index to its entries.
 	inputSeries  []*Series

@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/candor-bench/candor/internal/plan"
 	"github.com/candor-bench/candor/internal/result"
 )
 
@@ -44,7 +43,7 @@ type SiteExperiment struct {
 // (their verdict is "cannot be tested here", with the reason their
 // NOT-RUN file gives). The site opens from disk: relative links, inline
 // CSS and SVG, no script.
-func WriteSite(dir string, inputs []Input, plans []*plan.Plan) (*Site, error) {
+func WriteSite(dir string, inputs []Input, plans []*ClaimsPlan) (*Site, error) {
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return nil, fmt.Errorf("%w: %s holds %d entries; name a new directory", ErrBundleExists, dir, len(entries))
 	}
@@ -60,7 +59,7 @@ func WriteSite(dir string, inputs []Input, plans []*plan.Plan) (*Site, error) {
 		}
 		groups[name] = append(groups[name], in)
 	}
-	byName := map[string]*plan.Plan{}
+	byName := map[string]*ClaimsPlan{}
 	for _, p := range plans {
 		if byName[p.Name] == nil && groups[p.Name] == nil {
 			names = append(names, p.Name)
@@ -122,7 +121,7 @@ func WriteSite(dir string, inputs []Input, plans []*plan.Plan) (*Site, error) {
 
 // notRunReason is the first line of the plan's NOT-RUN file, else a
 // generic reason.
-func notRunReason(p *plan.Plan) string {
+func notRunReason(p *ClaimsPlan) string {
 	if data, err := os.ReadFile(filepath.Join(p.Output, NotRunFile)); err == nil {
 		if l := strings.TrimSpace(firstLine(string(data))); l != "" {
 			return l

@@ -7,12 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/candor-bench/candor/internal/plan"
 	"github.com/candor-bench/candor/internal/result"
 )
 
 // sitePlan is a plan with a published: block, written to dir.
-func sitePlan(t *testing.T, dir, name string) *plan.Plan {
+func sitePlan(t *testing.T, dir, name string) *ClaimsPlan {
 	t.Helper()
 	f := filepath.Join(dir, name+".yaml")
 	os.WriteFile(f, []byte(`name: `+name+`
@@ -34,7 +33,7 @@ published:
       figures: [3 nodes]
       untestable: a 3-node cluster
 `), 0o644)
-	p, err := plan.Read(f, func(string) string { return "" })
+	p, err := ReadPlan(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +59,7 @@ func TestWriteSite(t *testing.T) {
 	os.MkdirAll(idle.Output, 0o755)
 	os.WriteFile(filepath.Join(idle.Output, NotRunFile), []byte("needs a 3-node Cassandra (CASS3_URL)\n"), 0o644)
 	site := filepath.Join(dir, "site")
-	s, err := WriteSite(site, in, []*plan.Plan{ran, idle})
+	s, err := WriteSite(site, in, []*ClaimsPlan{ran, idle})
 	if err != nil {
 		t.Fatal(err)
 	}
