@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"math"
 	"strings"
 	"testing"
@@ -101,5 +102,28 @@ func TestParamsAsThePlanWroteThem(t *testing.T) {
 	p := paramsOf(r, "run")
 	if p["auto-inc"] != "off" || p["tables"] != "10" {
 		t.Errorf("params %v", p)
+	}
+}
+
+// A load and a run are drawn on their own axes: a chart each, titled, so a
+// run's transactions/s is not a flat line under the load's rows/s.
+func TestTimeSeriesLoadAndRunApart(t *testing.T) {
+	r := fixtures()["ycsb-a-pg-t4.json"].build(t)
+	run := r.Phases[len(r.Phases)-1]
+	load := run
+	load.Name, load.Rows = "load", 1000
+	r.Phases = append([]result.Phase{load}, r.Phases...)
+	svg, err := drawTimeSeries(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, title := range []string{">load<", ">run<"} {
+		if !bytes.Contains(svg, []byte(title)) {
+			t.Errorf("no chart titled %s", title)
+		}
+	}
+	// Two throughput axes (one per phase kind), each with its p99 panel.
+	if n := bytes.Count(svg, []byte(">throughput (per second)<")); n != 2 {
+		t.Errorf("%d throughput axes, want 2", n)
 	}
 }
