@@ -2,15 +2,12 @@ package report
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 // legendCheck runs in Chromium after the page has laid out: for every
@@ -51,6 +48,17 @@ window.addEventListener('load', function () {
 });
 </script>`
 
+// needChromium skips a test without Chromium, or with -short.
+func needChromium(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Skipf("%s not found: install the Debian package chromium to run this test", chromiumPath)
+	}
+	if testing.Short() {
+		t.Skip("-short: skipping the browser test")
+	}
+}
+
 type legendFindings struct {
 	SVGs     int      `json:"svgs"`
 	Lines    int      `json:"lines"`
@@ -69,20 +77,11 @@ func checkLegends(t *testing.T, html []byte) legendFindings {
 	if err := os.WriteFile(page, html, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, chromiumPath, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "--window-size=1200,2000", "--virtual-time-budget=10000",
-		"--dump-dom", "file://"+page)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, tail(errb.String(), 20))
-	}
+	stdout, log := chromium(t, dir, "--virtual-time-budget=10000", "--dump-dom", "file://"+page)
+	out := bytes.NewBufferString(stdout)
 	m := regexp.MustCompile(`<pre id="candor-check">(.*?)</pre>`).FindSubmatch(out.Bytes())
 	if m == nil {
-		t.Fatalf("the check did not run; page:\n%s\n%s", tail(out.String(), 10), tail(errb.String(), 10))
+		t.Fatalf("the check did not run; page:\n%s\n%s", tail(out.String(), 10), tail(log, 10))
 	}
 	var f legendFindings
 	if err := json.Unmarshal(bytes.ReplaceAll(m[1], []byte("&amp;"), []byte("&")), &f); err != nil {
@@ -96,12 +95,7 @@ func checkLegends(t *testing.T, html []byte) legendFindings {
 // rendered boxes of the SVG's texts against points sampled along every
 // line). A page whose text sits on a line is caught.
 func TestChartLegendsClearOfLinesInChromium(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skipf("%s not found: install the Debian package chromium to run this test", chromiumPath)
-	}
-	if testing.Short() {
-		t.Skip("-short: skipping the browser test")
-	}
+	needChromium(t)
 	var buf bytes.Buffer
 	if err := HTML(&buf, loadFixtures(t)); err != nil {
 		t.Fatal(err)

@@ -104,12 +104,7 @@ func TestWriteSite(t *testing.T) {
 // The site's pages, as Chromium lays them out: no legend over a line, no
 // text outside its chart.
 func TestSitePagesInChromium(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skipf("%s not found: install the Debian package chromium to run this test", chromiumPath)
-	}
-	if testing.Short() {
-		t.Skip("-short: skipping the browser test")
-	}
+	needChromium(t)
 	dir := t.TempDir()
 	in, err := Load(fixtureDir)
 	if err != nil {
