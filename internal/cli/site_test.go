@@ -74,9 +74,10 @@ published:
 // scalePlan rewrites a plan file for a run of seconds: sizes (recordcount,
 // table-size, rows, pairs) divided by 100, in the workloads' options, the
 // matrix and the claims' selectors alike; 500 ms runs, 2 repetitions, no
-// warm-up; the faults' times scaled as the duration is; matrix axes cut
-// to the values the claims name (else their first two); workload entries
-// no claim can name dropped. The output goes to out.
+// warm-up (4 s around a fault, with an error budget for the writes in
+// flight at the kill); the faults' times scaled as the duration is; matrix
+// axes cut to the values the claims name (else their first two); workload
+// entries no claim names dropped. The output goes to out.
 func scalePlan(t *testing.T, file, out string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(file)
@@ -149,9 +150,9 @@ func scalePlan(t *testing.T, file, out string) []byte {
 	}
 	run := "500ms"
 	if findNode(root, "faults") != nil {
-		// A fail-over needs time around it: 6 s runs, and an error budget
+		// A fail-over needs time around it: 4 s runs, and an error budget
 		// for the writes in flight at the kill.
-		run = "6s"
+		run = "4s"
 		args := findNode(root, "args")
 		args.Content = append(args.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "--max-error-rate"}, &yaml.Node{Kind: yaml.ScalarNode, Value: "20%"})
 	}
@@ -180,6 +181,14 @@ func scalePlan(t *testing.T, file, out string) []byte {
 				vals.Content = keep
 			}
 		case "workloads":
+			// The entries the claims name by workload when some do (E1's
+			// YCSB A of A–F), else those no selector's options exclude.
+			byName := map[string]bool{}
+			for _, s := range sels {
+				if w, ok := s["workload"]; ok {
+					byName[w] = true
+				}
+			}
 			var keep []*yaml.Node
 			for _, w := range v.Content {
 				var rw struct {
@@ -187,6 +196,9 @@ func scalePlan(t *testing.T, file, out string) []byte {
 					Options map[string]any `yaml:"options"`
 				}
 				w.Decode(&rw)
+				if len(byName) > 0 && !byName[rw.Name] {
+					continue
+				}
 				for _, s := range sels {
 					ok := true
 					for k, want := range s {

@@ -372,7 +372,11 @@ func claimsTable(vs []*Verdict, withPlan bool) *table {
 		if v.Reason != "" {
 			verdict += " (" + v.Reason + ")"
 		}
-		row = append(row, claim, orDash(v.Checked), pub, v.Measured, verdict)
+		checked := v.Checked
+		if checked == "" {
+			checked = "–"
+		}
+		row = append(row, claim, checked, pub, v.Measured, verdict)
 		t.Rows = append(t.Rows, row)
 	}
 	t.Note = "A ratio is reproduced when its whole 95% confidence interval (computed on the log of the ratio) lies inside the accepted band, " +
