@@ -6,7 +6,7 @@ COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev)
 LDFLAGS := -X github.com/candor-bench/candor/internal/version.Commit=$(COMMIT) -X github.com/candor-bench/candor/internal/version.Version=$(VERSION)
 
-.PHONY: build demo test test-short bench lint clean
+.PHONY: build demo test test-short bench lint clean experiments
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/candor
@@ -21,6 +21,11 @@ demo: build
 # throwaway PostgreSQL 15 and MariaDB started (and stopped) by scripts/test.sh.
 test:
 	scripts/test.sh
+
+# Every experiment plan this machine can run (resumably), then the site of
+# published claims and verdicts in experiments/site/ (scripts/experiments.sh).
+experiments: build
+	scripts/experiments.sh
 
 test-short:
 	$(GO) test -short ./...

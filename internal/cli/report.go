@@ -11,7 +11,8 @@ import (
 
 // newReportCmd is `candor report PATH...`.
 func newReportCmd(env *Env) *cobra.Command {
-	var out, format, bundle string
+	var out, format, bundle, site string
+	var sitePlans []string
 	cmd := &cobra.Command{
 		Use:   "report PATH...",
 		Short: "Render result files (or directories of them) as a text, Markdown or HTML report",
@@ -32,12 +33,21 @@ self-contained file with inline SVG charts that opens offline.
 Every report starts with the fairness audit of its results (docs/AUDIT.md).
 --bundle DIR writes a directory to publish: report.html, the result files under results/,
 the plan file when the results came from a plan, audit.txt and a README.md with the one
-command that reruns them (candor rerun). DIR must be new or empty.`,
+command that reruns them (candor rerun). DIR must be new or empty.
+
+A report of results made by a plan whose file carries a published: block starts with the
+published claims: per claim the published figure, the measured one with its 95% confidence
+interval, and a verdict (reproduced, not reproduced, cannot be tested here, or too wide to
+call). --site DIR writes one static site of many plans' results: index.html with one row
+per claim, and a folder per experiment with its report, audit, results and plan (the
+bundle). --plan FILE (repeatable, with --site) lists a plan's claims on the index even
+when it has no results here (docs/REPORTS.md, "The published claims site").`,
 		Example: `  candor report results/
   candor report results/ -o report.html
-  candor report a.json b.json -o report.md`,
+  candor report a.json b.json -o report.md
+  candor report --site site/ --plan 'experiments/*.yaml' experiments/results/*`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
+			if len(args) == 0 && !(cmd.Flags().Changed("site") && len(sitePlans) > 0) {
 				return usagef("report needs at least one result file or directory (see 'candor report --help')")
 			}
 			return nil
@@ -49,6 +59,12 @@ command that reruns them (candor rerun). DIR must be new or empty.`,
 				if f, err = report.ValidFormat(format); err != nil {
 					return usagef("--format: %v", err)
 				}
+			}
+			if site != "" {
+				return writeSite(env, site, sitePlans, args)
+			}
+			if len(sitePlans) > 0 {
+				return usagef("--plan goes with --site: it lists a plan's claims on the site's index")
 			}
 			inputs, err := report.LoadWarn(func(w string) { fmt.Fprintf(env.Stderr, "candor report: %s\n", w) }, args...)
 			if err != nil {
@@ -78,6 +94,8 @@ command that reruns them (candor rerun). DIR must be new or empty.`,
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write the report to this file (.md, .html or text); default: text on standard output")
 	cmd.Flags().StringVar(&format, "format", "", "report format: text, md or html (default: from -o's extension, else text)")
+	cmd.Flags().StringVar(&site, "site", "", "write a static site to this new directory: an index of every published claim with its verdict, and a page, audit and bundle per experiment")
+	cmd.Flags().StringArrayVar(&sitePlans, "plan", nil, "with --site: a plan file (or glob) whose claims the index lists even without results here")
 	cmd.Flags().StringVar(&bundle, "bundle", "", "write a directory to publish instead: report.html, the results, the plan, the audit and a README with the command that reruns them")
 	return cmd
 }

@@ -21,6 +21,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/candor-bench/candor/internal/fault"
+	"github.com/candor-bench/candor/internal/published"
 )
 
 // Plan is a parsed plan file.
@@ -47,6 +48,8 @@ type Plan struct {
 	// Setups are the targets that a command starts for each cell (a
 	// mapping with setup: in targets): by target name.
 	Setups map[string]TargetSetup
+	// Published is the plan's published: block (published.go); nil without one.
+	Published *published.Published
 }
 
 // FromSetup is the URL of a target whose URLs its setup commands print
@@ -143,6 +146,7 @@ type raw struct {
 	Operations  int64          `yaml:"operations"`
 	Args        []string       `yaml:"args"`
 	Faults      []yaml.Node    `yaml:"faults"`
+	Published   yaml.Node      `yaml:"published"`
 	Extra       map[string]any `yaml:",inline"`
 }
 
@@ -194,7 +198,7 @@ func parse(file string, data []byte, getenv func(string) string, keepUnset bool)
 	}
 	lines := keyLines(&root)
 	for k := range r.Extra {
-		add(lines[k], "unknown key %q; valid keys: name, description, output, targets, workloads, matrix, repetitions, warmup, duration, operations, args, faults", k)
+		add(lines[k], "unknown key %q; valid keys: name, description, output, targets, workloads, matrix, repetitions, warmup, duration, operations, args, faults, published", k)
 	}
 	p := &Plan{Name: r.Name, File: file, Description: r.Description, Output: r.Output, Repetitions: r.Repetitions,
 		Operations: r.Operations, Args: r.Args, Targets: map[string]string{}, Setups: map[string]TargetSetup{}}
@@ -394,6 +398,12 @@ func parse(file string, data []byte, getenv func(string) string, keepUnset bool)
 		}
 	}
 	sort.Strings(p.Unset)
+	if r.Published.Kind != 0 {
+		p.Published = published.Parse(&r.Published, add)
+	}
+	if len(perr.Problems) == 0 {
+		p.checkPublished(r.Published.Line, add)
+	}
 	if len(perr.Problems) == 0 {
 		// Two entries that expand to the same run would share a result.
 		first := map[string]int{}

@@ -91,7 +91,7 @@ func WriteBundle(dir string, inputs []Input) ([]string, error) {
 			}
 		}
 	}
-	m := Build(bundled)
+	m := build(bundled, inputs)
 	var buf bytes.Buffer
 	if err := HTML(&buf, m); err != nil {
 		return written, fmt.Errorf("bundle: render report: %w", err)

@@ -49,10 +49,29 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	return p
 }
 
-// render draws the plots stacked vertically into one SVG.
+// render draws the plots stacked vertically into one SVG. Each plot's
+// legend is drawn beside it, in a band to the right of every plot's area
+// (never over the lines, never outside the picture).
 func render(plots ...*plot.Plot) ([]byte, error) {
-	c := vgsvg.New(chartWidth, panelH*vg.Length(len(plots)))
+	legends := make([]plot.Legend, len(plots))
+	band := vg.Length(0)
+	for i, p := range plots {
+		legends[i] = p.Legend
+		empty := plot.NewLegend()
+		empty.TextStyle = p.Legend.TextStyle
+		p.Legend = empty
+		if r := legends[i].Rectangle(draw.Canvas{}); r.Size().X > band {
+			band = r.Size().X
+		}
+	}
+	if band > 0 {
+		// A browser without Liberation Sans draws the text in a wider
+		// face (DejaVu Sans: about 15% wider): room for it.
+		band = band*5/4 + legendGap
+	}
+	c := vgsvg.New(chartWidth+band, panelH*vg.Length(len(plots)))
 	dc := draw.New(c)
+	area := draw.Crop(dc, 0, -band, 0, 0)
 	rows := make([][]*plot.Plot, len(plots))
 	for i, p := range plots {
 		rows[i] = []*plot.Plot{p}
@@ -67,9 +86,16 @@ func render(plots ...*plot.Plot) ([]byte, error) {
 			}
 		}()
 		canv := plot.Align(rows, draw.Tiles{Rows: len(plots), Cols: 1, PadY: vg.Points(10), PadTop: vg.Points(4), PadBottom: vg.Points(4),
-			PadRight: vg.Points(10)}, dc) // PadRight: room for the last x tick label, centred on the right edge
+			PadLeft: vg.Points(6), PadRight: vg.Points(10)}, area) // PadRight: room for the last x tick label, centred on the right edge
 		for i, p := range plots {
 			p.Draw(canv[i][0])
+			if band > 0 {
+				lc := canv[i][0]
+				lc.Min.X, lc.Max.X = area.Max.X+legendGap/2, dc.Max.X
+				lc.Max.Y -= vg.Points(6)
+				legends[i].Top, legends[i].Left = true, true
+				legends[i].Draw(lc)
+			}
 		}
 	}()
 	if err != nil {
@@ -83,13 +109,8 @@ func render(plots ...*plot.Plot) ([]byte, error) {
 	return out, nil
 }
 
-// legendRoom raises the top of a linear y axis so the legend in the
-// top-left corner sits above the data.
-func legendRoom(p *plot.Plot, entries int) {
-	if p.Y.Max > 0 {
-		p.Y.Max *= 1 + 0.08*float64(min(entries, 8)) + 0.05
-	}
-}
+// legendGap is the space between a plot and its legend.
+const legendGap = vg.Inch / 6 // 12 points
 
 // clean drops points that cannot be drawn (NaN, infinities, and
 // non-positive values on a log axis).
@@ -298,13 +319,6 @@ func drawThreadCurves(v *Variant) ([]byte, error) {
 		}
 	}
 	thr.Y.Min = 0
-	legendRoom(thr, len(ss))
-	entries := len(ss) * len(ops)
-	if logY {
-		lat.Y.Max *= math.Pow(1.6, float64(min(entries, 8)))
-	} else {
-		legendRoom(lat, entries)
-	}
 	return render(thr, lat)
 }
 
@@ -390,8 +404,48 @@ func drawSpectrum(cells []*Cell, op string) ([]byte, error) {
 // drawTimeSeries draws one result's throughput and p99 per operation for
 // every interval of every phase, on seconds since the command started.
 func drawTimeSeries(r *result.Result) ([]byte, error) {
-	// No panel titles (the legend's corner); the y axis names the measure.
-	thr := newPlot("", "seconds", "throughput (per second)")
+	// A load (rows per second) and a run (operations per second) are drawn
+	// on their own axes, one chart of each kind: on one linear axis the
+	// run's rate sat flat at zero under the load's.
+	var load, run []int
+	for i := range r.Phases {
+		if kindOf(r.Phases[i].Name) == "load" {
+			load = append(load, i)
+		} else {
+			run = append(run, i)
+		}
+	}
+	both := len(load) > 0 && len(run) > 0
+	var plots []*plot.Plot
+	for _, g := range []struct {
+		title string
+		idx   []int
+	}{{"load", load}, {"run", run}} {
+		if len(g.idx) == 0 {
+			continue
+		}
+		title := ""
+		if both {
+			title = g.title
+		}
+		ps, err := phaseSeries(r, g.idx, title)
+		if err != nil {
+			return nil, err
+		}
+		plots = append(plots, ps...)
+	}
+	if len(plots) == 0 {
+		p := newPlot("no intervals recorded", "seconds", "throughput (per second)")
+		p.X.Min, p.Y.Min = 0, 0
+		plots = append(plots, p)
+	}
+	return render(plots...)
+}
+
+// phaseSeries draws the phases idx of r: throughput over time and, when
+// any interval has one, p99 latency over time on the same time axis.
+func phaseSeries(r *result.Result, idx []int, title string) ([]*plot.Plot, error) {
+	thr := newPlot(title, "seconds", "throughput (per second)")
 	thr.Y.Tick.Marker = rateTicks{}
 	lat := newPlot("", "seconds", "p99 latency per interval")
 	type line struct {
@@ -411,7 +465,7 @@ func drawTimeSeries(r *result.Result) ([]byte, error) {
 	}
 	// The warm-up of each run phase is shaded, beneath the lines.
 	var warm []span
-	for pi := range r.Phases {
+	for _, pi := range idx {
 		if w := warmupSpan(&r.Phases[pi]); w.to > w.from {
 			off := offsetOf(&r.Phases[pi])
 			warm = append(warm, span{off + w.from, off + w.to})
@@ -424,7 +478,7 @@ func drawTimeSeries(r *result.Result) ([]byte, error) {
 	}
 	// Every fault that ran is a band from its start to its end.
 	var faults []span
-	for pi := range r.Phases {
+	for _, pi := range idx {
 		off := offsetOf(&r.Phases[pi])
 		faults = append(faults, faultSpans(&r.Phases[pi], off)...)
 	}
@@ -433,9 +487,11 @@ func drawTimeSeries(r *result.Result) ([]byte, error) {
 		lat.Add(faultShade(faults))
 		thr.Legend.Add("fault", faultShade(nil))
 	}
-	for pi := range r.Phases {
+	x0 := math.Inf(1)
+	for _, pi := range idx {
 		ph := &r.Phases[pi]
 		offset := offsetOf(ph)
+		x0 = math.Min(x0, offset)
 		// A load reports batches: scale them to rows with the phase's
 		// rows per batch.
 		scale := 1.0
@@ -507,19 +563,23 @@ func drawTimeSeries(r *result.Result) ([]byte, error) {
 		}
 	}
 	if len(rates) == 0 {
-		thr.Title.Text = "no intervals recorded"
+		thr.Title.Text = strings.TrimSpace(title + " (no intervals recorded)")
 	}
 	thr.Y.Min = 0
-	thr.X.Min = 0 // the time since the command started: never negative (one interval alone once drew -0.4 s)
-	legendRoom(thr, len(labelled))
+	// The time since the command started, from the group's first phase:
+	// never negative (one interval alone once drew -0.4 s).
+	thr.X.Min = 0
+	if len(idx) > 0 && idx[0] > 0 && !math.IsInf(x0, 1) {
+		thr.X.Min = math.Floor(x0)
+	}
 	if hi == 0 {
-		return render(thr)
+		return []*plot.Plot{thr}, nil
 	}
 	if !logY {
 		lat.Y.Min = 0 // a single interval's p99 drew three equal tick labels
 	}
 	lat.X.Min, lat.X.Max = thr.X.Min, thr.X.Max // one time axis for both panels
-	return render(thr, lat)
+	return []*plot.Plot{thr, lat}, nil
 }
 
 // span is an interval of the x axis.

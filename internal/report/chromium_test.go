@@ -67,19 +67,26 @@ func runChromium(t *testing.T, page string) (string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	shot := filepath.Join(dir, "out.png")
+	_, log := chromium(t, dir, "--screenshot="+shot, "--enable-logging=stderr", "--v=0", "file://"+page)
+	return shot, log
+}
+
+// chromium runs headless Chromium in dir (its profile there) with args
+// after the common ones, and returns its standard output and its log.
+func chromium(t *testing.T, dir string, args ...string) (string, string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, chromiumPath, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+	cmd := exec.CommandContext(ctx, chromiumPath, append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "--screenshot="+shot, "--window-size=1200,2000",
-		"--enable-logging=stderr", "--v=0", "file://"+page)
+		"--user-data-dir=" + filepath.Join(dir, "profile"), "--window-size=1200,2000"}, args...)...)
 	cmd.Dir = dir
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	var out, log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &log
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, tail(out.String(), 30))
+		t.Fatalf("chromium: %v\n%s", err, tail(log.String()+out.String(), 30))
 	}
-	return shot, out.String()
+	return out.String(), log.String() + out.String()
 }
 
 // consoleMessages are the page's console lines and uncaught errors in

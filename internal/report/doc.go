@@ -111,6 +111,7 @@ func buildDocument(m *Model) *document {
 	}
 	d.para("%d result file(s), %d measured run phase(s), %d target(s); workloads: %s.",
 		len(m.Inputs), runs, len(m.Series), strings.Join(names, ", "))
+	buildClaimsSection(d, m)
 	buildAuditSection(d, Audit(m.Inputs))
 	if len(m.Warnings) > 0 {
 		d.heading(2, "Warnings")

@@ -28,6 +28,10 @@ type Model struct {
 	// Machines are the distinct client machines and candor builds.
 	Machines []*Machine
 	Warnings []string
+	// Plans are the plans of the inputs that carry a published: block,
+	// and Claims their claims checked against the inputs (claims.go).
+	Plans  []*ClaimsPlan
+	Claims []*Verdict
 	// inputSeries and inputMachine map an input index to its entries.
 	inputSeries  []*Series
 	inputMachine []*Machine
@@ -258,7 +262,12 @@ var sizeKeys = map[string]bool{
 }
 
 // Build groups the inputs into a model.
-func Build(inputs []Input) *Model {
+func Build(inputs []Input) *Model { return build(inputs, inputs) }
+
+// build is Build with the plans of published claims looked for from the
+// paths of located (the same results, where they were read: a bundle's
+// copies are found beside no plan until the bundle is written).
+func build(inputs, located []Input) *Model {
 	m := &Model{Inputs: inputs}
 	m.buildSeries()
 	m.buildMachines()
@@ -278,6 +287,7 @@ func Build(inputs []Input) *Model {
 		m.Workloads = append(m.Workloads, m.buildWorkload(n, byName[n]))
 	}
 	m.buildSizeEffects()
+	m.buildClaims(located)
 	return m
 }
 
@@ -330,9 +340,9 @@ func paramsOf(r *result.Result, kind string) map[string]string {
 			if k == "threads" || k == "target" || k == "identity" || k == "repetition" {
 				continue
 			}
-			if _, ok := p[k]; !ok {
-				p[k] = v
-			}
+			// The plan's own words for an option it sets (auto-inc=off,
+			// not the resolved false).
+			p[k] = v
 		}
 		if _, ok := p["plan"]; !ok && r.Plan.Name != "" {
 			p["plan"] = r.Plan.Name

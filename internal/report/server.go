@@ -183,7 +183,6 @@ func drawServerCounters(r *result.Result) ([]byte, error) {
 		}
 		p.Y.Min, p.Y.Max = 0, 105
 		p.X.Min = 0
-		legendRoom(p, n)
 		plots = append(plots, p)
 	}
 	if len(plots) == 0 {

@@ -201,9 +201,10 @@ func textRecords(line func(string), t *table) {
 
 // wrapCell breaks a table cell into lines of at most width runes at spaces,
 // never inside a word: a word longer than the column is broken after one of
-// the separators of a URL or path (/ ? & ; ,) when it has them, and is
-// otherwise cut short with "..." (10.11.19-MariaDB-0+deb12u1 in 16 columns:
-// 10.11.19-Mari...).
+// the separators of a URL or path (/ ? & ; ,) when it has them, else after
+// those of a name (_: a plan cell's name keeps its distinguishing end,
+// sysbench-oltp_read_write_pg_t16_ / auto-inc-off_sequence-cache-1000), and
+// is cut short with "..." only when neither way fits.
 func wrapCell(text string, width int) []string {
 	var lines []string
 	var cur []rune
@@ -220,7 +221,10 @@ func wrapCell(text string, width int) []string {
 		}
 		if len(w) > width {
 			flush()
-			pieces := breakAtSeparators(w, width)
+			pieces := breakAtSeparators(w, width, "/?&;,")
+			if pieces == nil {
+				pieces = breakAtSeparators(w, width, "/?&;,_")
+			}
 			if pieces == nil {
 				lines = append(lines, ellipsis(w, width))
 				continue
@@ -240,12 +244,12 @@ func wrapCell(text string, width int) []string {
 // breakAtSeparators splits a long word after URL and path separators into
 // pieces of at most width runes; nil when some piece cannot be made short
 // enough that way.
-func breakAtSeparators(w []rune, width int) []string {
+func breakAtSeparators(w []rune, width int, seps string) []string {
 	var out []string
 	for len(w) > width {
 		cut := -1
 		for i := width - 1; i > 0; i-- {
-			if strings.ContainsRune("/?&;,", w[i]) {
+			if strings.ContainsRune(seps, w[i]) {
 				cut = i + 1
 				break
 			}

@@ -1,0 +1,526 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/candor-bench/candor/internal/published"
+	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/stats"
+)
+
+// The verdicts a published claim gets.
+const (
+	Reproduced    = "reproduced"
+	NotReproduced = "not reproduced"
+	Untestable    = "cannot be tested here"
+	TooWide       = "CI too wide to call"
+	TooFew        = "too few repetitions to call"
+	NotMeasured   = "not measured"
+)
+
+// Verdict is one published claim checked against the results of its published.
+type Verdict struct {
+	Plan  string // the plan's name (the experiment)
+	Claim published.Claim
+	// Published is the claim's published figure as checked here ("async /
+	// sync ≈ 2.12 ± 25%"); Measured the same figure measured, with its 95%
+	// confidence interval and the repetitions it rests on.
+	Published, Measured string
+	Verdict             string
+	// Checked says what is measured here: the metric and the cells.
+	Checked string
+	// Reason says why the verdict is not reproduced / not reproduced
+	// plainly (the tolerance band, a reason it cannot be tested).
+	Reason string
+	// Words sets the source's words beside its own figures ("" without).
+	Words string
+	// Value, Low and High are the measured figure and its 95% CI (NaN
+	// when not measured).
+	Value, Low, High float64
+}
+
+// ClaimsPlan is what a report needs of a plan to check its published
+// claims: its name, file and output directory, its published: block and
+// its cells.
+type ClaimsPlan struct {
+	Name, File, Output string
+	Published          *published.Published
+	Cells              []published.Cell
+}
+
+// ReadPlan reads a plan file for its claims. Reports read result files,
+// never plans: the CLI sets it (cli/site.go). When it is nil, no claim is
+// checked.
+var ReadPlan func(file string) (*ClaimsPlan, error)
+
+// PlanFor finds the plan file a result names: as recorded, else in a
+// bundle (BUNDLE/plan/ beside BUNDLE/results/), else beside the result's
+// directory's parents (experiments/results/NAME/x.json names
+// experiments/PLAN.yaml); nil when the result names no plan.
+func PlanFor(resultPath string, ref *result.PlanRef) (*ClaimsPlan, error) {
+	if ref == nil || ref.File == "" || ReadPlan == nil {
+		return nil, nil
+	}
+	candidates := []string{ref.File, filepath.Join(filepath.Dir(filepath.Dir(resultPath)), "plan", filepath.Base(ref.File))}
+	dir := filepath.Dir(resultPath)
+	for i := 0; i < 3; i++ {
+		dir = filepath.Dir(dir)
+		candidates = append(candidates, filepath.Join(dir, filepath.Base(ref.File)))
+	}
+	var firstErr error
+	for _, f := range candidates {
+		if _, err := os.Stat(f); err != nil {
+			continue
+		}
+		p, err := ReadPlan(f)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		if p.Name == ref.Name {
+			return p, nil
+		}
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return nil, fmt.Errorf("plan %s (named by %s) not found", ref.File, resultPath)
+}
+
+// buildClaims finds the plans of the inputs and checks each plan's
+// published claims against its results.
+func (m *Model) buildClaims(located []Input) {
+	var warns []string
+	m.Plans, m.Claims, warns = claimsOf(located)
+	m.Warnings = append(m.Warnings, warns...)
+}
+
+// claimsOf finds the plans the inputs name and checks their published
+// claims; a plan that cannot be read is a warning.
+func claimsOf(inputs []Input) (plans []*ClaimsPlan, claims []*Verdict, warnings []string) {
+	seen := map[string]bool{}
+	for _, in := range inputs {
+		ref := in.Result.Plan
+		if ref == nil || seen[ref.Name] {
+			continue
+		}
+		seen[ref.Name] = true
+		p, err := PlanFor(in.Path, ref)
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("published claims of plan %s not checked: %v", ref.Name, err))
+			continue
+		}
+		if p == nil || p.Published == nil {
+			continue
+		}
+		plans = append(plans, p)
+		claims = append(claims, CheckClaims(p, inputs)...)
+	}
+	return plans, claims, warnings
+}
+
+// CheckClaims checks each published claim of p against the inputs made by
+// p's cells.
+func CheckClaims(p *ClaimsPlan, inputs []Input) []*Verdict {
+	var out []*Verdict
+	for _, c := range p.Published.Claims {
+		out = append(out, checkClaim(p.Name, c, inputs))
+	}
+	return out
+}
+
+// metricValues are the claim's metric in every complete repetition of the
+// cells sel names, among the inputs of plan name.
+func metricValues(name string, sel published.Selector, metric string, inputs []Input) []float64 {
+	var out []float64
+	load := strings.HasPrefix(metric, "load-")
+	for _, in := range inputs {
+		r := in.Result
+		if r.Plan == nil || r.Plan.Name != name || !sel.Matches(r.Workload.Name, r.Plan.Params) {
+			continue
+		}
+		for i := range r.Phases {
+			ph := &r.Phases[i]
+			if ph.Status != result.StatusComplete || (kindOf(ph.Name) == "load") != load {
+				continue
+			}
+			if v, ok := metricOf(ph, metric); ok {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+func metricOf(ph *result.Phase, metric string) (float64, bool) {
+	switch metric {
+	case "throughput", "load-rate":
+		return ph.Throughput, true
+	case "load-time":
+		return ph.DurationSec, true
+	case "server-rows":
+		v, ok := ph.Derived["server_rows_per_s"]
+		return v, ok && v > 0
+	case "client-rows":
+		rr, ok := RowRatesOf(ph)
+		return rr.Client, ok
+	case "lost", "rpo", "rto":
+		if ph.Ledger == nil || ph.Ledger.Accounting == nil {
+			return 0, false
+		}
+		a := ph.Ledger.Accounting
+		switch metric {
+		case "lost":
+			return float64(a.Lost), true
+		case "rpo":
+			if a.Fault != nil {
+				return a.Fault.RPOSeconds, true
+			}
+		case "rto":
+			if a.Fault != nil && a.Fault.RTOSeconds != nil {
+				return *a.Fault.RTOSeconds, true
+			}
+		}
+	}
+	return 0, false
+}
+
+func checkClaim(name string, c published.Claim, inputs []Input) *Verdict {
+	v := &Verdict{Plan: name, Claim: c, Value: math.NaN(), Low: math.NaN(), High: math.NaN()}
+	if w := c.Words; w != nil {
+		v.Words = fmt.Sprintf("the source's words say %q (%s×); its own figures give %s / %s = %.2f×",
+			w.Text, trimNum(w.Value), trimNum(w.Of[0]), trimNum(w.Of[1]), w.Computed())
+	}
+	switch c.Kind() {
+	case "untestable":
+		v.Published, v.Measured = "–", "–"
+		v.Verdict, v.Reason = Untestable, c.Untestable
+		return v
+	case "ratio", "less":
+		sels := c.Ratio
+		if c.Kind() == "less" {
+			sels = c.Less
+		}
+		a := metricValues(name, sels[0], c.Metric, inputs)
+		b := metricValues(name, sels[1], c.Metric, inputs)
+		v.Checked = pairText(c.Metric, sels[0], sels[1], c.Kind())
+		if c.Kind() == "ratio" {
+			lo, hi := c.Expect/(1+c.Tolerance), c.Expect*(1+c.Tolerance)
+			v.Published = fmt.Sprintf("≈ %.2f (accepted %.2f–%.2f)", c.Expect, lo, hi)
+			if len(c.From) == 2 {
+				v.Published = fmt.Sprintf("%s / %s = %.2f (accepted %.2f–%.2f)", trimNum(c.From[0]), trimNum(c.From[1]), c.Expect, lo, hi)
+			}
+		} else {
+			v.Published = "first < second: ratio below 1"
+		}
+		if len(a) == 0 || len(b) == 0 {
+			v.Measured, v.Verdict = "–", Untestable
+			v.Reason = fmt.Sprintf("no complete result of the cells {%s}: the plan did not run here", missingSide(a, sels[0], sels[1]))
+			return v
+		}
+		// stats.RatioOf(x, y) is y/x: the claim's ratio is a / b.
+		r, ok := stats.RatioOf(stats.Summarize(b), stats.Summarize(a))
+		v.Value = r.Ratio
+		v.Measured = fmt.Sprintf("%.2f, n = %d / %d", r.Ratio, len(a), len(b))
+		if !ok {
+			v.Verdict, v.Reason = TooFew, "a side has a single repetition: no confidence interval"
+			return v
+		}
+		v.Low, v.High = r.CI95Low, r.CI95High
+		v.Measured = fmt.Sprintf("%.2f (95%% CI %.2f–%.2f), n = %d / %d", r.Ratio, r.CI95Low, r.CI95High, len(a), len(b))
+		lo, hi := 0.0, 1.0
+		if c.Kind() == "ratio" {
+			lo, hi = c.Expect/(1+c.Tolerance), c.Expect*(1+c.Tolerance)
+		}
+		switch {
+		case r.CI95Low >= lo && r.CI95High <= hi:
+			v.Verdict = Reproduced
+		case r.CI95High < lo || r.CI95Low > hi:
+			v.Verdict = NotReproduced
+			if c.Kind() == "less" {
+				v.Reason = "the order is the other way round"
+			} else {
+				v.Reason = fmt.Sprintf("the interval lies outside %.2f–%.2f", lo, hi)
+			}
+		default:
+			v.Verdict, v.Reason = TooWide, fmt.Sprintf("the interval straddles %s", boundText(r, lo, hi))
+		}
+		return v
+	default: // zero, positive
+		sel := c.Zero
+		if sel == nil {
+			sel = c.Positive
+		}
+		want := "= 0"
+		if c.Positive != nil {
+			want = "> 0"
+		}
+		v.Checked = fmt.Sprintf("%s in every repetition of %s", c.Metric, *sel)
+		v.Published = c.Metric + " " + want
+		xs := metricValues(name, *sel, c.Metric, inputs)
+		if len(xs) == 0 {
+			v.Measured, v.Verdict = "–", Untestable
+			v.Reason = fmt.Sprintf("no complete result of the cells {%s}: the plan did not run here", *sel)
+			return v
+		}
+		above := 0
+		for _, x := range xs {
+			if x > 0 {
+				above++
+			}
+		}
+		s := stats.Summarize(xs)
+		v.Value, v.Low, v.High = s.Mean, s.CI95Low, s.CI95High
+		v.Measured = fmt.Sprintf("mean %s (95%% CI %s–%s); above 0 in %d of %d repetitions", trimNum(s.Mean), trimNum(s.CI95Low), trimNum(s.CI95High), above, len(xs))
+		if len(xs) < 2 {
+			v.Measured = fmt.Sprintf("%s in the single repetition", trimNum(s.Mean))
+		}
+		switch {
+		case c.Zero != nil && above == 0, c.Positive != nil && above == len(xs):
+			v.Verdict = Reproduced
+		case c.Zero != nil || above == 0:
+			v.Verdict = NotReproduced
+		default:
+			v.Verdict, v.Reason = TooFew, fmt.Sprintf("above 0 in only %d of %d repetitions", above, len(xs))
+		}
+		return v
+	}
+}
+
+// pairText is "server-rows: target=pg-async2 / target=pg-sync1 (both
+// in-server=true, jobs=1)": the keys the two selectors share are said once.
+func pairText(metric string, a, b published.Selector, kind string) string {
+	common := published.Selector{}
+	da, db := published.Selector{}, published.Selector{}
+	for k, v := range a {
+		if b[k] == v {
+			common[k] = v
+		} else {
+			da[k] = v
+		}
+	}
+	for k, v := range b {
+		if a[k] != v {
+			db[k] = v
+		}
+	}
+	op := " / "
+	if kind == "less" {
+		op = " < "
+	}
+	s := metric + ": " + da.String() + op + db.String()
+	if len(common) > 0 {
+		s += " (both " + common.String() + ")"
+	}
+	return s
+}
+
+func missingSide(a []float64, sa, sb published.Selector) published.Selector {
+	if len(a) == 0 {
+		return sa
+	}
+	return sb
+}
+
+func boundText(r stats.Ratio, lo, hi float64) string {
+	if r.CI95Low < lo && r.CI95High > lo {
+		return fmt.Sprintf("%.2f", lo)
+	}
+	return fmt.Sprintf("%.2f", hi)
+}
+
+// trimNum prints a figure with at most three decimals, trailing zeros cut.
+func trimNum(x float64) string {
+	if math.IsNaN(x) {
+		return "–"
+	}
+	s := fmt.Sprintf("%.3f", x)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	if s == "-0" {
+		s = "0"
+	}
+	return s
+}
+
+// claimsTable is one row per claim: experiment, claim, published,
+// measured, verdict.
+func claimsTable(vs []*Verdict, withPlan bool) *table {
+	t := &table{Caption: "Published claims, checked here"}
+	if withPlan {
+		t.Head = append(t.Head, "experiment")
+	}
+	t.Head = append(t.Head, "claim", "checked here", "published", "measured (95% CI)", "verdict")
+	for _, v := range vs {
+		var row []string
+		if withPlan {
+			row = append(row, v.Plan)
+		}
+		claim := v.Claim.ID
+		pub := v.Published
+		if v.Words != "" {
+			pub += "; " + v.Words
+		}
+		verdict := v.Verdict
+		if v.Reason != "" {
+			verdict += " (" + v.Reason + ")"
+		}
+		checked := v.Checked
+		if checked == "" {
+			checked = "–"
+		}
+		row = append(row, claim, checked, pub, v.Measured, verdict)
+		t.Rows = append(t.Rows, row)
+	}
+	t.Note = "A ratio is reproduced when its whole 95% confidence interval (computed on the log of the ratio) lies inside the accepted band, " +
+		"not reproduced when it lies wholly outside, and too wide to call otherwise; an order (<) is reproduced when the interval of the ratio lies below 1. " +
+		"Absolute figures from other hardware are not comparable: claims are checked as ratios and orderings between cells."
+	return t
+}
+
+// buildClaimsSection lists a report's plans' published claims with their
+// verdicts, and where each claim comes from.
+func buildClaimsSection(d *document, m *Model) {
+	if len(m.Plans) == 0 {
+		return
+	}
+	d.heading(2, "Published claims")
+	d.table(claimsTable(m.Claims, len(m.Plans) > 1))
+	for _, p := range m.Plans {
+		pub := p.Published
+		src := pub.Source.Title
+		if pub.Source.URL != "" {
+			src += " (" + pub.Source.URL + ")"
+		}
+		d.para("%s: source %s. Published conditions: %s.", p.Name, strings.TrimSpace(src), orNone(pub.Conditions))
+		var items []string
+		for _, c := range pub.Claims {
+			s := c.ID + ": “" + c.Said + "” (figures: " + orNone(strings.Join(c.Figures, "; ")) + ")"
+			if c.Conditions != "" {
+				s += "; conditions: " + c.Conditions
+			}
+			items = append(items, s)
+		}
+		d.list(items)
+		for _, t := range publishedTables(p, m.Inputs) {
+			d.table(t)
+		}
+	}
+}
+
+// publishedTables fills each published table of p with the figures
+// measured here: per row and column the mean of the metric over the
+// repetitions with its 95% confidence interval.
+func publishedTables(p *ClaimsPlan, inputs []Input) []*table {
+	cells := p.Cells
+	var out []*table
+	for _, pt := range p.Published.Tables {
+		t := &table{Caption: pt.Caption}
+		if t.Caption == "" {
+			t.Caption = "The published table, measured here"
+		}
+		t.Head = append(t.Head, pt.Rows...)
+		cols := published.Values(cells, pt.Columns)
+		if len(pt.Columns) == 0 {
+			cols = []published.Selector{{}}
+		}
+		for _, col := range cols {
+			for _, m := range pt.Metrics {
+				h := m
+				if len(col) > 0 {
+					h = col.String() + ": " + m
+				}
+				t.Head = append(t.Head, h)
+			}
+		}
+		for range pt.Rows {
+			t.Right = append(t.Right, false)
+		}
+		for range t.Head[len(pt.Rows):] {
+			t.Right = append(t.Right, true)
+		}
+		for _, row := range published.Values(cells, pt.Rows) {
+			var line []string
+			for _, k := range pt.Rows {
+				line = append(line, row[k])
+			}
+			for _, col := range cols {
+				sel := published.Selector{}
+				for k, v := range row {
+					sel[k] = v
+				}
+				for k, v := range col {
+					sel[k] = v
+				}
+				for _, m := range pt.Metrics {
+					line = append(line, metricText(m, metricValues(p.Name, sel, m, inputs)))
+				}
+			}
+			t.Rows = append(t.Rows, line)
+		}
+		t.Note = "Each figure: the mean over the repetitions ± the half-width of its 95% confidence interval (Student's t), n repetitions; –: not run here. " +
+			"Metrics: " + metricsNote(pt.Metrics) + "."
+		out = append(out, t)
+	}
+	return out
+}
+
+func metricText(metric string, xs []float64) string {
+	if len(xs) == 0 {
+		return "–"
+	}
+	s := stats.Summarize(xs)
+	f := fmtRate
+	switch metric {
+	case "lost":
+		f = func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+		if s.Mean != math.Trunc(s.Mean) {
+			f = func(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+		}
+	case "rpo", "rto", "load-time":
+		f = func(x float64) string {
+			if x == 0 {
+				return "0 s"
+			}
+			return fmtNs(x * 1e9)
+		}
+	}
+	out := f(s.Mean)
+	if s.N > 1 {
+		out += " ± " + f(s.HalfWidth())
+	}
+	return fmt.Sprintf("%s (n = %d)", out, s.N)
+}
+
+func metricsNote(ms []string) string {
+	var parts []string
+	for _, m := range ms {
+		parts = append(parts, m+": "+published.Metrics[m])
+	}
+	return strings.Join(parts, "; ")
+}
+
+// VerdictCounts counts verdicts by name, in a stable order for printing.
+func VerdictCounts(vs []*Verdict) string {
+	n := map[string]int{}
+	for _, v := range vs {
+		n[v.Verdict]++
+	}
+	var keys []string
+	for k := range n {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%d %s", n[k], k))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,129 @@
+package report
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/candor-bench/candor/internal/ledger"
+	"github.com/candor-bench/candor/internal/published"
+	"github.com/candor-bench/candor/internal/result"
+)
+
+// claimInput is a result of plan "p", cell params, with one complete run
+// phase per throughput (and one ledger loss count per phase when lost is
+// given).
+func claimInput(params map[string]string, tputs []float64, lost []int64) Input {
+	r := &result.Result{Plan: &result.PlanRef{Name: "p", Params: params}}
+	r.Workload.Name = "w"
+	for i, x := range tputs {
+		ph := result.Phase{Name: "run", Status: result.StatusComplete, Throughput: x}
+		if lost != nil {
+			ph.Ledger = &result.LedgerResult{Accounting: &ledger.Accounting{Lost: int(lost[i])}}
+		}
+		r.Phases = append(r.Phases, ph)
+	}
+	return Input{Path: "x.json", Result: r}
+}
+
+// Verdicts follow the 95% CI of the log ratio against the tolerance band:
+// inside it reproduced, outside it not, across it too wide to call; one
+// repetition is too few; an order is the ratio's interval below 1; lost
+// counts are zero or positive in every repetition.
+func TestClaimVerdicts(t *testing.T) {
+	a := map[string]string{"target": "a"}
+	b := map[string]string{"target": "b"}
+	ratio := func(expect, tol float64) published.Claim {
+		return published.Claim{ID: "r", Metric: "throughput", Ratio: []published.Selector{{"target": "a"}, {"target": "b"}}, Expect: expect, Tolerance: tol}
+	}
+	cases := []struct {
+		name   string
+		claim  published.Claim
+		inputs []Input
+		want   string
+	}{
+		{"inside the band", ratio(2, 0.25), []Input{claimInput(a, []float64{200, 202, 198}, nil), claimInput(b, []float64{100, 101, 99}, nil)}, Reproduced},
+		{"outside the band", ratio(2, 0.25), []Input{claimInput(a, []float64{100, 102, 98}, nil), claimInput(b, []float64{100, 101, 99}, nil)}, NotReproduced},
+		{"across the band", ratio(2, 0.25), []Input{claimInput(a, []float64{100, 300, 200}, nil), claimInput(b, []float64{100, 101, 99}, nil)}, TooWide},
+		{"one repetition", ratio(2, 0.25), []Input{claimInput(a, []float64{200}, nil), claimInput(b, []float64{100, 101}, nil)}, TooFew},
+		{"not run", ratio(2, 0.25), []Input{claimInput(a, []float64{200, 201}, nil)}, Untestable},
+		{"order holds", published.Claim{Metric: "throughput", Less: []published.Selector{{"target": "b"}, {"target": "a"}}},
+			[]Input{claimInput(a, []float64{200, 202, 198}, nil), claimInput(b, []float64{100, 101, 99}, nil)}, Reproduced},
+		{"order reversed", published.Claim{Metric: "throughput", Less: []published.Selector{{"target": "a"}, {"target": "b"}}},
+			[]Input{claimInput(a, []float64{200, 202, 198}, nil), claimInput(b, []float64{100, 101, 99}, nil)}, NotReproduced},
+		{"zero lost", published.Claim{Metric: "lost", Zero: &published.Selector{"target": "a"}}, []Input{claimInput(a, []float64{1, 1}, []int64{0, 0})}, Reproduced},
+		{"some lost", published.Claim{Metric: "lost", Zero: &published.Selector{"target": "a"}}, []Input{claimInput(a, []float64{1, 1}, []int64{0, 3})}, NotReproduced},
+		{"lost every time", published.Claim{Metric: "lost", Positive: &published.Selector{"target": "a"}}, []Input{claimInput(a, []float64{1, 1}, []int64{2, 3})}, Reproduced},
+		{"lost once", published.Claim{Metric: "lost", Positive: &published.Selector{"target": "a"}}, []Input{claimInput(a, []float64{1, 1}, []int64{0, 3})}, TooFew},
+		{"untestable", published.Claim{Untestable: "a 3-node cluster"}, nil, Untestable},
+	}
+	for _, c := range cases {
+		v := checkClaim("p", c.claim, c.inputs)
+		if v.Verdict != c.want {
+			t.Errorf("%s: verdict %q (%s; %s), want %q", c.name, v.Verdict, v.Measured, v.Reason, c.want)
+		}
+	}
+	// The measured ratio is a over b with its interval around it.
+	v := checkClaim("p", ratio(2, 0.25), []Input{claimInput(a, []float64{200, 202, 198}, nil), claimInput(b, []float64{100, 101, 99}, nil)})
+	if math.Abs(v.Value-2) > 1e-9 || !(v.Low < 2 && v.High > 2) || !strings.Contains(v.Measured, "95% CI") {
+		t.Errorf("measured %v [%v, %v] %q", v.Value, v.Low, v.High, v.Measured)
+	}
+}
+
+// The source's words are set beside its own figures: E2's "about 4 times"
+// is 1.68× by its own table.
+func TestClaimWords(t *testing.T) {
+	c := published.Claim{Untestable: "two products", Words: &published.Words{Text: "about 4 times", Value: 4, Of: []float64{1803.83, 1073.55}}}
+	v := checkClaim("p", c, nil)
+	if !strings.Contains(v.Words, `"about 4 times" (4×)`) || !strings.Contains(v.Words, "= 1.68×") {
+		t.Errorf("words: %q", v.Words)
+	}
+}
+
+// A long plan cell name in a narrow text column wraps after its "_"
+// separators and keeps its distinguishing end, never cut to a common
+// prefix with "...".
+func TestTextCellNamesKeepTheirEnd(t *testing.T) {
+	names := []string{"sysbench-oltp_read_write_pg_t16_auto-inc-off_sequence-cache-1.json", "sysbench-oltp_read_write_pg_t16_auto-inc-on_sequence-cache-1000.json"}
+	for _, n := range names {
+		got := strings.Join(wrapCell(n, 36), "")
+		if got != n {
+			t.Errorf("%s wrapped as %q", n, wrapCell(n, 36))
+		}
+	}
+}
+
+// Values are printed as the plan wrote them: a cell's plan parameter
+// auto-inc=off wins over the workload's resolved option false.
+func TestParamsAsThePlanWroteThem(t *testing.T) {
+	r := &result.Result{Plan: &result.PlanRef{Name: "p", Params: map[string]string{"auto-inc": "off", "target": "pg"}}}
+	r.Workload.Options = map[string]any{"auto-inc": false, "tables": float64(10)}
+	p := paramsOf(r, "run")
+	if p["auto-inc"] != "off" || p["tables"] != "10" {
+		t.Errorf("params %v", p)
+	}
+}
+
+// A load and a run are drawn on their own axes: a chart each, titled, so a
+// run's transactions/s is not a flat line under the load's rows/s.
+func TestTimeSeriesLoadAndRunApart(t *testing.T) {
+	r := fixtures()["ycsb-a-pg-t4.json"].build(t)
+	run := r.Phases[len(r.Phases)-1]
+	load := run
+	load.Name, load.Rows = "load", 1000
+	r.Phases = append([]result.Phase{load}, r.Phases...)
+	svg, err := drawTimeSeries(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, title := range []string{">load<", ">run<"} {
+		if !bytes.Contains(svg, []byte(title)) {
+			t.Errorf("no chart titled %s", title)
+		}
+	}
+	// Two throughput axes (one per phase kind), each with its p99 panel.
+	if n := bytes.Count(svg, []byte(">throughput (per second)<")); n != 2 {
+		t.Errorf("%d throughput axes, want 2", n)
+	}
+}
