@@ -79,12 +79,12 @@ func TestRerunOnPostgres(t *testing.T) {
 	var out, errOut string
 	for try := 1; try <= 2; try++ {
 		code, out, errOut = runAbs(t, dir, "rerun", orig, "-o", filepath.Join(dir, fmt.Sprintf("same%d.json", try)))
-		if code != 0 || strings.Contains(out, "verdict: same (") {
+		if code != 0 || strings.Contains(out, "verdict: reproduced: no significant difference (") {
 			break
 		}
 		t.Logf("rerun %d against itself: %s", try, strings.SplitN(out, "\n", 3)[1])
 	}
-	if code != 0 || !strings.Contains(out, "verdict: same (") {
+	if code != 0 || !strings.Contains(out, "verdict: reproduced: no significant difference (") {
 		t.Errorf("rerun against itself: exit %d\n%s\n%s", code, out, errOut)
 	}
 	if !strings.Contains(errOut, "--repeat 3") {
@@ -114,7 +114,7 @@ func TestRerunOnPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut = runAbs(t, dir, "rerun", orig, "--target", slow, "-o", filepath.Join(dir, "slow.json"))
-	if code != 0 || !strings.Contains(out, "verdict: slower (") {
+	if code != 0 || !strings.Contains(out, "verdict: not reproduced: the rerun is significantly slower (") {
 		t.Errorf("rerun through a 2 ms proxy: exit %d\n%s\n%s", code, out, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "slow.json")); err != nil {
