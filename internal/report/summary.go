@@ -235,7 +235,11 @@ func WriteFaultSummary(w io.Writer, p *result.Phase) {
 	if len(parts) > 0 {
 		fmt.Fprintf(w, "reconnects by worker (time without a session): %s\n", strings.Join(parts, ", "))
 	}
-	for _, l := range LedgerLines(p.Ledger) {
+	ledgerLines := LedgerLines(p.Ledger)
+	if u, ok := UnreplicatedAtFault(p); ok {
+		ledgerLines = append(ledgerLines, UnreplicatedLine(u))
+	}
+	for _, l := range ledgerLines {
 		fmt.Fprintln(w, l)
 	}
 }
