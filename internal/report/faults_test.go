@@ -1,14 +1,14 @@
 package report
 
 import (
-	"math"
-
 	"bytes"
-	"gonum.org/v1/plot/plotter"
+	"math"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"gonum.org/v1/plot/plotter"
 
 	"github.com/candor-bench/candor/internal/ledger"
 	"github.com/candor-bench/candor/internal/result"
