@@ -39,7 +39,7 @@ func newPlanCmd(env *Env) *cobra.Command {
 	}
 	run.Flags().BoolVarP(&quiet, "quiet", "q", false, "pass -q to every cell: only the plan's own progress lines")
 	addShardFlags(run.Flags(), &sh)
-	run.Flags().StringVar(&metricsAddr, "metrics-addr", "", "pass --metrics-addr to every cell: live metrics of the cell running, at http://ADDR/metrics")
+	run.Flags().StringVar(&metricsAddr, "metrics-addr", "", "pass --metrics-addr to every cell: live metrics of the cell running, at http://ADDR/metrics (:9464 listens on every interface, 127.0.0.1:9464 on this machine only)")
 	run.Flags().DurationVar(&metricsLinger, "metrics-linger", defaultMetricsLinger, "pass --metrics-linger to every cell: how long each cell serves its final metrics until scraped")
 	cells := &cobra.Command{
 		Use:   "cells PLAN.yaml",
@@ -55,7 +55,7 @@ as written, and a last line names the variables 'candor plan run' will need.`,
 				return withCode(ExitUsage, err)
 			}
 			for i, cell := range p.Cells() {
-				fmt.Fprintf(env.Stdout, "%3d %-6s %s\n    candor run %s\n", i+1, cellState(cell), cell.ID, strings.Join(redactArgs(cell.Args, target.Redact), " "))
+				fmt.Fprintf(env.Stdout, "%3d %-6s %s\n    candor run %s\n", i+1, cellState(cell), cell.ID, shellLine(redactArgs(cell.Args, target.Redact), p.Unset))
 			}
 			if len(p.Unset) > 0 {
 				fmt.Fprintf(env.Stdout, "environment variables not set, shown as ${NAME} above; 'candor plan run' needs them: %s\n",
@@ -117,7 +117,7 @@ func runPlan(env *Env, file string, quiet bool, shard engine.Shard, metricsAddr 
 	}
 	cells := p.Cells()
 	shardCells(cells, sh)
-	nominal := time.Duration(p.Repetitions) * (p.Duration + p.Warmup)
+	nominal := planNominal(p, cells)
 	var done, todo int
 	for _, c := range cells {
 		if cellState(c) == "done" {
@@ -135,7 +135,7 @@ func runPlan(env *Env, file string, quiet bool, shard engine.Shard, metricsAddr 
 			lastData = c.DataKey
 			continue
 		}
-		eta := "unknown"
+		eta := "unknown until a cell has run (cells of a fixed size)"
 		switch {
 		case ran > 0:
 			eta = (time.Since(start) / time.Duration(ran) * time.Duration(todo-ran)).Round(time.Second).String()
