@@ -2,6 +2,8 @@ package plan
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,13 +31,8 @@ func variantsAxis(v *yaml.Node, add func(int, string, ...any)) Axis {
 			}
 			m[k.Value] = val.Value
 		}
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
 		var parts []string
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			parts = append(parts, k+"="+m[k])
 		}
 		ax.Sets = append(ax.Sets, m)

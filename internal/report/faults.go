@@ -239,18 +239,12 @@ func UnreplicatedLine(u Unreplicated) string {
 		bytesText(u.Bytes), strings.Join(slots, ", "), lag, u.BeforeS)
 }
 
-// bytesText prints a byte count in binary units.
+// bytesText prints a byte count in binary units ("0 B" for none).
 func bytesText(b float64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
-	i := 0
-	for b >= 1024 && i < len(units)-1 {
-		b /= 1024
-		i++
+	if b < 1 {
+		return "0 B"
 	}
-	if i == 0 {
-		return fmt.Sprintf("%.0f B", b)
-	}
-	return fmt.Sprintf("%.1f %s", b, units[i])
+	return fmtBytes(int64(b))
 }
 
 // FaultLines describes a phase's faults, one line each: when each ran,

@@ -45,9 +45,9 @@ func WriteEnvironments(w io.Writer, a, b *result.Result) {
 	sort.Strings(keys)
 	same := 0
 	for _, k := range keys {
-		va, oka := a.Target.Settings[k]
-		vb, okb := b.Target.Settings[k]
-		if oka && okb && va == vb {
+		va := a.Target.Settings[k]
+		vb := b.Target.Settings[k]
+		if va == vb { // empty on one side and absent on the other is the same
 			same++
 			continue
 		}
