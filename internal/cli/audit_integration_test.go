@@ -55,6 +55,10 @@ func TestAuditSynchronousCommitOnPostgres(t *testing.T) {
 	}
 }
 
+// sameVerdict is rerun's verdict of no significant difference, reproduced
+// (an interval within ±10%) or too wide to tell.
+var sameVerdict = regexp.MustCompile(`verdict: (reproduced: )?no significant difference \(`)
+
 // TestRerunOnPostgres: a 5 s PostgreSQL run with 3 repetitions reruns
 // no significant difference against itself, and "significantly slower" through a proxy adding 2 ms per round
 // trip.
@@ -67,10 +71,6 @@ func TestAuditSynchronousCommitOnPostgres(t *testing.T) {
 // slower. A test at the 5% level says "faster" or "slower" of two
 // identical configurations once in 20 by design: a verdict other than
 // "no significant difference" gets one more rerun.
-// sameVerdict is rerun's verdict of no significant difference, reproduced
-// (an interval within ±10%) or too wide to tell.
-var sameVerdict = regexp.MustCompile(`verdict: (reproduced: )?no significant difference \(`)
-
 func TestRerunOnPostgres(t *testing.T) {
 	pg := postgresURL(t)
 	t.Parallel()
