@@ -169,3 +169,23 @@ func TestFaultBandIsTheOutageAndLinesBreak(t *testing.T) {
 		t.Errorf("segments %v, want two: before and after the gap", segs)
 	}
 }
+
+// The summary does not flag BEHIND SCHEDULE at 499.9 of 500 ops/s when the
+// lag came from a scheduled fault; without the fault it gives the reason.
+func TestSummaryBehindScheduleAroundFault(t *testing.T) {
+	r := fixtures()["ycsb-a-pg-t4.json"].build(t)
+	p := &r.Phases[len(r.Phases)-1]
+	p.Rate = &result.RateResult{Target: 500, Achieved: 499.9, BehindSchedule: true, MaxLagNs: 5e9}
+	p.Faults = []result.FaultEvent{{Index: 0, Kind: "run", Status: "done"}}
+	var b bytes.Buffer
+	WriteText(&b, r, p, nil)
+	if strings.Contains(b.String(), "BEHIND SCHEDULE") || !strings.Contains(b.String(), "behind schedule around the scheduled fault only") {
+		t.Errorf("with a scheduled fault:\n%s", b.String())
+	}
+	p.Faults = nil
+	b.Reset()
+	WriteText(&b, r, p, nil)
+	if !strings.Contains(b.String(), "BEHIND SCHEDULE: an operation started more than 1 s late") {
+		t.Errorf("without a fault:\n%s", b.String())
+	}
+}
