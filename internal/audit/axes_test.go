@@ -125,3 +125,23 @@ func TestBehindScheduleAroundFault(t *testing.T) {
 		t.Fatalf("without faults: %+v, want an error", got)
 	}
 }
+
+// Run settings a workload derives from an option the plan varies
+// (commit-loop's operations from its jobs) are the axis too; run flags that
+// differ as given are not.
+func TestPlanRunSettingsFromAxis(t *testing.T) {
+	spec := []byte(`{"workload":"commit-loop","duration":600000000000}`)
+	a := cell(fixture(), map[string]string{"target": "pg", "jobs": ""})
+	b := cell(fixture(), map[string]string{"target": "pg", "jobs": "3"})
+	a.Run.Operations, b.Run.Operations = 10000, 30000
+	a.Spec, b.Spec = spec, spec
+	got := findings(Results(inputs(a, b)), "run-settings-differ")
+	if len(got) != 1 || got[0].Severity != Note || !strings.Contains(got[0].Text, "axis jobs ((unset), 3)") {
+		t.Fatalf("run-settings-differ = %+v, want a note naming the jobs axis", got)
+	}
+	b.Spec = []byte(`{"workload":"commit-loop","duration":300000000000}`)
+	got = findings(Results(inputs(a, b)), "run-settings-differ")
+	if len(got) != 1 || got[0].Severity != Warning {
+		t.Fatalf("run flags given differently: %+v, want a warning", got)
+	}
+}
