@@ -110,7 +110,14 @@ func Results(inputs []Input) *Report { return Sides(Group(inputs)) }
 // (repetitions) and across the sides.
 func Sides(sides []Side) *Report {
 	r := &Report{Sides: sides}
+	axes := planAxes(sides)
 	for _, rule := range rules {
+		if setupRules[rule.ID] {
+			if fs, ok := byPlanTarget(rule.check, sides, axes); ok {
+				r.Findings = append(r.Findings, fs...)
+				continue
+			}
+		}
 		r.Findings = append(r.Findings, rule.check(sides)...)
 	}
 	sort.SliceStable(r.Findings, func(i, j int) bool {
@@ -120,7 +127,9 @@ func Sides(sides []Side) *Report {
 }
 
 // Group puts results of one configuration together (the same workload,
-// options, run settings, target URL, product, version and settings) and
+// options, run settings, target, product, version and settings; the
+// target is a plan cell's target name, else its URL: a cluster a plan
+// started for each cell has new ports each time) and
 // labels each group by its first file's name, with "+N" for the others.
 func Group(inputs []Input) []Side {
 	var sides []Side
@@ -156,7 +165,7 @@ func configKey(r *result.Result) string {
 	run.ReportInterval = 0
 	runJSON, _ := json.Marshal(run)
 	settings, _ := json.Marshal(r.Target.Settings) // map keys are sorted
-	return strings.Join([]string{r.Workload.Name, string(opts), string(runJSON), r.Target.URL, r.Target.Product, r.Target.Version, string(settings)}, "\x00")
+	return strings.Join([]string{r.Workload.Name, string(opts), string(runJSON), planTarget(r), r.Target.Product, r.Target.Version, string(settings)}, "\x00")
 }
 
 // WriteText prints the findings, one block each: severity, rule and

@@ -132,7 +132,7 @@ func TestRerunOnNull(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("rerun: exit %d\n%s\n%s", code, out, errOut)
 	}
-	for _, w := range []string{"verdict: slower (throughput -", "95% CI [", "Fairness audit"} {
+	for _, w := range []string{"verdict: not reproduced: the rerun is significantly slower (throughput -", "95% CI −", "Fairness audit"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("rerun output lacks %q:\n%s", w, out)
 		}

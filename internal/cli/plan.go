@@ -40,7 +40,7 @@ func newPlanCmd(env *Env) *cobra.Command {
 	}
 	run.Flags().BoolVarP(&quiet, "quiet", "q", false, "pass -q to every cell: only the plan's own progress lines")
 	runflags.AddShard(run.Flags(), &sh)
-	run.Flags().StringVar(&metricsAddr, "metrics-addr", "", "pass --metrics-addr to every cell: live metrics of the cell running, at http://ADDR/metrics")
+	run.Flags().StringVar(&metricsAddr, "metrics-addr", "", "pass --metrics-addr to every cell: live metrics of the cell running, at http://ADDR/metrics (:9464 listens on every interface, 127.0.0.1:9464 on this machine only)")
 	run.Flags().DurationVar(&metricsLinger, "metrics-linger", engine.DefaultMetricsLinger, "pass --metrics-linger to every cell: how long each cell serves its final metrics until scraped")
 	cells := &cobra.Command{
 		Use:   "cells PLAN.yaml",
@@ -56,7 +56,7 @@ as written, and a last line names the variables 'candor plan run' will need.`,
 				return withCode(ExitUsage, err)
 			}
 			for i, cell := range p.Cells() {
-				fmt.Fprintf(env.Stdout, "%3d %-6s %s\n    candor run %s\n", i+1, planrun.CellState(cell), cell.ID, strings.Join(redactArgs(cell.Args, target.Redact), " "))
+				fmt.Fprintf(env.Stdout, "%3d %-6s %s\n    candor run %s\n", i+1, planrun.CellState(cell), cell.ID, shellLine(redactArgs(cell.Args, target.Redact), p.Unset))
 			}
 			if len(p.Unset) > 0 {
 				fmt.Fprintf(env.Stdout, "environment variables not set, shown as ${NAME} above; 'candor plan run' needs them: %s\n",

@@ -115,8 +115,12 @@ func (d *display) Start(r *runner.Runner, s engine.Started) {
 	case !f.Quiet:
 		r.Status = env.Stderr
 		fp := s.Fingerprint
-		fmt.Fprintf(env.Stderr, "candor %s %s → %s (%s %s), %d threads, latency: %s, seed %d\n",
-			f.Phase, wl.Name(), fp.URL, fp.Product, fp.Version, cfg.Threads, runner.LatencyMeasure(cfg.Rate), cfg.Seed)
+		threads := fmt.Sprintf("%d threads", cfg.Threads)
+		if cfg.Threads == 1 {
+			threads = "1 thread" // sysbench's own header ("Number of threads: 1") is kept in sysbench mode
+		}
+		fmt.Fprintf(env.Stderr, "candor %s %s → %s (%s %s), %s, latency: %s, seed %d\n",
+			f.Phase, wl.Name(), fp.URL, fp.Product, fp.Version, threads, runner.LatencyMeasure(cfg.Rate), cfg.Seed)
 	}
 }
 

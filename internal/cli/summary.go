@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/candor-bench/candor/internal/engine"
 	"github.com/candor-bench/candor/internal/report"
@@ -10,7 +12,20 @@ import (
 	"github.com/candor-bench/candor/internal/target"
 )
 
+// printSummary writes a result's summary in one Write call: two shards
+// started in one terminal (scripts/multi-client.sh) print theirs whole, one
+// after the other, not interleaved mid-line (a terminal takes one write at
+// a time; a pipe, up to 4 KiB).
 func printSummary(env *Env, format string, res *result.Result, sb sysbenchReport) error {
+	var b bytes.Buffer
+	err := writeSummary(&b, format, res, sb)
+	if _, werr := env.Stdout.Write(b.Bytes()); err == nil {
+		err = werr
+	}
+	return err
+}
+
+func writeSummary(stdout io.Writer, format string, res *result.Result, sb sysbenchReport) error {
 	switch format {
 	case "sysbench":
 		if res.Status == result.StatusFailed && (sb.fatal != nil || res.Error != engine.FailedRunPhase(res.Phases)) {
@@ -21,40 +36,40 @@ func printSummary(env *Env, format string, res *result.Result, sb sysbenchReport
 				sb.fatal = []string{"FATAL: " + res.Error}
 			}
 			for _, l := range sb.fatal {
-				fmt.Fprintln(env.Stdout, l)
+				fmt.Fprintln(stdout, l)
 			}
 			return nil
 		}
 		n := len(res.Phases)
 		switch {
 		case n > 0 && res.Phases[n-1].Name == phaseRun:
-			report.WriteSysbench(env.Stdout, &res.Phases[n-1], sb.pct, sb.histogram)
+			report.WriteSysbench(stdout, &res.Phases[n-1], sb.pct, sb.histogram)
 			return nil
 		case sb.prepare != nil:
 			// sysbench's prepare prints its per-table lines and no report
 			// (also where it loads no rows: bulk_insert).
 			if res.Status == result.StatusComplete {
 				for _, l := range sb.prepare {
-					fmt.Fprintln(env.Stdout, l)
+					fmt.Fprintln(stdout, l)
 				}
 			}
 			return nil
 		}
 	case "json":
-		enc := json.NewEncoder(env.Stdout)
+		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", " ")
 		return enc.Encode(res)
 	case "ycsb":
 		if n := len(res.Phases); n > 0 {
-			report.WriteYCSB(env.Stdout, &res.Phases[n-1])
+			report.WriteYCSB(stdout, &res.Phases[n-1])
 		}
 		return nil
 	}
 	for i := range res.Phases {
-		report.WriteText(env.Stdout, res, &res.Phases[i], errorClasses())
+		report.WriteText(stdout, res, &res.Phases[i], errorClasses())
 	}
 	if res.Repetitions != nil {
-		report.WriteRepetitions(env.Stdout, res.Repetitions)
+		report.WriteRepetitions(stdout, res.Repetitions)
 	}
 	return nil
 }

@@ -19,7 +19,7 @@ func workloadOptionsHelp(cmd *cobra.Command, args []string) string {
 			continue
 		}
 		if len(e.Options) == 0 {
-			return fmt.Sprintf("\n%s takes its options as YCSB properties: -p name=value and -P FILE (YCSB 0.17.0's CoreWorkload properties: recordcount, operationcount, readproportion, requestdistribution, ...).\n", a)
+			return propertiesHelp(e, a)
 		}
 		return fmt.Sprintf("\nOptions of %s (as flags, or -p name=value):\n%s", e.Name, runflags.OptionFlags(e).FlagUsages())
 	}

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"net"
+	"os"
 
 	"github.com/candor-bench/candor/internal/observe"
 	"github.com/candor-bench/candor/internal/result"
@@ -33,7 +35,7 @@ func listenMetrics(env *Env, f *Observe, quiet bool) (*observers, error) {
 	}
 	o.metrics = m
 	if !quiet {
-		fmt.Fprintf(env.Stderr, "candor: serving live metrics on http://%s/metrics\n", m.Addr())
+		fmt.Fprintf(env.Stderr, "candor: serving live metrics on %s\n", metricsWhere(m.Addr()))
 	}
 	return o, nil
 }
@@ -122,4 +124,23 @@ func (o *observers) close(env *Env) {
 			fmt.Fprintf(env.Stderr, "candor: stopping the metrics endpoint: %v\n", err)
 		}
 	}
+}
+
+// metricsWhere says where the metrics listen: the URL of a bound address,
+// and for an address on every interface (":9464") the machine's name and
+// the loopback URL, rather than "http://[::]:9464".
+func metricsWhere(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr + "/metrics"
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsUnspecified() {
+		return "http://" + net.JoinHostPort(host, port) + "/metrics"
+	}
+	name, err := os.Hostname()
+	if err != nil || name == "" {
+		name = "HOST"
+	}
+	return fmt.Sprintf("every interface, port %s: http://%s/metrics from other machines, http://%s/metrics on this one",
+		port, net.JoinHostPort(name, port), net.JoinHostPort("127.0.0.1", port))
 }

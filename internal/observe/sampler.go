@@ -35,6 +35,7 @@ type reading struct {
 // is dropped (the next interval reads again). Attach then hands each phase
 // of a result the readings taken during it. Safe for concurrent use.
 type Sampler struct {
+	tgt     target.Target
 	conn    target.Conn
 	queries []target.CounterQuery
 	kick    chan time.Time
@@ -61,7 +62,7 @@ func NewSampler(ctx context.Context, tgt target.Target, tables []string) *Sample
 	if src == nil {
 		return nil
 	}
-	s := &Sampler{kick: make(chan time.Time, 1), stop: make(chan struct{}), done: make(chan struct{}), meta: map[string]result.ServerCounter{}, unavailable: map[string]string{}}
+	s := &Sampler{tgt: tgt, kick: make(chan time.Time, 1), stop: make(chan struct{}), done: make(chan struct{}), meta: map[string]result.ServerCounter{}, unavailable: map[string]string{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	conn, err := tgt.Connect(ctx)
 	if err == nil {
@@ -121,11 +122,21 @@ func (s *Sampler) loop() {
 func (s *Sampler) read(at time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.conn == nil {
-		return
+	if s.conn == nil && s.queries == nil {
+		return // never connected: the counters are unavailable
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, sampleTimeout)
 	defer cancel()
+	if s.conn == nil {
+		// The session was lost (a fail-over): open a new one as the
+		// workers do (with --target-role, on the node that now has the
+		// role), else skip this reading and try again at the next.
+		conn, err := s.tgt.Connect(ctx)
+		if err != nil {
+			return
+		}
+		s.conn = conn
+	}
 	values := map[string]float64{}
 	for i, q := range s.queries {
 		if s.off[i] {
@@ -134,6 +145,13 @@ func (s *Sampler) read(at time.Time) {
 		got, nulls, err := runQuery(ctx, s.conn, q)
 		if err != nil {
 			if s.ctx.Err() != nil {
+				return
+			}
+			if s.tgt.Classify(err) == target.ClassConnection {
+				// The session is gone, not the query: no reading now;
+				// the next one opens a new session.
+				s.conn.Close()
+				s.conn = nil
 				return
 			}
 			// A query that fails (a view the role may not read, one

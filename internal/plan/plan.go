@@ -42,9 +42,11 @@ type Plan struct {
 	Warmup      time.Duration
 	Duration    time.Duration
 	Operations  int64
-	Args        []string // extra run flags for every cell, e.g. --rate 1000 (and a --fault per faults: entry)
-	// Faults are the plan's faults: entries in the --fault form, in order.
-	Faults []string
+	Args        []string // extra run flags for every cell, e.g. --rate 1000 (the faults follow: CellArgs)
+	// Faults are the plan's faults: entries in the --fault form, in order;
+	// FaultTargets[i] names the targets fault i applies to (nil: all).
+	Faults       []string
+	FaultTargets [][]string
 	// Setups are the targets that a command starts for each cell (a
 	// mapping with setup: in targets): by target name.
 	Setups map[string]TargetSetup
@@ -79,10 +81,27 @@ type Workload struct {
 	Targets []string          // limit to these targets (default: all)
 }
 
-// Axis is one dimension of the matrix: "threads", "target", or an option name.
+// Axis is one dimension of the matrix: "threads", "target", an option
+// name, or VariantsAxis.
 type Axis struct {
 	Name   string
 	Values []string
+	// Sets are a variants axis's values: each sets several parameters at
+	// once (threads, target, options); Values[i] is Sets[i] as text.
+	Sets []map[string]string
+}
+
+// VariantsAxis is the matrix axis whose values are mappings, each setting
+// several parameters at once: a matrix that is no full cross product (E3's
+// three id strategies: auto-inc on with cache 1, on with cache 1000, off).
+const VariantsAxis = "variants"
+
+// assign is what the axis's i-th value sets.
+func (a Axis) assign(i int) map[string]string {
+	if a.Sets != nil {
+		return a.Sets[i]
+	}
+	return map[string]string{a.Name: a.Values[i]}
 }
 
 // Cell is one run of the plan.
@@ -200,12 +219,33 @@ func parse(file string, data []byte, getenv func(string) string, keepUnset bool)
 	for k := range r.Extra {
 		add(lines[k], "unknown key %q; valid keys: name, description, output, targets, workloads, matrix, repetitions, warmup, duration, operations, args, faults, published", k)
 	}
+	var faultLines []int
 	p := &Plan{Name: r.Name, File: file, Description: r.Description, Output: r.Output, Repetitions: r.Repetitions,
 		Operations: r.Operations, Args: r.Args, Targets: map[string]string{}, Setups: map[string]TargetSetup{}}
 	for _, n := range r.Faults {
 		m := map[string]string{}
-		if n.Kind != yaml.MappingNode || n.Decode(&m) != nil {
+		var nodes map[string]yaml.Node
+		if n.Kind != yaml.MappingNode || n.Decode(&nodes) != nil {
 			add(n.Line, "faults: each entry is a mapping of the --fault keys, e.g. {at: 20s, run: scripts/pg-cluster.sh kill DIR 0}")
+			continue
+		}
+		var targets []string
+		bad := false
+		for k, v := range nodes {
+			switch {
+			case k == "targets":
+				if v.Decode(&targets) != nil || len(targets) == 0 {
+					add(v.Line, "faults: targets must be a non-empty list of the plan's target names (the cells the fault applies to)")
+					bad = true
+				}
+			case v.Kind != yaml.ScalarNode:
+				add(v.Line, "faults: %s must be a single value", k)
+				bad = true
+			default:
+				m[k] = v.Value
+			}
+		}
+		if bad {
 			continue
 		}
 		f, err := fault.ParseMap(m)
@@ -215,7 +255,8 @@ func parse(file string, data []byte, getenv func(string) string, keepUnset bool)
 		}
 		// Times and nodes are checked by candor run against the cell.
 		p.Faults = append(p.Faults, f.Text)
-		p.Args = append(p.Args, "--fault", f.Text)
+		p.FaultTargets = append(p.FaultTargets, targets)
+		faultLines = append(faultLines, n.Line)
 	}
 	if p.Name == "" {
 		add(1, "name is missing: give the plan a name (it names its results)")
@@ -372,6 +413,10 @@ func parse(file string, data []byte, getenv func(string) string, keepUnset bool)
 					add(k.Line, "matrix axis %q needs a non-empty list of values", k.Value)
 					continue
 				}
+				if ax.Name == VariantsAxis {
+					p.Matrix = append(p.Matrix, variantsAxis(v, add))
+					continue
+				}
 				for _, item := range v.Content {
 					if item.Kind != yaml.ScalarNode {
 						add(item.Line, "matrix axis %q: values must be scalars", k.Value)
@@ -394,6 +439,14 @@ func parse(file string, data []byte, getenv func(string) string, keepUnset bool)
 					}
 				}
 				p.Matrix = append(p.Matrix, ax)
+			}
+			p.checkMatrix(r.Matrix.Line, r.Targets.Kind == yaml.MappingNode, add)
+		}
+	}
+	for i, ts := range p.FaultTargets {
+		for _, t := range ts {
+			if _, ok := p.Targets[t]; !ok && r.Targets.Kind == yaml.MappingNode {
+				add(faultLines[i], "faults: target %q is not defined in targets", t)
 			}
 		}
 	}
@@ -418,6 +471,9 @@ func parse(file string, data []byte, getenv func(string) string, keepUnset bool)
 				break
 			}
 			first[c.Key] = c.entry
+		}
+		for _, prob := range p.checkIgnored() {
+			add(r.Matrix.Line, "%s", prob)
 		}
 	}
 	if len(perr.Problems) > 0 {
@@ -518,21 +574,18 @@ var dataOptions = map[string]bool{
 func (p *Plan) Cells() []Cell {
 	var cells []Cell
 	axes := p.Matrix
-	hasTargetAxis := false
-	for _, a := range axes {
-		hasTargetAxis = hasTargetAxis || a.Name == "target"
-	}
+	hasTargetAxis := p.targetVaries()
 	for wi, w := range p.Workloads {
 		targets := w.Targets
 		if len(targets) == 0 {
 			targets = p.TargetOrder
 		}
-		combos := [][]string{{}}
+		combos := [][]int{{}}
 		for _, a := range axes {
-			var next [][]string
+			var next [][]int
 			for _, c := range combos {
-				for _, v := range a.Values {
-					next = append(next, append(append([]string(nil), c...), v))
+				for i := range a.Values {
+					next = append(next, append(append([]int(nil), c...), i))
 				}
 			}
 			combos = next
@@ -548,11 +601,13 @@ func (p *Plan) Cells() []Cell {
 					c.Params[k] = v
 				}
 				for i, a := range axes {
-					switch a.Name {
-					case "target":
-						c.Target = combo[i]
-					default: // threads and options
-						c.Params[a.Name] = combo[i]
+					for k, v := range a.assign(combo[i]) {
+						switch k {
+						case "target":
+							c.Target = v
+						default: // threads and options
+							c.Params[k] = v
+						}
 					}
 				}
 				if hasTargetAxis && len(w.Targets) > 0 && !contains(w.Targets, c.Target) {
@@ -615,7 +670,7 @@ func (p *Plan) finish(c Cell, w Workload) Cell {
 	for _, f := range w.Files {
 		fmt.Fprintf(&key, "-P %s\n", f)
 	}
-	fmt.Fprintf(&key, "repetitions=%d time=%s operations=%d warmup=%s args=%q", p.Repetitions, p.Duration, p.Operations, p.Warmup, p.Args)
+	fmt.Fprintf(&key, "repetitions=%d time=%s operations=%d warmup=%s args=%q", p.Repetitions, p.Duration, p.Operations, p.Warmup, p.CellArgs(c.Target))
 	c.DataKey = data.String()
 	c.Key = key.String()
 	c.Identity = shortHash(c.Key)
@@ -628,7 +683,7 @@ func (p *Plan) finish(c Cell, w Workload) Cell {
 // would be too long, or that two cells would share (they differ only in
 // their property files), ends in a hash of the cell's Key instead.
 func (p *Plan) name(cells []Cell) {
-	_, threadAxis := p.axis("threads")
+	threadAxis := p.sets("threads")
 	varies := map[string]map[string]bool{} // workload -> option keys that vary
 	for _, w := range p.Workloads {
 		if varies[w.Name] != nil {
@@ -724,14 +779,17 @@ func (p *Plan) command(c *Cell) {
 		}
 		args = append(args, "-p", k+"="+c.Params[k])
 	}
-	c.Args = append(args, p.Args...)
+	c.Args = append(args, p.CellArgs(c.Target)...)
 }
 
-func (p *Plan) axis(name string) (Axis, bool) {
-	for _, a := range p.Matrix {
-		if a.Name == name {
-			return a, true
+// CellArgs are the plan-wide run flags of a cell on the target: args, then
+// a --fault per faults: entry that applies to it, in the plan's order.
+func (p *Plan) CellArgs(target string) []string {
+	out := append([]string(nil), p.Args...)
+	for i, f := range p.Faults {
+		if ts := p.FaultTargets[i]; ts == nil || contains(ts, target) {
+			out = append(out, "--fault", f)
 		}
 	}
-	return Axis{}, false
+	return out
 }

@@ -66,7 +66,7 @@ func Run(ctx context.Context, env *engine.Env, p *plan.Plan, opt Options) error 
 	}
 	cells := p.Cells()
 	shardCells(cells, sh)
-	nominal := time.Duration(p.Repetitions) * (p.Duration + p.Warmup)
+	nominal := planNominal(p, cells)
 	var done, todo int
 	for _, c := range cells {
 		if CellState(c) == "done" {
@@ -84,7 +84,7 @@ func Run(ctx context.Context, env *engine.Env, p *plan.Plan, opt Options) error 
 			lastData = c.DataKey
 			continue
 		}
-		eta := "unknown"
+		eta := "unknown until a cell has run (cells of a fixed size)"
 		switch {
 		case ran > 0:
 			eta = (time.Since(start) / time.Duration(ran) * time.Duration(todo-ran)).Round(time.Second).String()

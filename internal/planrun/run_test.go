@@ -24,6 +24,7 @@ import (
 	_ "github.com/candor-bench/candor/internal/target/fake"
 	_ "github.com/candor-bench/candor/internal/target/postgres"
 	_ "github.com/candor-bench/candor/internal/target/sqlite"
+	_ "github.com/candor-bench/candor/internal/workload/commitloop"
 	_ "github.com/candor-bench/candor/internal/workload/kv"
 	_ "github.com/candor-bench/candor/internal/workload/ledgerwl"
 	_ "github.com/candor-bench/candor/internal/workload/ycsb"
@@ -259,5 +260,20 @@ faults:
 	torn, err := os.ReadFile(filepath.Join(dir, "torn-down"))
 	if err != nil || !strings.HasSuffix(strings.TrimSpace(string(torn)), "/c") {
 		t.Errorf("teardown did not run with CANDOR_CELL_DIR: %q %v", torn, err)
+	}
+}
+
+// plan run does not take a fixed-size cell's duration cap for its length
+// (E4 announced "ETA 3h0m0s plus loading" and took 1 min 46 s).
+func TestPlanETAFixedSize(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := writePlan(t, dir, "name: eta\ntargets: {lite: sqlite://"+dir+"/c.db}\nworkloads: [{name: commit-loop, options: {rows: 100}}]\nduration: 10m\n")
+	code, errOut := runPlan(t, file, nil, Options{Quiet: true})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "ETA unknown until a cell has run") || strings.Contains(errOut, "10m0s") {
+		t.Errorf("ETA of a fixed-size cell:\n%s", errOut)
 	}
 }

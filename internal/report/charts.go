@@ -532,6 +532,8 @@ func phaseSeries(r *result.Result, idx []int, title string) ([]*plot.Plot, error
 				if o.Count > 0 && o.P99 > 0 {
 					s[1] = append(s[1], plotter.XY{X: x, Y: float64(o.P99)})
 					lo, hi = math.Min(lo, float64(o.P99)), math.Max(hi, float64(o.P99))
+				} else {
+					s[1] = append(s[1], plotter.XY{X: x, Y: math.NaN()}) // no data: the line breaks here
 				}
 			}
 		}
@@ -558,8 +560,10 @@ func phaseSeries(r *result.Result, idx []int, title string) ([]*plot.Plot, error
 		if err := addLine(thr, clean(l.xy, false), l.series, 0, label, false); err != nil {
 			return nil, err
 		}
-		if err := addLine(lat, clean(p99s[i].xy, logY), l.series, 0, "", false); err != nil {
-			return nil, err
+		for _, seg := range segments(p99s[i].xy) {
+			if err := addLine(lat, clean(seg, logY), l.series, 0, "", false); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if len(rates) == 0 {
@@ -618,14 +622,28 @@ func (s shade) Thumbnail(c *draw.Canvas) {
 }
 
 // faultSpans are the phase's faults that ran, in seconds from the command's
-// start (off is the phase's own start).
+// start (off is the phase's own start). The fault the ledger measured RPO
+// and RTO from spans its outage, from its start to the first acknowledged
+// write after it (a kill command takes 0.06 s; the outage it causes,
+// seconds); other faults span their own run.
 func faultSpans(ph *result.Phase, off float64) []span {
 	var out []span
+	outage, idx := -1.0, 0
+	if l := ph.Ledger; l != nil && l.Accounting != nil && l.Accounting.Fault != nil && l.Accounting.Fault.RTOSeconds != nil {
+		outage = *l.Accounting.Fault.RTOSeconds
+		if l.FaultIndex != nil {
+			idx = *l.FaultIndex
+		}
+	}
 	for _, ev := range ph.Faults {
 		if ev.Start.IsZero() {
 			continue
 		}
-		out = append(out, span{off + ev.StartS, off + max(ev.EndS, ev.StartS)})
+		end := max(ev.EndS, ev.StartS)
+		if ev.Index == idx && outage >= 0 {
+			end = max(end, ev.StartS+outage)
+		}
+		out = append(out, span{off + ev.StartS, off + end})
 	}
 	return out
 }
@@ -653,4 +671,25 @@ func (s faultShade) Plot(c draw.Canvas, p *plot.Plot) {
 
 func (s faultShade) Thumbnail(c *draw.Canvas) {
 	c.FillPolygon(faultColor, []vg.Point{c.Min, {X: c.Max.X, Y: c.Min.Y}, c.Max, {X: c.Min.X, Y: c.Max.Y}})
+}
+
+// segments splits a line at its NaN points (intervals without data), so
+// that no line is drawn across them.
+func segments(xy plotter.XYs) []plotter.XYs {
+	var out []plotter.XYs
+	var cur plotter.XYs
+	for _, p := range xy {
+		if math.IsNaN(p.Y) {
+			if len(cur) > 0 {
+				out = append(out, cur)
+			}
+			cur = nil
+			continue
+		}
+		cur = append(cur, p)
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
 }

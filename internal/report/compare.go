@@ -172,6 +172,11 @@ func describe(r *result.Result) map[string]string {
 	d["target product"] = r.Target.Product
 	d["target version"] = r.Target.Version
 	d["target URL"] = r.Target.URL
+	if name, ok := setupTarget(r); ok {
+		// A cluster the plan started for each cell has new ports each
+		// time: its repetitions are one target, the plan's.
+		d["target URL"] = "plan target " + name
+	}
 	d["target driver"] = r.Target.Driver
 	for k, v := range r.Target.Settings {
 		d["setting "+k] = v
@@ -197,8 +202,8 @@ func differences(a, b map[string]string) []Difference {
 	for k := range keys {
 		va, oka := a[k]
 		vb, okb := b[k]
-		if oka == okb && va == vb {
-			continue
+		if va == vb && (oka == okb || strings.HasPrefix(k, "setting ")) {
+			continue // a setting recorded empty on one side and absent on the other is the same
 		}
 		blocking := true
 		switch {

@@ -160,7 +160,7 @@ func buildWorkloadSection(d *document, m *Model, w *Workload) {
 			if t := rowRateTable(v); t != nil {
 				d.table(t) // commit-loop's headline figure first
 			}
-			if t := durabilityTable(v); t != nil {
+			if t := durabilityTable(m, v); t != nil {
 				d.table(t)
 			}
 			d.table(runTable(v))

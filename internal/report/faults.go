@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"math"
+	"sort"
 	"strings"
 
 	"github.com/candor-bench/candor/internal/result"
@@ -18,6 +20,18 @@ type Durability struct {
 // false when no phase has one.
 func LedgerFigures(ps []*result.Phase) (names []string, values map[string][]float64, ok bool) {
 	names = []string{"lost", "unknown", "rpo_s", "rto_s", "rto_all_s", "recovered90_s"}
+	// Outcomes, besides: in the durability table, not in compare's rows.
+	defer func() {
+		for _, p := range ps {
+			if p.Ledger != nil && p.Ledger.Accounting != nil {
+				a := p.Ledger.Accounting
+				for k, v := range map[string]int{"acknowledged": a.Acknowledged, "failed": a.Failed,
+					"unknown_committed": a.UnknownCommitted, "unknown_not_committed": a.UnknownNotCommitted} {
+					values[k] = append(values[k], float64(v))
+				}
+			}
+		}
+	}()
 	values = map[string][]float64{}
 	for _, p := range ps {
 		if p.Ledger == nil || p.Ledger.Accounting == nil {
@@ -50,16 +64,26 @@ func DurabilityOf(ps []*result.Phase) *Durability {
 		RTO: stats.Summarize(v["rto_s"]), RTOAll: stats.Summarize(v["rto_all_s"]), Recovered90: stats.Summarize(v["recovered90_s"])}
 }
 
-// durabilityTable shows lost writes, RPO and RTO per cell, side by side;
-// nil when no run of the variant kept a ledger.
-func durabilityTable(v *Variant) *table {
-	t := &table{Caption: "Durability: lost acknowledged writes, RPO and RTO around the fault",
-		Head:  []string{"target", "threads", "lost", "unknown", "RPO s", "RTO s", "RTO all workers s", "90% throughput after s", "n"},
-		Right: []bool{false, true, true, true, true, true, true, true, true},
-		Note: "lost: acknowledged writes absent from the server afterwards; unknown: writes whose answer never came; " +
-			"RPO: the fault's time minus the earliest lost acknowledgement; RTO: from the fault to the first acknowledged write after it " +
-			"(all workers: to the last worker's). Measured from each run's first fault. " + ciNote}
-	sec := func(x float64) string { return fmt.Sprintf("%.3f", x) }
+// durabilityTable shows each cell's ledger verdict: every write's outcome
+// (acknowledged, failed, unknown and how the unknown resolved), lost
+// acknowledged writes, what the standbys lacked at the fault, RPO and RTO —
+// a row of means per cell, then one per repetition; nil when no run of
+// the variant kept a ledger.
+func durabilityTable(m *Model, v *Variant) *table {
+	t := &table{Caption: "Durability: every write's outcome, lost acknowledged writes, RPO and RTO around the fault",
+		Head: []string{"target", "threads", "run", "acknowledged", "failed", "unknown", "unknown committed / not", "lost",
+			"unreplicated at the fault", "RPO s", "RTO s", "RTO all workers s", "90% throughput after s", "n"},
+		Right: []bool{false, true, false, true, true, true, true, true, true, true, true, true, true, true},
+		Note: "lost: acknowledged writes absent from the server afterwards; unknown: writes whose answer never came, " +
+			"then found committed or not; unreplicated at the fault: the WAL the primary had written that a standby's " +
+			"replication slot had not confirmed, read from the last server-counter sample before the fault (the most any " +
+			"standby lacked; PostgreSQL); RPO: the fault's time minus the earliest lost acknowledgement; RTO: from the fault to " +
+			"the first acknowledged write after it (all workers: to the last worker's); 90% throughput: to the first interval " +
+			"back at 90% of the rate before the fault, at the resolution of one report interval. RPO and RTO are measured from " +
+			"the fault the writes failed after (of the faults started by the first write that failed or went unanswered, the " +
+			"last to start; the first fault when none failed). The first row of a target is the mean over its runs. " + ciNote}
+	sec := func(x float64) string { return fmt.Sprintf("%.2f", x) }
+	whole := func(x float64) string { return fmt.Sprintf("%.0f", x) }
 	cnt := func(x float64) string { return fmt.Sprintf("%.0f", x) }
 	val := func(s stats.Summary, f func(float64) string) string {
 		if s.N == 0 {
@@ -68,17 +92,159 @@ func durabilityTable(v *Variant) *table {
 		return withCI(s, f)
 	}
 	for _, c := range v.Runs {
-		d := c.Durability
-		if d == nil {
+		if c.Durability == nil {
 			continue
 		}
-		t.Rows = append(t.Rows, []string{c.Series.Label, fmt.Sprint(c.Threads), val(d.Lost, cnt), val(d.Unknown, cnt), val(d.RPO, sec),
-			val(d.RTO, sec), val(d.RTOAll, sec), val(d.Recovered90, sec), nText(c)})
+		var ps []*result.Phase
+		for _, ref := range c.Phases {
+			ps = append(ps, m.phase(ref))
+		}
+		row := func(run string, ps []*result.Phase, n string) []string {
+			_, f, _ := LedgerFigures(ps)
+			sm := func(k string) stats.Summary { return stats.Summarize(f[k]) }
+			// The 90% recovery is seen at one interval's resolution.
+			rec := sec
+			if res := intervalResolution(ps); res >= 1 {
+				rec = whole
+			}
+			return []string{c.Series.Label, fmt.Sprint(c.Threads), run, val(sm("acknowledged"), cnt), val(sm("failed"), cnt),
+				val(sm("unknown"), cnt), unknownResolved(f), val(sm("lost"), cnt), unreplicatedText(ps),
+				val(sm("rpo_s"), sec), val(sm("rto_s"), sec), val(sm("rto_all_s"), sec), val(sm("recovered90_s"), rec), n}
+		}
+		t.Rows = append(t.Rows, row("mean", ps, nText(c)))
+		if len(ps) > 1 {
+			for i, p := range ps {
+				t.Rows = append(t.Rows, row(fmt.Sprintf("run %d", i+1), []*result.Phase{p}, "1"))
+			}
+		}
 	}
 	if len(t.Rows) == 0 {
 		return nil
 	}
 	return t
+}
+
+// unknownResolved is how the unknown writes resolved: committed / not,
+// means over the runs.
+func unknownResolved(f map[string][]float64) string {
+	c, n := stats.Summarize(f["unknown_committed"]), stats.Summarize(f["unknown_not_committed"])
+	if c.N == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%s / %s", trimFloat(c.Mean), trimFloat(n.Mean))
+}
+
+// intervalResolution is the report interval the phases' 90% recovery was
+// measured at (0: not recorded).
+func intervalResolution(ps []*result.Phase) float64 {
+	res := 0.0
+	for _, p := range ps {
+		if p.Ledger != nil && p.Ledger.Accounting != nil && p.Ledger.Accounting.Fault != nil {
+			res = math.Max(res, p.Ledger.Accounting.Fault.IntervalSeconds)
+		}
+	}
+	return res
+}
+
+// unreplicatedText is what the standbys lacked at the fault, a mean over
+// the phases that recorded it ("not recorded" otherwise).
+func unreplicatedText(ps []*result.Phase) string {
+	var bytes []float64
+	for _, p := range ps {
+		if u, ok := UnreplicatedAtFault(p); ok {
+			bytes = append(bytes, u.Bytes)
+		}
+	}
+	if len(bytes) == 0 {
+		return "not recorded"
+	}
+	return withCI(stats.Summarize(bytes), bytesText)
+}
+
+// Unreplicated is what a phase's standbys lacked just before its fault.
+type Unreplicated struct {
+	// Bytes is the most WAL any standby's replication slot had not
+	// confirmed (counter unreplicated_bytes:SLOT); BySlot each one's.
+	Bytes  float64
+	BySlot map[string]float64
+	// ReplayLagMs is the largest replay lag pg_stat_replication showed
+	// then (its standbys still connected; absent: none).
+	ReplayLagMs *float64
+	// BeforeS is how long before the fault the sample was read.
+	BeforeS float64
+}
+
+// UnreplicatedAtFault reads, from the last server-counter sample at or
+// before the fault RPO and RTO are measured from, what the standbys had
+// not yet received; ok is false without such a sample.
+func UnreplicatedAtFault(p *result.Phase) (u Unreplicated, ok bool) {
+	if p.Server == nil || p.Ledger == nil || p.Ledger.Accounting == nil || p.Ledger.Accounting.Fault == nil {
+		return u, false
+	}
+	at := -1.0
+	idx := 0
+	if p.Ledger.FaultIndex != nil {
+		idx = *p.Ledger.FaultIndex
+	}
+	for _, ev := range p.Faults {
+		if ev.Index == idx && !ev.Start.IsZero() {
+			at = ev.StartS
+		}
+	}
+	if at < 0 {
+		return u, false
+	}
+	var last *result.ServerSample
+	for i := range p.Server.Samples {
+		if s := &p.Server.Samples[i]; s.ElapsedSec <= at {
+			last = s
+		}
+	}
+	if last == nil {
+		return u, false
+	}
+	u.BySlot = map[string]float64{}
+	for k, v := range last.Values {
+		switch {
+		case strings.HasPrefix(k, "unreplicated_bytes:"):
+			u.BySlot[strings.TrimPrefix(k, "unreplicated_bytes:")] = v
+			u.Bytes = math.Max(u.Bytes, v)
+			ok = true
+		case strings.HasPrefix(k, "replay_lag_ms:"):
+			if u.ReplayLagMs == nil || v > *u.ReplayLagMs {
+				x := v
+				u.ReplayLagMs = &x
+			}
+		}
+	}
+	u.BeforeS = at - last.ElapsedSec
+	return u, ok
+}
+
+// UnreplicatedLine says what the standbys lacked at the fault.
+func UnreplicatedLine(u Unreplicated) string {
+	var keys, slots []string
+	for k := range u.BySlot {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		slots = append(slots, fmt.Sprintf("%s %s", k, bytesText(u.BySlot[k])))
+	}
+	lag := "no standby streaming"
+	if u.ReplayLagMs != nil {
+		lag = fmt.Sprintf("replay lag %.1f ms", *u.ReplayLagMs)
+	}
+	return fmt.Sprintf("ledger: unreplicated at the fault: %s WAL not confirmed by a standby (%s; %s), read %.1f s before it",
+		bytesText(u.Bytes), strings.Join(slots, ", "), lag, u.BeforeS)
+}
+
+// bytesText prints a byte count in binary units ("0 B" for none).
+func bytesText(b float64) string {
+	if b < 1 {
+		return "0 B"
+	}
+	return fmtBytes(int64(b))
 }
 
 // FaultLines describes a phase's faults, one line each: when each ran,

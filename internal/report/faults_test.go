@@ -2,10 +2,13 @@ package report
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"gonum.org/v1/plot/plotter"
 
 	"github.com/candor-bench/candor/internal/ledger"
 	"github.com/candor-bench/candor/internal/result"
@@ -58,7 +61,7 @@ func TestReportAndCompareShowDurability(t *testing.T) {
 		t.Fatal(err)
 	}
 	txt := b.String()
-	if !strings.Contains(txt, "Durability: lost acknowledged writes, RPO and RTO") || !strings.Contains(txt, "1.250") {
+	if !strings.Contains(txt, "Durability: every write's outcome, lost acknowledged writes, RPO and RTO") || !strings.Contains(txt, "1.25") {
 		t.Errorf("no durability table:\n%s", txt)
 	}
 	b.Reset()
@@ -105,5 +108,84 @@ func TestSetupTargetsAreOneSeries(t *testing.T) {
 	}
 	if len(m.Workloads) != 1 || len(m.Workloads[0].Variants) != 1 || len(m.Workloads[0].Variants[0].Runs) != 1 || m.Workloads[0].Variants[0].Runs[0].N() != 9 {
 		t.Errorf("the three cells' repetitions are not pooled in one cell: %+v", m.Workloads)
+	}
+}
+
+// The durability table gives every outcome per repetition and as means,
+// what the standby lacked at the fault (the last server sample before
+// it), a 90% recovery measured at 1 s resolution without decimals, and
+// says RPO and RTO are measured from the fault the writes failed after.
+func TestDurabilityTableContents(t *testing.T) {
+	r := fixtures()["ycsb-a-pg-t4.json"].build(t)
+	withFault(r, 7, 1.25)
+	for i := range r.Phases {
+		p := &r.Phases[i]
+		if p.Ledger == nil {
+			continue
+		}
+		rec := 3.0
+		p.Ledger.Accounting.Failed, p.Ledger.Accounting.UnknownCommitted, p.Ledger.Accounting.UnknownNotCommitted = 6, 3, 1
+		p.Ledger.Accounting.Fault.Recovered90Seconds, p.Ledger.Accounting.Fault.IntervalSeconds = &rec, 1
+		p.Server = &result.ServerCounters{Samples: []result.ServerSample{
+			{ElapsedSec: 1.2, Values: map[string]float64{"unreplicated_bytes:slot1": 3 << 20}},
+			{ElapsedSec: 2.9, Values: map[string]float64{"unreplicated_bytes:slot1": 9 << 20}}}}
+	}
+	var b bytes.Buffer
+	if err := Text(&b, Build([]Input{{"led.json", r}})); err != nil {
+		t.Fatal(err)
+	}
+	txt := b.String()
+	flat := strings.Join(strings.Fields(txt), " ")
+	// (a table this wide is written as "column: value" lines)
+	for _, want := range []string{"run: mean acknowledged: 990 ±0.0% failed: 6 ±0.0% unknown: 4 ±0.0% unknown committed / not: 3 / 1 lost: 7 ±0.0% unreplicated at the fault: 3.0 MiB",
+		"run: run 3 acknowledged: 990 failed: 6 unknown: 4 unknown committed / not: 3 / 1 lost: 7 unreplicated at the fault: 3.0 MiB RPO s: 0.50 RTO s: 1.25 RTO all workers s: – 90% throughput after s: 3 n: 1",
+		"measured from the fault the writes failed after"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("durability table lacks %q:\n%s", want, txt)
+		}
+	}
+	if strings.Contains(flat, "3.000") || strings.Contains(flat, "each run's first fault") {
+		t.Errorf("three decimals at 1 s resolution, or the old note:\n%s", txt)
+	}
+}
+
+// The band of the fault the ledger measured from spans the outage (to the
+// first acknowledged write), not the kill command's 0.3 s; a latency line
+// breaks at intervals without data.
+func TestFaultBandIsTheOutageAndLinesBreak(t *testing.T) {
+	r := fixtures()["ycsb-a-pg-t4.json"].build(t)
+	withFault(r, 0, 4.5)
+	for i := range r.Phases {
+		if r.Phases[i].Ledger != nil {
+			sp := faultSpans(&r.Phases[i], 10)
+			if len(sp) != 1 || sp[0].from != 12 || sp[0].to != 16.5 {
+				t.Errorf("fault span %+v, want 12 to 16.5 (the outage)", sp)
+			}
+		}
+	}
+	nan := math.NaN()
+	segs := segments(plotter.XYs{{X: 1, Y: 5}, {X: 2, Y: 6}, {X: 3, Y: nan}, {X: 4, Y: nan}, {X: 5, Y: 7}})
+	if len(segs) != 2 || len(segs[0]) != 2 || len(segs[1]) != 1 {
+		t.Errorf("segments %v, want two: before and after the gap", segs)
+	}
+}
+
+// The summary does not flag BEHIND SCHEDULE at 499.9 of 500 ops/s when the
+// lag came from a scheduled fault; without the fault it gives the reason.
+func TestSummaryBehindScheduleAroundFault(t *testing.T) {
+	r := fixtures()["ycsb-a-pg-t4.json"].build(t)
+	p := &r.Phases[len(r.Phases)-1]
+	p.Rate = &result.RateResult{Target: 500, Achieved: 499.9, BehindSchedule: true, MaxLagNs: 5e9}
+	p.Faults = []result.FaultEvent{{Index: 0, Kind: "run", Status: "done"}}
+	var b bytes.Buffer
+	WriteText(&b, r, p, nil)
+	if strings.Contains(b.String(), "BEHIND SCHEDULE") || !strings.Contains(b.String(), "behind schedule around the scheduled fault only") {
+		t.Errorf("with a scheduled fault:\n%s", b.String())
+	}
+	p.Faults = nil
+	b.Reset()
+	WriteText(&b, r, p, nil)
+	if !strings.Contains(b.String(), "BEHIND SCHEDULE: an operation started more than 1 s late") {
+		t.Errorf("without a fault:\n%s", b.String())
 	}
 }

@@ -45,9 +45,9 @@ func WriteEnvironments(w io.Writer, a, b *result.Result) {
 	sort.Strings(keys)
 	same := 0
 	for _, k := range keys {
-		va, oka := a.Target.Settings[k]
-		vb, okb := b.Target.Settings[k]
-		if oka && okb && va == vb {
+		va := a.Target.Settings[k]
+		vb := b.Target.Settings[k]
+		if va == vb { // empty on one side and absent on the other is the same
 			same++
 			continue
 		}
@@ -71,28 +71,45 @@ func noneIfEmpty(s string) string {
 	return s
 }
 
-// RerunVerdict is `candor rerun`'s verdict on total throughput: "same",
-// "faster" or "slower" with the difference and its 95% confidence
-// interval, or why there is none.
+// ReproducedWithin is how close a rerun must be to its original, with 95%
+// confidence, to be called reproduced: the confidence interval of the
+// change in throughput lies within ±ReproducedWithin percent.
+const ReproducedWithin = 10.0
+
+// RerunVerdict is `candor rerun`'s verdict on total throughput, in words
+// that say what it means: a significant difference (faster or slower), or
+// none — reproduced when the 95% confidence interval of the change lies
+// within ±ReproducedWithin%, else an interval too wide to tell; or why
+// there is no test.
 func RerunVerdict(c *Comparison) string {
 	if len(c.Rows) == 0 {
 		return "none: no throughput to compare"
 	}
 	r := c.Rows[0]
-	diff := fmt.Sprintf("throughput %+.1f%%", r.DiffPct)
+	parts := []string{fmt.Sprintf("throughput %+.1f%%", r.DiffPct)}
 	if !r.Tested {
-		return "unknown (" + r.Verdict + "), " + diff
+		return "unknown (" + r.Verdict + "), " + parts[0]
 	}
-	ci := diff
+	wide := true
 	if !math.IsNaN(r.CILowPct) {
-		ci += fmt.Sprintf(", 95%% CI [%+.1f%%, %+.1f%%]", r.CILowPct, r.CIHighPct)
+		parts = append(parts, fmt.Sprintf("95%% CI %s … %s", signedPct(r.CILowPct), signedPct(r.CIHighPct)))
+		wide = r.CILowPct < -ReproducedWithin || r.CIHighPct > ReproducedWithin
 	}
-	ci += fmt.Sprintf(", %s p=%.3g", TestName, r.P)
+	parts = append(parts, fmt.Sprintf("%s p=%.3g", TestName, r.P))
+	detail := strings.Join(parts, ", ")
 	switch {
+	case r.P >= Alpha && !wide:
+		return fmt.Sprintf("reproduced: no significant difference (%s; the interval lies within ±%.0f%%)", detail, ReproducedWithin)
 	case r.P >= Alpha:
-		return "same (" + ci + ")"
+		return fmt.Sprintf("no significant difference (%s), but the interval is too wide to call it reproduced "+
+			"(it admits a change beyond ±%.0f%%): rerun with more repetitions (--repeat)", detail, ReproducedWithin)
 	case r.B.Mean > r.A.Mean:
-		return "faster (" + ci + ")"
+		return "not reproduced: the rerun is significantly faster (" + detail + ")"
 	}
-	return "slower (" + ci + ")"
+	return "not reproduced: the rerun is significantly slower (" + detail + ")"
+}
+
+// signedPct prints a percentage with its sign, a true minus: −17.9%.
+func signedPct(x float64) string {
+	return strings.Replace(fmt.Sprintf("%+.1f%%", x), "-", "−", 1)
 }

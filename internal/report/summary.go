@@ -101,8 +101,11 @@ func WriteText(w io.Writer, res *result.Result, p *result.Phase, classes []strin
 	}
 	if p.Rate != nil {
 		flag := ""
-		if p.Rate.BehindSchedule {
-			flag = "  BEHIND SCHEDULE: the target rate was not sustained"
+		switch why, fault := p.ScheduleVerdict(); {
+		case fault:
+			flag = "  (behind schedule around the scheduled fault only: " + why + "; the rate was sustained over the run)"
+		case why != "":
+			flag = "  BEHIND SCHEDULE: " + why
 		}
 		fmt.Fprintf(w, "open loop: target %.1f ops/s, achieved %.1f ops/s, max schedule lag %s%s\n",
 			p.Rate.Target, p.Rate.Achieved, result.FormatNs(p.Rate.MaxLagNs), flag)
@@ -232,7 +235,11 @@ func WriteFaultSummary(w io.Writer, p *result.Phase) {
 	if len(parts) > 0 {
 		fmt.Fprintf(w, "reconnects by worker (time without a session): %s\n", strings.Join(parts, ", "))
 	}
-	for _, l := range LedgerLines(p.Ledger) {
+	ledgerLines := LedgerLines(p.Ledger)
+	if u, ok := UnreplicatedAtFault(p); ok {
+		ledgerLines = append(ledgerLines, UnreplicatedLine(u))
+	}
+	for _, l := range ledgerLines {
 		fmt.Fprintln(w, l)
 	}
 }

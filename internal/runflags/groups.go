@@ -37,7 +37,7 @@ func AddShard(fl *pflag.FlagSet, s *engine.Shard) {
 // AddObserve adds the live metrics endpoint's and the server-counter
 // sampler's flags.
 func AddObserve(fl *pflag.FlagSet, f *engine.Observe) {
-	fl.StringVar(&f.MetricsAddr, "metrics-addr", "", "serve live metrics (OpenMetrics, Prometheus) at http://ADDR/metrics during the run, e.g. :9464 or 127.0.0.1:9464 (default: none)")
+	fl.StringVar(&f.MetricsAddr, "metrics-addr", "", "serve live metrics (OpenMetrics, Prometheus) at http://ADDR/metrics during the run: :9464 listens on every interface, 127.0.0.1:9464 on this machine only, port 0 on a free port; candor prints where (default: none)")
 	fl.DurationVar(&f.MetricsLinger, "metrics-linger", engine.DefaultMetricsLinger, "with --metrics-addr: after the run, serve the final metrics until one more scrape or this long (0: close at once)")
 	fl.BoolVar(&f.ServerCounters, "server-counters", true, "sample the server's own counters (commits, blocks, checkpoints, WAL, sizes, InnoDB status) every report interval on one extra session, into the result")
 }

@@ -74,5 +74,12 @@ func counterQueries(version int, tables []string) []target.CounterQuery {
 	}
 	qs = append(qs, target.CounterQuery{Group: "replication", Kind: target.CounterGauge, Unit: "ms", Source: "pg_stat_replication",
 		SQL: "SELECT 'replay_lag_ms:' || coalesce(application_name, '') || '@' || coalesce(host(client_addr), 'local'), (CASE WHEN state IS NULL THEN NULL ELSE coalesce(extract(epoch FROM replay_lag) * 1000, 0) END)::float8::text FROM pg_stat_replication"})
+	// What each standby's replication slot has not yet confirmed flushed:
+	// WAL the primary wrote that the standby lacks (a slot stays behind
+	// when its standby is detached or stopped, where pg_stat_replication
+	// shows nothing). It is what a fail-over to that standby loses.
+	qs = append(qs, target.CounterQuery{Group: "unreplicated", Kind: target.CounterGauge, Unit: "bytes", Source: "pg_replication_slots",
+		SQL: "SELECT 'unreplicated_bytes:' || slot_name, pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::float8::text FROM pg_replication_slots" +
+			" WHERE slot_type = 'physical' AND restart_lsn IS NOT NULL AND NOT pg_is_in_recovery()"})
 	return qs
 }

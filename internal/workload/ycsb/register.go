@@ -4,6 +4,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 
@@ -115,5 +116,21 @@ func New(variant string, files []string, overrides []string) (*Workload, error) 
 	if u := unknownKeys(props); u != "" {
 		w.warnings = append(w.warnings, u)
 	}
+	if n := weightsNote(&opts); n != "" {
+		w.warnings = append(w.warnings, n)
+	}
 	return w, nil
+}
+
+// weightsNote says, once, that operation proportions that do not add up to
+// 1 are taken as weights, as YCSB takes them (readproportion=2 with
+// updateproportion=0.5 is 80% reads): a typo is then no surprise.
+func weightsNote(o *Options) string {
+	sum := o.ReadProportion + o.UpdateProportion + o.InsertProportion + o.ScanProportion + o.ReadModifyWriteProportion
+	if sum <= 0 || math.Abs(sum-1) < 1e-9 {
+		return ""
+	}
+	return fmt.Sprintf("note: the operation proportions add up to %g, not 1: they are taken as weights, as YCSB takes them "+
+		"(read %.1f%%, update %.1f%%, insert %.1f%%, scan %.1f%%, read-modify-write %.1f%%)", sum,
+		100*o.ReadProportion/sum, 100*o.UpdateProportion/sum, 100*o.InsertProportion/sum, 100*o.ScanProportion/sum, 100*o.ReadModifyWriteProportion/sum)
 }
