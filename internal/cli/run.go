@@ -50,6 +50,7 @@ type runFlags struct {
 	sessionIO      string
 	batch          int
 	quiet          bool
+	check          bool
 	maxErrorRate   fractionFlag
 	// Faults, fail-over and the durability ledger (faults.go).
 	faults          []string
@@ -166,6 +167,7 @@ func runCmd(env *Env, phase string) (*cobra.Command, *runFlags) {
 	fl.BoolVar(&f.allowForeign, "allow-foreign-tables", false, "use (and with --load=always drop) tables candor did not create")
 	fl.IntVar(&f.batch, "batch-size", runner.DefaultLoadBatch, "rows per load batch (COPY on PostgreSQL, multi-row INSERT elsewhere; sysbench on MariaDB: a whole table unless given)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no status lines or progress bar")
+	fl.BoolVar(&f.check, "check", false, "check the data the "+phase+" left (ids, row counts, invariants; docs/CHECKS.md); a failed check exits 5")
 	addCQLFlags(fl, &f.cql)
 	addShardFlags(fl, &f.shard)
 	addObserveFlags(fl, &f.observe)
@@ -219,6 +221,7 @@ func specOf(fs *pflag.FlagSet, phase, name string, f *runFlags) (engine.Spec, er
 	s.RecoveryTimeout, s.ViaProxy = f.recoveryTimeout.d, f.viaProxy
 	s.Shard, s.Observe = f.shard, f.observe
 	s.Out, s.Format, s.Quiet = f.out, f.format, f.quiet
+	s.Check = f.check
 	return s.Clone(), nil
 }
 
