@@ -56,6 +56,7 @@ func printSummary(env *Env, format string, res *result.Result, sb sysbenchReport
 	if res.Repetitions != nil {
 		report.WriteRepetitions(env.Stdout, res.Repetitions)
 	}
+	report.WriteChecks(env.Stdout, res)
 	return nil
 }
 

@@ -305,7 +305,7 @@ func CheckTables(ctx context.Context, tgt target.Target, wl workload.Workload, r
 	conn.Close()
 	checks := RunChecks(ctx, tgt, wl, "check", 0)
 	for _, c := range checks {
-		fmt.Fprintln(req.Stdout, CheckLine(c))
+		fmt.Fprintln(req.Stdout, c.String())
 	}
 	if why := result.CheckFailure(&result.Result{Checks: checks}); why != "" {
 		return checks, withCode(ExitRunFailed, errors.New(why))
@@ -313,19 +313,3 @@ func CheckTables(ctx context.Context, tgt target.Target, wl workload.Workload, r
 	return checks, nil
 }
 
-// CheckLine is one check as candor prints it: "PASS name: detail" or
-// "FAIL name: N offending: detail".
-func CheckLine(c result.DataCheck) string {
-	verdict := "PASS"
-	if !c.Passed {
-		verdict = fmt.Sprintf("FAIL (%d offending)", c.Offending)
-	}
-	line := verdict + "  " + c.Name
-	if c.When != "" && c.When != "check" {
-		line += " [" + c.When + "]"
-	}
-	if c.Detail != "" {
-		line += ": " + c.Detail
-	}
-	return line
-}

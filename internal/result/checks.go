@@ -63,3 +63,34 @@ func CheckFailure(r *Result) string {
 	}
 	return fmt.Sprintf("%d check(s) of the data failed: %s", len(failed), strings.Join(failed, "; "))
 }
+
+// String is the check as candor prints it: "PASS  name [when]: detail" or
+// "FAIL (N offending)  name [when]: detail".
+func (c DataCheck) String() string {
+	verdict := "PASS"
+	if !c.Passed {
+		verdict = fmt.Sprintf("FAIL (%d offending)", c.Offending)
+	}
+	line := verdict + "  " + c.Name
+	if c.When != "" && c.When != "check" {
+		line += " [" + c.When + "]"
+	}
+	if c.Detail != "" {
+		line += ": " + c.Detail
+	}
+	return line
+}
+
+// RetriesOverCommits lists, for each operation of a run phase whose
+// retries exceed its successful operations (commits), one line saying so:
+// contention (or an optimistic scheme) that spends more attempts on
+// conflicts than on work.
+func RetriesOverCommits(p *Phase) []string {
+	var out []string
+	for _, o := range p.Ops {
+		if o.Retries > 0 && o.Retries > o.Done {
+			out = append(out, fmt.Sprintf("%s: %d retries for %d commits (%d aborted): retries exceed commits", o.Name, o.Retries, o.Done, o.Aborts))
+		}
+	}
+	return out
+}
