@@ -312,4 +312,3 @@ func CheckTables(ctx context.Context, tgt target.Target, wl workload.Workload, r
 	}
 	return checks, nil
 }
-
