@@ -104,6 +104,22 @@ func checkOnce(ctx context.Context, tgt target.Target, wait time.Duration, fn fu
 	}
 }
 
+// checkBaseline lets a workload whose checks compare the data after the
+// run with the data before it read what is there (--check only).
+func checkBaseline(ctx context.Context, tgt target.Target, wl workload.Workload, spec *Spec) error {
+	cb, ok := wl.(workload.CheckBaseliner)
+	if !ok || !spec.Check {
+		return nil
+	}
+	_, err := checkOnce(ctx, tgt, 0, func(ctx context.Context, c target.Conn) ([]workload.CheckResult, error) {
+		return nil, cb.BeforeRun(ctx, c)
+	})
+	if err != nil {
+		return fmt.Errorf("--check: reading the data before the run: %w", err)
+	}
+	return nil
+}
+
 // checkWait is how long the checks after a run wait for a session: the
 // recovery timeout when faults or a fail-over may have left the target
 // changing hands, else no wait.

@@ -542,6 +542,9 @@ func runRepetitions(ctx context.Context, env *Env, r *runner.Runner, tgt target.
 				break
 			}
 		}
+		if runErr = checkBaseline(ctx, tgt, wl, f); runErr != nil {
+			break
+		}
 		var p *result.Phase
 		p, runErr = r.Run(ctx)
 		if p == nil {

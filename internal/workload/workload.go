@@ -444,6 +444,14 @@ type Checker interface {
 	Check(ctx context.Context, c target.Conn) ([]CheckResult, error)
 }
 
+// CheckBaseliner is implemented by Checkers whose checks compare the data
+// after a run with the data before it (YCSB's row count: the rows there
+// before plus the inserts acknowledged). With --check the engine calls
+// BeforeRun before each run phase, on a session of its own.
+type CheckBaseliner interface {
+	BeforeRun(ctx context.Context, c target.Conn) error
+}
+
 // IntervalChecker is implemented by workloads with an invariant that must
 // hold at every instant of a run, not only after it (bank's total
 // balance). The engine calls IntervalCheck once per report interval during

@@ -91,10 +91,10 @@ type Workload struct {
 	expKeys bool                         // requestdistribution=exponential: keys count back from the newest
 	inserts *keydist.AcknowledgedCounter // run-phase insert keys, from recordcount
 	// insertsOK counts the run-phase inserts that succeeded (Done with no
-	// error), and ran says a run phase made workers: the row count check
-	// (check.go) expects recordcount + insertsOK rows.
+	// error) since BeforeRun read the rows there before the run (baseline,
+	// -1: not read): the row count check (check.go) expects their sum.
 	insertsOK  atomic.Int64
-	ran        atomic.Bool
+	baseline   atomic.Int64
 	fieldNames []string
 	allFields  []int // 0..fieldcount-1
 	hashed     bool
@@ -293,7 +293,6 @@ func (w *Workload) nextKeynum(r *rand.Rand) int64 {
 // and all buffers are the worker's own.
 func (w *Workload) NewWorker(id int, r *rand.Rand) workload.Worker {
 	w.generators()
-	w.ran.Store(true)
 	o := &w.opts
 	wk := &worker{
 		w:        w,
