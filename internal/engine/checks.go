@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/candor-bench/candor/internal/dialect"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/tables"
 	"github.com/candor-bench/candor/internal/target"
@@ -65,15 +66,29 @@ func CheckedWorkloads() []string {
 }
 
 // RunChecks runs wl's checks on a new session of tgt and returns them
-// marked with when. The session is retried for up to wait (a fail-over
+// marked with when; with indexes, each index of wl's tables is checked
+// against its table too (indexChecks). The session is retried for up to wait (a fail-over
 // in progress). A check that cannot be made is returned as one failed
 // check saying why: a run asked to check its data has not done so.
-func RunChecks(ctx context.Context, tgt target.Target, wl workload.Workload, when string, wait time.Duration) []result.DataCheck {
+func RunChecks(ctx context.Context, tgt target.Target, wl workload.Workload, when string, wait time.Duration, indexes bool) []result.DataCheck {
 	ch, ok := wl.(workload.Checker)
 	if !ok {
 		return nil
 	}
-	found, err := checkOnce(ctx, tgt, wait, ch.Check)
+	found, err := checkOnce(ctx, tgt, wait, func(ctx context.Context, c target.Conn) ([]workload.CheckResult, error) {
+		out, err := ch.Check(ctx, c)
+		if err != nil || !indexes {
+			return out, err
+		}
+		for _, t := range wl.Schema() {
+			ix, err := indexChecks(ctx, c, tgt.Dialect(), t.Name)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ix...)
+		}
+		return out, nil
+	})
 	if err != nil {
 		return []result.DataCheck{{Name: "checks of " + wl.Name(), When: when, Detail: "could not be made: " + RedactWords(err.Error())}}
 	}
@@ -118,6 +133,20 @@ func checkBaseline(ctx context.Context, tgt target.Target, wl workload.Workload,
 		return fmt.Errorf("--check: reading the data before the run: %w", err)
 	}
 	return nil
+}
+
+// sqlFault runs a sql= fault's statement on a new session of tgt (an index
+// built while the workload writes: sql=CREATE INDEX CONCURRENTLY ...).
+func sqlFault(tgt target.Target) func(ctx context.Context, statement string) error {
+	return func(ctx context.Context, statement string) error {
+		c, err := tgt.Connect(ctx)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		_, err = c.Exec(ctx, statement)
+		return err
+	}
 }
 
 // checkWait is how long the checks after a run wait for a session: the
@@ -319,7 +348,7 @@ func CheckTables(ctx context.Context, tgt target.Target, wl workload.Workload, r
 		}
 	}
 	conn.Close()
-	checks := RunChecks(ctx, tgt, wl, "check", 0)
+	checks := RunChecks(ctx, tgt, wl, "check", 0, true)
 	for _, c := range checks {
 		fmt.Fprintln(req.Stdout, c.String())
 	}
@@ -327,4 +356,128 @@ func CheckTables(ctx context.Context, tgt target.Target, wl workload.Workload, r
 		return checks, withCode(ExitRunFailed, errors.New(why))
 	}
 	return checks, nil
+}
+
+// indexChecks checks each index of table against the table: one the
+// server marks invalid (a CREATE INDEX CONCURRENTLY that failed) fails;
+// then the product's own checker where it is installed (PostgreSQL's
+// amcheck: bt_index_check with heapallindexed, which finds an index entry
+// missing for a row or pointing at none), else a count of the rows through
+// the index against a count without it, the planner forced each way.
+func indexChecks(ctx context.Context, c target.Conn, d dialect.Dialect, table string) ([]workload.CheckResult, error) {
+	ic := dialect.IndexCheck(d, table)
+	if ic.List == "" {
+		return nil, nil
+	}
+	rowsOf := func(q string) ([][]string, error) {
+		var rows [][]string
+		_, err := c.Query(ctx, q, nil, func(cols [][]byte) error {
+			row := make([]string, len(cols))
+			for i, v := range cols {
+				row[i] = string(v)
+			}
+			rows = append(rows, row)
+			return nil
+		})
+		return rows, err
+	}
+	list, err := rowsOf(ic.List)
+	if err != nil {
+		return nil, fmt.Errorf("listing the indexes of %s: %w", table, err)
+	}
+	invalid := map[string]bool{}
+	if ic.Invalid != "" {
+		rows, err := rowsOf(ic.Invalid)
+		if err != nil {
+			return nil, fmt.Errorf("reading which indexes of %s are valid: %w", table, err)
+		}
+		for _, r := range rows {
+			invalid[r[0]] = true
+		}
+	}
+	amcheck := false
+	if ic.Enable != "" {
+		c.Exec(ctx, ic.Enable) // not installed, or no right to: the counts instead
+		rows, err := rowsOf(ic.Available)
+		amcheck = err == nil && len(rows) > 0
+	}
+	var out []workload.CheckResult
+	for _, row := range list {
+		idx := row[0]
+		name := "index " + idx + " of " + table
+		switch {
+		case invalid[idx]:
+			out = append(out, workload.CheckResult{Name: name, Offending: 1,
+				Detail: "the server marks it invalid (a CREATE INDEX CONCURRENTLY that failed leaves one): DROP INDEX it and build it again"})
+		case amcheck && row[1] == "1":
+			r := workload.CheckResult{Name: name, Passed: true, Detail: "amcheck bt_index_check (heapallindexed): consistent with its table"}
+			if _, err := c.Query(ctx, ic.Verify(idx), nil, nil); err != nil {
+				if ctx.Err() != nil {
+					return nil, err
+				}
+				r.Passed, r.Offending, r.Detail = false, 1, "amcheck bt_index_check (heapallindexed): "+err.Error()
+			}
+			out = append(out, r)
+		default:
+			r, err := countCompare(ctx, c, ic, idx, rowsOf)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			r.Name = name
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// countCompare counts table's rows through idx and without it.
+func countCompare(ctx context.Context, c target.Conn, ic dialect.IndexChecks, idx string, query func(string) ([][]string, error)) (workload.CheckResult, error) {
+	col := ""
+	if ic.Column != nil {
+		rows, err := query(ic.Column(idx))
+		if err != nil || len(rows) == 0 {
+			// An expression index: no column to count by.
+			return workload.CheckResult{Passed: true, Detail: "not compared: its first key is an expression"}, err
+		}
+		col = rows[0][0]
+	}
+	count := func(set []string, q string) (int64, error) {
+		for _, s := range set {
+			if _, err := c.Exec(ctx, s); err != nil {
+				return 0, err
+			}
+		}
+		rows, err := query(q)
+		if err != nil {
+			return 0, err
+		}
+		if len(rows) != 1 {
+			return 0, fmt.Errorf("%s returned %d rows", q, len(rows))
+		}
+		var n int64
+		_, err = fmt.Sscan(rows[0][0], &n)
+		return n, err
+	}
+	via, err := count(ic.ForceIndex, ic.ViaIndex(idx, col))
+	if err == nil {
+		var without int64
+		without, err = count(ic.ForceTable, ic.WithoutIndex(idx, col))
+		if err == nil {
+			r := workload.CheckResult{Passed: via == without, Detail: fmt.Sprintf("%d rows through the index, %d without it", via, without)}
+			if !r.Passed {
+				r.Offending = via - without
+				if r.Offending < 0 {
+					r.Offending = -r.Offending
+				}
+			}
+			for _, s := range ic.ResetPlanner {
+				c.Exec(ctx, s)
+			}
+			return r, nil
+		}
+	}
+	for _, s := range ic.ResetPlanner {
+		c.Exec(ctx, s)
+	}
+	return workload.CheckResult{}, err
 }

@@ -263,3 +263,59 @@ func failed(checks []result.DataCheck, name string, offending int64) bool {
 	}
 	return false
 }
+
+// TestIndexBuiltDuringWrites: an index built by a sql= fault while
+// sysbench writes is checked against its table after the run: on
+// PostgreSQL with amcheck (CREATE INDEX CONCURRENTLY), on MariaDB and
+// SQLite by counting through it and without it. A CREATE UNIQUE INDEX
+// CONCURRENTLY that fails (k repeats) leaves an invalid index, which fails
+// the check; the test's own catalog query agrees.
+func TestIndexBuiltDuringWrites(t *testing.T) {
+	t.Parallel()
+	for name, url := range targettest.RealTargets(t, true) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			sb := []string{"tables=1", "table-size=2000"}
+			cleanupE2E(t, url, "sysbench", sb...)
+			build := "CREATE INDEX c_during ON sbtest1 (c)"
+			if name == "postgres" {
+				build = "CREATE INDEX CONCURRENTLY c_during ON sbtest1 (c)"
+			}
+			out := filepath.Join(dir, "run.json")
+			s := specFor(PhaseRun, "sysbench/oltp_write_only", url, out)
+			s.Options, s.Threads, s.Duration, s.Check = sb, ptr(2), ptr(2*time.Second), true
+			s.Faults = []string{"at=500ms sql=" + build}
+			if name == "sqlite" {
+				// One writer at a time: the build waits for the writers'
+				// lock, which one worker leaves it between transactions.
+				s.Threads, s.Duration = ptr(1), ptr(4*time.Second)
+			}
+			if r := runE2E(t, s); r.code != 0 {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+			res := resulttest.Read(t, out)
+			var checked bool
+			for _, c := range res.Checks {
+				checked = checked || c.Name == "index c_during of sbtest1" && c.Passed
+			}
+			if !checked || res.Phases[len(res.Phases)-1].Faults[0].Status != "done" {
+				t.Fatalf("checks %+v, faults %+v: want c_during built and checked", res.Checks, res.Phases[len(res.Phases)-1].Faults)
+			}
+			if name != "postgres" {
+				return
+			}
+			o := oracle.Open(t, url)
+			s.Out = filepath.Join(dir, "bad.json")
+			s.Faults, s.OnFaultError = []string{"at=500ms sql=CREATE UNIQUE INDEX CONCURRENTLY k_unique ON sbtest1 (k)"}, "continue"
+			r := runE2E(t, s)
+			if n := o.Ints(t, "SELECT count(*) FROM pg_index WHERE indexrelid = 'k_unique'::regclass AND NOT indisvalid")[0]; n != 1 {
+				t.Fatalf("the catalog says %d invalid k_unique, want 1 (a failed unique build)", n)
+			}
+			res = resulttest.Read(t, s.Out)
+			if r.code != ExitRunFailed || res.Status != result.StatusCheckFailed || !strings.Contains(res.Error, "index k_unique of sbtest1") {
+				t.Errorf("exit %d, status %s (%s): want check_failed naming k_unique", r.code, res.Status, res.Error)
+			}
+		})
+	}
+}

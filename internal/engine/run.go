@@ -137,7 +137,7 @@ func run(ctx context.Context, env *Env, spec Spec, rep *Report) error {
 
 	runErr := loadTables(ctx, r, tgt, wl, tbl, res, spec.Workload)
 	if runErr == nil && phase == PhaseLoad && spec.Check && ctx.Err() == nil {
-		res.Checks = append(res.Checks, RunChecks(ctx, tgt, wl, "after load", 0)...)
+		res.Checks = append(res.Checks, RunChecks(ctx, tgt, wl, "after load", 0, true)...)
 	}
 	if runErr == nil && phase == PhaseRun {
 		obs.beginRun(wl)
@@ -509,6 +509,7 @@ func runRepetitions(ctx context.Context, env *Env, r *runner.Runner, tgt target.
 		return err
 	}
 	var ledgerDir string
+	fr.sql = sqlFault(tgt)
 	r.PhaseHook = fr.hook(env, f.Quiet, func() string { return ledgerDir })
 	var iv *intervalChecks
 	if ic, ok := wl.(workload.IntervalChecker); ok {
@@ -566,7 +567,7 @@ func runRepetitions(ctx context.Context, env *Env, r *runner.Runner, tgt target.
 		}
 		if checking(f, wl) && ctx.Err() == nil && (runErr == nil || p.Status == result.StatusComplete) {
 			res.Checks = append(res.Checks, intervalVerdicts(p.IntervalChecks, "during run")...)
-			res.Checks = append(res.Checks, RunChecks(ctx, tgt, wl, whenRun(rep, f.Repeat), checkWait(f))...)
+			res.Checks = append(res.Checks, RunChecks(ctx, tgt, wl, whenRun(rep, f.Repeat), checkWait(f), f.Check)...)
 		}
 		if f.Repeat > 1 {
 			p.Repetition = rep

@@ -279,7 +279,7 @@ type Phase struct {
 type FaultEvent struct {
 	Index      int       `json:"index"`
 	Spec       string    `json:"spec"`
-	Kind       string    `json:"kind"`           // run, net-pause, net-latency, net-bandwidth, net-reset
+	Kind       string    `json:"kind"`           // run, sql, net-pause, net-latency, net-bandwidth, net-reset
 	Node       *int      `json:"node,omitempty"` // network faults: the node (-1: all)
 	Status     string    `json:"status"`         // done, failed, not-run, cut-short
 	Scheduled  float64   `json:"scheduled_s"`
