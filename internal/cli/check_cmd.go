@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"context"
+	"time"
+
 	"github.com/spf13/cobra"
 
 	"github.com/candor-bench/candor/internal/engine"
 	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/workload"
 )
 
 // newCheckCmd is candor check: a workload's checks of its data alone, on
@@ -22,24 +26,9 @@ func newCheckCmd(env *Env) *cobra.Command {
   candor check sysbench/oltp_read_write --tables 4 --table-size 100000 --target mysql://root@127.0.0.1:3306/sbtest`,
 		Args: oneWorkload,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			flagProps, err := workloadFlagProps(cmd.Flags(), args[0])
-			if err != nil {
-				return err
-			}
-			wl, err := engine.ResolveWorkload(env.Stderr, args[0], files, append(flagProps, props...))
-			if err != nil {
-				return err
-			}
-			var urls []string
-			if targetURL != "" {
-				urls = []string{targetURL}
-			}
-			if urls, err = cql.apply(cmd.Flags(), urls); err != nil {
-				return err
-			}
 			ctx, stop := interruptContext(env)
 			defer stop()
-			tgt, err := engine.OpenBoundConns(ctx, urls, target.Options{ConnectTimeout: timeout.d}, wl, 1, 1)
+			wl, tgt, err := openForTables(ctx, env, cmd, args[0], files, props, targetURL, &cql, timeout.d, 1)
 			if err != nil {
 				return err
 			}
@@ -57,4 +46,30 @@ func newCheckCmd(env *Env) *cobra.Command {
 	addWorkloadFlags(fl)
 	workloadHelp(cmd)
 	return cmd
+}
+
+// openForTables resolves the workload a command on its tables names (its
+// option flags, property files and properties) and opens its target bound
+// to it, with one connection: candor cleanup and candor check.
+func openForTables(ctx context.Context, env *Env, cmd *cobra.Command, name string, files, props []string, targetURL string, cql *cqlFlags, timeout time.Duration, threads int) (workload.Workload, target.Target, error) {
+	flagProps, err := workloadFlagProps(cmd.Flags(), name)
+	if err != nil {
+		return nil, nil, err
+	}
+	wl, err := engine.ResolveWorkload(env.Stderr, name, files, append(flagProps, props...))
+	if err != nil {
+		return nil, nil, err
+	}
+	var urls []string
+	if targetURL != "" {
+		urls = []string{targetURL}
+	}
+	if urls, err = cql.apply(cmd.Flags(), urls); err != nil {
+		return nil, nil, err
+	}
+	tgt, err := engine.OpenBoundConns(ctx, urls, target.Options{ConnectTimeout: timeout}, wl, threads, 1)
+	if err != nil {
+		return nil, nil, err
+	}
+	return wl, tgt, nil
 }

@@ -102,11 +102,11 @@ func TestBankBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--accounts", "1"}, "--accounts=1: must be between 2"},
-		{[]string{"--locking", "optimstic"}, `--locking="optimstic": use pessimistic or optimistic`},
+		{[]string{"--accounts", "1"}, `accounts="1": must be between 2`},
+		{[]string{"--locking", "optimstic"}, `locking="optimstic": use pessimistic or optimistic`},
 		{[]string{"--distribution", "zipf"}, "use hotspot, zipfian or uniform"},
-		{[]string{"--accounts", "10", "--hot-accounts", "20"}, "--hot-accounts=20 is more than --accounts=10"},
-		{[]string{"--hot-fraction", "1.5"}, "--hot-fraction=\"1.5\""},
+		{[]string{"--accounts", "10", "--hot-accounts", "20"}, "hot-accounts=20 is more than accounts=10"},
+		{[]string{"--hot-fraction", "1.5"}, `hot-fraction="1.5"`},
 	}
 	for _, c := range cases {
 		args := append([]string{"run", "bank", "--target", "null://", "--operations", "10", "-q", "-o", filepath.Join(dir, "r.json")}, c.args...)

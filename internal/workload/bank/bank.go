@@ -125,48 +125,16 @@ var (
 
 // New builds bank from name=value options (every problem at once).
 func New(files, in []string) (*Workload, error) {
-	var errs []error
-	if len(files) > 0 {
-		errs = append(errs, fmt.Errorf("%s takes no property files (%s); give its options as flags (--accounts=...)", Name, strings.Join(files, ", ")))
-	}
 	known := []string{"accounts", "distribution", "hot-accounts", "hot-fraction", "initial-balance", "locking", "max-amount", "table"}
-	valid := map[string]bool{"operationcount": true}
-	for _, k := range known {
-		valid[k] = true
+	r := workload.ReadOptions(Name, known, []string{"operationcount"}, in)
+	if len(files) > 0 {
+		r.Errs = append([]error{fmt.Errorf("%s takes no property files (%s); give its options as flags (--accounts=...)", Name, strings.Join(files, ", "))}, r.Errs...)
 	}
-	vals := map[string]string{}
-	for _, s := range in {
-		k, v, ok := strings.Cut(s, "=")
-		k = strings.ReplaceAll(strings.ToLower(strings.TrimSpace(k)), "_", "-")
-		switch {
-		case !ok:
-			errs = append(errs, fmt.Errorf("option %q: expected name=value", s))
-		case valid[k]:
-			vals[k] = strings.TrimSpace(v)
-		default:
-			errs = append(errs, fmt.Errorf("unknown option %q; valid options of %s: %s", k, Name, strings.Join(known, ", ")))
-		}
-	}
-	integer := func(key string, def, lo, hi int64) int64 {
-		s, ok := vals[key]
-		if !ok {
-			return def
-		}
-		v, err := strconv.ParseInt(strings.ReplaceAll(s, ",", ""), 10, 64)
-		switch {
-		case err != nil:
-			errs = append(errs, fmt.Errorf("--%s=%q: not an integer; give a whole number such as %d", key, s, def))
-			return def
-		case v < lo || v > hi:
-			errs = append(errs, fmt.Errorf("--%s=%s: must be between %d and %d", key, s, lo, hi))
-			return def
-		}
-		return v
-	}
+	vals, integer := r.Values, r.Int
 	o := Options{Reference: Reference, Table: DefaultTable, Distribution: DefaultDistribution, Locking: dialect.BankPessimistic}
 	if t, ok := vals["table"]; ok {
 		if err := target.CheckTableName(t); err != nil {
-			errs = append(errs, fmt.Errorf("--table=%q: %w", t, err))
+			r.Errs = append(r.Errs, fmt.Errorf("table=%q: %w", t, err))
 		} else {
 			o.Table = t
 		}
@@ -179,7 +147,7 @@ func New(files, in []string) (*Workload, error) {
 		case dialect.BankPessimistic, dialect.BankOptimistic:
 			o.Locking = v
 		default:
-			errs = append(errs, fmt.Errorf("--locking=%q: use pessimistic or optimistic", v))
+			r.Errs = append(r.Errs, fmt.Errorf("locking=%q: use pessimistic or optimistic", v))
 		}
 	}
 	if v, ok := vals["distribution"]; ok {
@@ -187,7 +155,7 @@ func New(files, in []string) (*Workload, error) {
 		case "hotspot", "zipfian", "uniform":
 			o.Distribution = v
 		default:
-			errs = append(errs, fmt.Errorf("--distribution=%q: use hotspot, zipfian or uniform", v))
+			r.Errs = append(r.Errs, fmt.Errorf("distribution=%q: use hotspot, zipfian or uniform", v))
 		}
 	}
 	w := &Workload{ops: DefaultOperations}
@@ -197,13 +165,13 @@ func New(files, in []string) (*Workload, error) {
 		if s, ok := vals["hot-fraction"]; ok {
 			f, err := strconv.ParseFloat(s, 64)
 			if err != nil || f < 0 || f > 1 {
-				errs = append(errs, fmt.Errorf("--hot-fraction=%q: give a fraction between 0 and 1, such as 0.9", s))
+				r.Errs = append(r.Errs, fmt.Errorf("hot-fraction=%q: give a fraction between 0 and 1, such as 0.9", s))
 			} else {
 				o.HotFraction = f
 			}
 		}
 		if o.HotAccounts > o.Accounts {
-			errs = append(errs, fmt.Errorf("--hot-accounts=%d is more than --accounts=%d: the hot set is a part of the accounts", o.HotAccounts, o.Accounts))
+			r.Errs = append(r.Errs, fmt.Errorf("hot-accounts=%d is more than accounts=%d: the hot set is a part of the accounts", o.HotAccounts, o.Accounts))
 		}
 	} else {
 		for _, k := range []string{"hot-accounts", "hot-fraction"} {
@@ -216,10 +184,10 @@ func New(files, in []string) (*Workload, error) {
 		w.ops = integer("operationcount", DefaultOperations, 1, 1<<62)
 	}
 	if o.InitialBalance > (1<<62)/o.Accounts {
-		errs = append(errs, fmt.Errorf("--accounts=%d × --initial-balance=%d overflows a BIGINT total", o.Accounts, o.InitialBalance))
+		r.Errs = append(r.Errs, fmt.Errorf("accounts=%d × initial-balance=%d overflows a BIGINT total", o.Accounts, o.InitialBalance))
 	}
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("%s: invalid options:\n%w", Name, errors.Join(errs...))
+	if err := r.Err(Name); err != nil {
+		return nil, err
 	}
 	w.opts = o
 	switch o.Distribution {
