@@ -2,6 +2,7 @@ package cli
 
 import (
 	"database/sql"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"github.com/candor-bench/candor/internal/plan"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/result/resulttest"
 )
@@ -124,4 +126,24 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// A plan's args: [--check] makes every cell check its data: the cells'
+// command lines parse to Specs with Check set.
+func TestPlanCellsCheck(t *testing.T) {
+	p, err := plan.Parse("p.yaml", []byte("name: checked\ntargets:\n  pg: postgres://u@h:5432/db\nworkloads:\n  - name: bank\nduration: 10s\nargs: [--check]\n"), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := p.Cells()
+	if len(cells) == 0 {
+		t.Fatal("no cells")
+	}
+	env := &Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }}
+	for _, c := range cells {
+		spec, err := parseSpec(env, phaseRun, c.Args)
+		if err != nil || !spec.Check {
+			t.Errorf("cell %v: Check %t, %v", c.Args, spec.Check, err)
+		}
+	}
 }
