@@ -44,6 +44,7 @@ func TestDependencyDirection(t *testing.T) {
 		{"internal/workload/kv", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
 		{"internal/workload/commitloop", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
 		{"internal/workload/ledgerwl", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
+		{"internal/workload/bank", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
 		// the runner never imports the CLI or a concrete driver
 		{"internal/runner", []string{"internal/cli", "internal/target/postgres", "internal/target/sqlite", "internal/target/mysql", "internal/workload/ycsb"}},
 		// table ownership and reuse: target interfaces, dialect, workload

@@ -119,24 +119,9 @@ func newCleanupCmd(env *Env) *cobra.Command {
 			if format != "text" && format != "sysbench" {
 				return usagef("--format %q is not valid; use text or sysbench", format)
 			}
-			flagProps, err := runflags.WorkloadOptions(cmd.Flags(), args[0])
-			if err != nil {
-				return err
-			}
-			wl, err := engine.ResolveWorkload(env.Stderr, args[0], files, append(flagProps, props...))
-			if err != nil {
-				return err
-			}
-			var urls []string
-			if targetURL != "" {
-				urls = []string{targetURL}
-			}
-			if urls, err = cql.Apply(cmd.Flags(), urls); err != nil {
-				return err
-			}
 			ctx, stop := interruptContext(env)
 			defer stop()
-			tgt, err := engine.OpenBoundConns(ctx, urls, target.Options{ConnectTimeout: timeout.D}, wl, threads, 1)
+			wl, tgt, err := openForTables(ctx, env, cmd, args[0], files, props, targetURL, &cql, timeout.D, threads)
 			if err != nil {
 				return err
 			}

@@ -27,6 +27,7 @@ import (
 	_ "github.com/candor-bench/candor/internal/target/mysql"
 	_ "github.com/candor-bench/candor/internal/target/postgres"
 	_ "github.com/candor-bench/candor/internal/target/sqlite"
+	_ "github.com/candor-bench/candor/internal/workload/bank"
 	_ "github.com/candor-bench/candor/internal/workload/commitloop"
 	_ "github.com/candor-bench/candor/internal/workload/kv"
 	_ "github.com/candor-bench/candor/internal/workload/ledgerwl"
@@ -130,7 +131,7 @@ options.`,
 	root.AddCommand(newMergeCmd(env))
 	root.AddCommand(run, load, cleanup, newListCmd(env), newVersionCmd(env), newPlanCmd(env))
 	root.AddCommand(newReportCmd(env), newCompareCmd(env), newSysbenchCmd(env), prewarm)
-	root.AddCommand(newLedgerCmd(env))
+	root.AddCommand(newLedgerCmd(env), newCheckCmd(env))
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {

@@ -24,7 +24,7 @@ func TestSpecRoundTrip(t *testing.T) {
 		{"ycsb", []string{"ycsb/a", "-p", "recordcount=50", "--time", "400ms", "--threads", "2", "--warmup", "100ms",
 			"--rate", "500", "--arrival", "poisson", "--retries", "1", "--isolation", "read-committed", "--max-error-rate", "5%",
 			"--batch-size", "10", "--report-interval", "500ms", "--server-counters=false"}},
-		{"sysbench", []string{"sysbench/oltp_read_only", "--tables", "1", "--table-size", "20", "--time", "300ms", "--repeat", "2", "--load", "always", "--target", "sqlite://SB"}},
+		{"sysbench", []string{"sysbench/oltp_read_only", "--tables", "1", "--table-size", "20", "--time", "300ms", "--repeat", "2", "--load", "always", "--check", "--target", "sqlite://SB"}},
 		{"kv", []string{"kv-basic", "--operations", "20", "--connect-timeout", "3s"}},
 		{"commit-loop", []string{"commit-loop", "--ledger", "--recovery-timeout", "2s", "--time", "300ms"}},
 		{"ledger", []string{"ledger", "--time", "300ms", "--on-fault-error", "continue", "--target-role", "any"}},

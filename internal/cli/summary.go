@@ -71,6 +71,7 @@ func writeSummary(stdout io.Writer, format string, res *result.Result, sb sysben
 	if res.Repetitions != nil {
 		report.WriteRepetitions(stdout, res.Repetitions)
 	}
+	report.WriteChecks(stdout, res)
 	return nil
 }
 

@@ -36,6 +36,9 @@ type faultRun struct {
 	// sharded).
 	writers *ledger.Writers
 
+	// sql runs a sql= fault's statement on a new session of the target.
+	sql func(ctx context.Context, statement string) error
+
 	mu     sync.Mutex
 	events []fault.Event
 }
@@ -192,7 +195,7 @@ func (fr *faultRun) hook(env *Env, quiet bool, ledgerDir func() string) func(ctx
 		return nil
 	}
 	return func(ctx context.Context, start time.Time, fail func(error)) func() {
-		ex := &fault.Executor{Schedule: fr.schedule, OnError: fr.onError}
+		ex := &fault.Executor{Schedule: fr.schedule, OnError: fr.onError, SQL: fr.sql}
 		if fr.proxies != nil {
 			ex.Net = fr.proxies
 		}

@@ -136,12 +136,16 @@ func run(ctx context.Context, env *Env, spec Spec, rep *Report) error {
 	obs.start(ctx, &spec.Observe, r, tgt, wl, res, tbl.Load)
 
 	runErr := loadTables(ctx, r, tgt, wl, tbl, res, spec.Workload)
+	if runErr == nil && phase == PhaseLoad && spec.Check && ctx.Err() == nil {
+		res.Checks = append(res.Checks, RunChecks(ctx, tgt, wl, "after load", 0, true)...)
+	}
 	if runErr == nil && phase == PhaseRun {
 		obs.beginRun(wl)
 		runErr = runRepetitions(ctx, env, r, tgt, wl, tbl, res, &spec, sh, fr, out.path)
 	}
 	obs.finish(res)
 	setStatus(ctx, res, runErr)
+	markChecks(res)
 	rep.Result, rep.Path = res, out.path
 	rep.Outcome, err = finish(ctx, env, Finished{Spec: &spec, Result: res, Workload: wl, Target: tgt, Err: runErr}, out.path)
 	obs.linger(ctx, env, &spec.Observe, spec.Quiet)
@@ -174,6 +178,9 @@ func resolve(env *Env, spec *Spec) (resolved, error) {
 		return rs, err
 	}
 	if err := spec.Validate(); err != nil {
+		return rs, err
+	}
+	if err := checkable(spec, wl); err != nil {
 		return rs, err
 	}
 	if spec.Seed == nil {
@@ -502,7 +509,13 @@ func runRepetitions(ctx context.Context, env *Env, r *runner.Runner, tgt target.
 		return err
 	}
 	var ledgerDir string
+	fr.sql = sqlFault(tgt)
 	r.PhaseHook = fr.hook(env, f.Quiet, func() string { return ledgerDir })
+	var iv *intervalChecks
+	if ic, ok := wl.(workload.IntervalChecker); ok {
+		iv = &intervalChecks{tgt: tgt, ic: ic, every: r.Config.ReportInterval}
+		r.PhaseHook = iv.hook(r.PhaseHook)
+	}
 	seed := r.Config.Seed
 	var runs []result.Phase
 	var runErr error
@@ -530,12 +543,16 @@ func runRepetitions(ctx context.Context, env *Env, r *runner.Runner, tgt target.
 				break
 			}
 		}
+		if runErr = checkBaseline(ctx, tgt, wl, f); runErr != nil {
+			break
+		}
 		var p *result.Phase
 		p, runErr = r.Run(ctx)
 		if p == nil {
 			continue
 		}
 		p.Faults = fr.takeEvents()
+		p.IntervalChecks = iv.take()
 		if fr.ledger && ctx.Err() == nil {
 			p.Ledger = accountLedger(ctx, tgt, wl, runLedgerPhase(outPath, ledgerDir, ledgerOwnerOf(res, sh, rep), r.Config, p, fr),
 				fr.recovery, func(s string) { fmt.Fprintln(env.Stderr, "candor: "+s) })
@@ -547,6 +564,10 @@ func runRepetitions(ctx context.Context, env *Env, r *runner.Runner, tgt target.
 					fmt.Fprintf(env.Stderr, "candor: reading the server's figures after the run: %v\n", err)
 				}
 			}
+		}
+		if checking(f, wl) && ctx.Err() == nil && (runErr == nil || p.Status == result.StatusComplete) {
+			res.Checks = append(res.Checks, intervalVerdicts(p.IntervalChecks, "during run")...)
+			res.Checks = append(res.Checks, RunChecks(ctx, tgt, wl, whenRun(rep, f.Repeat), checkWait(f), f.Check)...)
 		}
 		if f.Repeat > 1 {
 			p.Repetition = rep
@@ -597,6 +618,7 @@ const (
 	Inconsistent Outcome = "inconsistent"       // its result breaks the laws of its own arithmetic
 	OverBudget   Outcome = "over-budget"        // a run phase failed more operations than --max-error-rate allows
 	Unaccounted  Outcome = "ledger-unaccounted" // its ledger's ids could not be read back
+	CheckFailed  Outcome = "check-failed"       // it ran to its end and a check of its data failed (--check)
 	NotWritten   Outcome = "not-written"        // its result file could not be written
 )
 
@@ -604,6 +626,7 @@ const (
 var outcomeCodes = map[Outcome]int{
 	Refused: ExitUsage, Completed: ExitOK, Failed: ExitRunFailed, OutOfSpace: ExitUnsupported, Interrupted: ExitInterrupted,
 	Inconsistent: ExitRunFailed, OverBudget: ExitRunFailed, Unaccounted: ExitUnreachable, NotWritten: ExitResultNotWritten,
+	CheckFailed: ExitRunFailed,
 }
 
 // ended is the error of outcome o: err with o's code. An interrupt and an
@@ -645,6 +668,8 @@ func finish(ctx context.Context, env *Env, fin Finished, outPath string) (Outcom
 			"(a bug in candor: please report it with %s): %s", outPath, strings.Join(res.BrokenLaws, "; ")))
 	case overBudget != "":
 		return ended(OverBudget, fmt.Errorf("the run failed: %s (raise --max-error-rate to accept it)", overBudget))
+	case res.Status == result.StatusCheckFailed:
+		return ended(CheckFailed, errors.New(res.Error))
 	}
 	if why := unaccountedLedger(res); why != "" {
 		return ended(Unaccounted, fmt.Errorf("ledger: no accounting: %s; the run's figures are in %s, and 'candor ledger verify %s' accounts for the writes once the target answers", why, outPath, outPath))

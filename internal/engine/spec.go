@@ -97,6 +97,10 @@ type Spec struct {
 	RecoveryTimeout time.Duration `json:"recovery_timeout,omitempty"`
 	ViaProxy        bool          `json:"via_proxy,omitempty"`
 
+	// Check runs the workload's checks of its data after the load or
+	// the run (--check; docs/CHECKS.md).
+	Check bool `json:"check,omitempty"`
+
 	Shard   Shard   `json:"shard,omitzero"`
 	Observe Observe `json:"observe"`
 	// Plan names the plan cell this run is (nil: none).
@@ -259,6 +263,9 @@ func (s Spec) Args() []string {
 	}
 	if s.ViaProxy {
 		out = append(out, "--via-proxy")
+	}
+	if s.Check {
+		out = append(out, "--check")
 	}
 	if s.Retries != nil {
 		add("retries", strconv.Itoa(*s.Retries))

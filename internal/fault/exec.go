@@ -48,7 +48,7 @@ const (
 type Event struct {
 	Index      int       `json:"index"`                 // position in the schedule, from 0
 	Spec       string    `json:"spec"`                  // the fault as written
-	Kind       string    `json:"kind"`                  // run, net-pause, net-latency, net-bandwidth, net-reset
+	Kind       string    `json:"kind"`                  // run, sql, net-pause, net-latency, net-bandwidth, net-reset
 	Node       *int      `json:"node,omitempty"`        // network faults: the node (-1: all)
 	Status     string    `json:"status"`                // done, failed, not-run, cut-short
 	Scheduled  float64   `json:"scheduled_s"`           // at=, seconds
@@ -87,6 +87,9 @@ type Executor struct {
 	// MaxOutput caps the bytes of a command's output kept in its event;
 	// 0 means 64 KiB. The total length is recorded either way.
 	MaxOutput int
+	// SQL runs a sql= fault's statement on a new session of the target
+	// (the engine's); nil fails such a fault.
+	SQL func(ctx context.Context, statement string) error
 	// Notify, when set, is called as each fault starts (Status "") and
 	// ends, from the executor's goroutines, one call at a time.
 	Notify func(Event)
@@ -177,9 +180,12 @@ func (e *Executor) one(ctx context.Context, start time.Time, i int, f Fault, not
 	ev.StartS = ev.Start.Sub(start).Seconds()
 	notify(ev)
 	var rest func(*Event)
-	if f.Has("run") {
+	switch {
+	case f.Has("run"):
 		rest = e.command(ctx, f, &ev)
-	} else {
+	case f.Has("sql"):
+		e.statement(ctx, f, &ev)
+	default:
 		e.network(ctx, i, f, &ev)
 		ev.StartS = ev.Start.Sub(start).Seconds()
 	}
@@ -426,4 +432,25 @@ func SortByStart(evs []Event) {
 		}
 		return evs[a].Start.Before(evs[b].Start)
 	})
+}
+
+// statement runs f's sql= statement with e.SQL and fills ev: done when it
+// succeeded, failed with the server's error, cut-short when the run ended
+// first.
+func (e *Executor) statement(ctx context.Context, f Fault, ev *Event) {
+	var err error
+	if e.SQL == nil {
+		err = errors.New("this run has no SQL session for sql= faults")
+	} else {
+		err = e.SQL(ctx, f.SQL)
+	}
+	ev.End = time.Now()
+	switch {
+	case err == nil:
+		ev.Status = StatusDone
+	case ctx.Err() != nil:
+		ev.Status, ev.Error = StatusCutShort, err.Error()
+	default:
+		ev.Status, ev.Error = StatusFailed, err.Error()
+	}
 }

@@ -27,7 +27,7 @@ const NodeAll = -1
 
 // keys lists the keys a fault may have, in canonical order (run last: its
 // value is the rest of the text).
-var keys = []string{"at", "for", "net", "node", "delay", "jitter", "rate", "run"}
+var keys = []string{"at", "for", "net", "node", "delay", "jitter", "rate", "run", "sql"}
 
 // Fault is one scheduled fault. Make it with Parse or ParseFields: Validate
 // relies on knowing which keys were given.
@@ -36,6 +36,7 @@ type Fault struct {
 	At      time.Duration // offset from the start of the run
 	For     time.Duration // how long a network fault lasts; 0 when not given
 	Command string        // run=: a shell command (sh -c)
+	SQL     string        // sql=: one statement, run on a new session of the target
 	Net     Net           // net=: the network fault kind
 	Node    int           // node=: index of the target (0-based) or NodeAll
 	Delay   time.Duration // latency: added per round trip
@@ -53,11 +54,15 @@ func (f Fault) Kind() string {
 	if f.Has("run") {
 		return "run"
 	}
+	if f.Has("sql") {
+		return "sql"
+	}
 	return "net-" + string(f.Net)
 }
 
 // Parse reads one fault written as space-separated KEY=VALUE pairs. run=
-// must come last: everything after it, spaces included, is the command.
+// (and sql=) must come last: everything after it, spaces included, is the
+// command (the statement).
 // It reports every malformed pair at once; what the pairs mean together is
 // checked by Validate.
 func Parse(text string) (Fault, error) {
@@ -70,9 +75,9 @@ func Parse(text string) (Fault, error) {
 			tok = rest[:i]
 		}
 		k, v, ok := strings.Cut(tok, "=")
-		if ok && k == "run" {
-			// run= takes the rest of the text as the command.
-			v = strings.TrimSpace(rest[len("run="):])
+		if ok && (k == "run" || k == "sql") {
+			// run= and sql= take the rest of the text as the command.
+			v = strings.TrimSpace(rest[len(k)+1:])
 			rest = ""
 		} else {
 			rest = strings.TrimSpace(rest[len(tok):])
@@ -129,6 +134,8 @@ func ParseFields(fields [][2]string) (Fault, error) {
 			f.Jitter, err = parseDuration(k, v)
 		case "run":
 			f.Command = v
+		case "sql":
+			f.SQL = v
 		case "net":
 			f.Net = Net(v)
 			if !knownNet(f.Net) {
@@ -258,6 +265,8 @@ func (f Fault) String() string {
 			v = f.Jitter.String()
 		case "run":
 			v = f.Command
+		case "sql":
+			v = f.SQL
 		case "net":
 			v = string(f.Net)
 		case "node":
@@ -287,20 +296,24 @@ type Limits struct {
 func (f Fault) Validate(l Limits) []error {
 	var errs []error
 	add := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
-	run, net := f.Has("run"), f.Has("net")
+	run, net, sql := f.Has("run"), f.Has("net"), f.Has("sql")
 	if !f.Has("at") {
 		add("at= is missing: when the fault starts, from the start of the run (e.g. at=20s)")
 	}
 	switch {
 	case run && net:
 		add("run= and net= together: a fault is either a command (run=) or a network fault (net=); write two faults")
-	case !run && !net:
-		add("neither run= nor net=: give a command (run=CMD) or a network fault (net=pause|latency|bandwidth|reset)")
+	case sql && (run || net):
+		add("sql= with run= or net=: a fault is one statement (sql=), one command (run=) or one network fault (net=); write two faults")
+	case !run && !net && !sql:
+		add("neither run=, sql= nor net=: give a command (run=CMD), a statement (sql=STATEMENT) or a network fault (net=pause|latency|bandwidth|reset)")
 	}
-	if run && !net {
+	if (run || sql) && !net {
+		what := map[bool]string{true: "run= command (it ends when the command exits; the command addresses nodes itself)",
+			false: "sql= statement (it ends when the statement does, on a new session of the target)"}[run]
 		for _, k := range []string{"for", "node", "delay", "jitter", "rate"} {
 			if f.Has(k) {
-				add("%s= does not apply to a run= command (it ends when the command exits; the command addresses nodes itself)", k)
+				add("%s= does not apply to a %s", k, what)
 			}
 		}
 	}

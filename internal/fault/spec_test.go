@@ -77,7 +77,7 @@ func TestValidate(t *testing.T) {
 		{"latency ok", "at=0s for=60s net=latency delay=10ms jitter=2ms node=0", nil},
 		{"reset without for", "at=59s net=reset node=0", nil},
 		{"missing at", "run=true", []string{"at= is missing"}},
-		{"neither", "at=1s", []string{"neither run= nor net="}},
+		{"neither", "at=1s", []string{"neither run=, sql= nor net="}},
 		{"both", "at=1s net=pause node=0 for=1s run=true", []string{"run= and net= together"}},
 		// run= faults take no network keys
 		{"run with for and node", "at=1s for=2s node=0 run=true", []string{"for= does not apply", "node= does not apply"}},

@@ -117,6 +117,7 @@ func buildDocument(m *Model) *document {
 		d.heading(2, "Warnings")
 		d.list(m.Warnings)
 	}
+	buildChecksSection(d, m)
 	for _, w := range m.Workloads {
 		buildWorkloadSection(d, m, w)
 	}

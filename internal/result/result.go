@@ -15,8 +15,9 @@ import (
 // SchemaVersion names the layout of this package's types. Readers refuse
 // other major versions (SchemaMajor). v1.1 added what the conservation laws
 // need (laws.go): each operation's done and no_session, an open loop's
-// scheduled operations, an interval's tail mark.
-const SchemaVersion = "candor.result/v1.1"
+// scheduled operations, an interval's tail mark; v1.2 the checks of the
+// data after a run (checks.go) and the status check_failed.
+const SchemaVersion = "candor.result/v1.2"
 
 // SchemaMajor is the major version every readable result's schema starts
 // with.
@@ -30,6 +31,10 @@ const (
 	// StatusInconsistent marks a result (and its phases) that breaks a law
 	// of its own arithmetic (laws.go): its figures cannot all be true.
 	StatusInconsistent = "inconsistent"
+	// StatusCheckFailed marks a run that ran to its end and whose data
+	// failed a check (--check; Result.Checks): its phases are complete,
+	// its figures true, and the data it left wrong.
+	StatusCheckFailed = "check_failed"
 )
 
 // Result is one run: one workload against one target.
@@ -65,6 +70,9 @@ type Result struct {
 	// Merged on the result candor merge made of them (shard.go).
 	Shard  *ShardInfo `json:"shard,omitempty"`
 	Merged *Merged    `json:"merged,omitempty"`
+	// Checks are the checks of the data the run left (--check), in the
+	// order they were made (checks.go).
+	Checks []DataCheck `json:"checks,omitempty"`
 }
 
 // PlanRef ties a result to its plan cell.
@@ -253,6 +261,9 @@ type Phase struct {
 	// Faults are the phase's scheduled faults (--fault, a plan's faults:),
 	// one event each, in schedule order.
 	Faults []FaultEvent `json:"faults,omitempty"`
+	// IntervalChecks are the checks a workload makes while the phase runs
+	// (bank's total balance, once per report interval; checks.go).
+	IntervalChecks []IntervalCheck `json:"interval_checks,omitempty"`
 	// Ledger is the durability ledger's verdict (the ledger workload,
 	// commit-loop --ledger): what was acknowledged, lost, resolved.
 	Ledger *LedgerResult `json:"ledger,omitempty"`
@@ -268,7 +279,7 @@ type Phase struct {
 type FaultEvent struct {
 	Index      int       `json:"index"`
 	Spec       string    `json:"spec"`
-	Kind       string    `json:"kind"`           // run, net-pause, net-latency, net-bandwidth, net-reset
+	Kind       string    `json:"kind"`           // run, sql, net-pause, net-latency, net-bandwidth, net-reset
 	Node       *int      `json:"node,omitempty"` // network faults: the node (-1: all)
 	Status     string    `json:"status"`         // done, failed, not-run, cut-short
 	Scheduled  float64   `json:"scheduled_s"`

@@ -44,6 +44,7 @@ type Flags struct {
 	sessionIO      string
 	batch          int
 	quiet          bool
+	check          bool
 	maxErrorRate   Fraction
 	// Faults, fail-over and the durability ledger.
 	faults          []string
@@ -93,6 +94,7 @@ func Add(fl *pflag.FlagSet, phase string) *Flags {
 	fl.BoolVar(&f.allowForeign, "allow-foreign-tables", false, "use (and with --load=always drop) tables candor did not create")
 	fl.IntVar(&f.batch, "batch-size", runner.DefaultLoadBatch, "rows per load batch (COPY on PostgreSQL, multi-row INSERT elsewhere; sysbench on MariaDB: a whole table unless given)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no status lines or progress bar")
+	fl.BoolVar(&f.check, "check", false, "check the data the "+phase+" left (ids, row counts, invariants; docs/CHECKS.md); a failed check exits 5")
 	AddCQL(fl, &f.cql)
 	AddShard(fl, &f.shard)
 	AddObserve(fl, &f.observe)
@@ -146,6 +148,7 @@ func (f *Flags) Spec(fs *pflag.FlagSet, phase, name string) (engine.Spec, error)
 	s.RecoveryTimeout, s.ViaProxy = f.recoveryTimeout.D, f.viaProxy
 	s.Shard, s.Observe = f.shard, f.observe
 	s.Out, s.Format, s.Quiet = f.out, f.format, f.quiet
+	s.Check = f.check
 	return s.Clone(), nil
 }
 

@@ -444,6 +444,25 @@ type Checker interface {
 	Check(ctx context.Context, c target.Conn) ([]CheckResult, error)
 }
 
+// CheckBaseliner is implemented by Checkers whose checks compare the data
+// after a run with the data before it (YCSB's row count: the rows there
+// before plus the inserts acknowledged). With --check the engine calls
+// BeforeRun before each run phase, on a session of its own.
+type CheckBaseliner interface {
+	BeforeRun(ctx context.Context, c target.Conn) error
+}
+
+// IntervalChecker is implemented by workloads with an invariant that must
+// hold at every instant of a run, not only after it (bank's total
+// balance). The engine calls IntervalCheck once per report interval during
+// the run phase, on a session of its own, concurrently with the workers;
+// each call must read in one snapshot. Such workloads are checked during
+// and after every run, --check or not.
+type IntervalChecker interface {
+	Checker
+	IntervalCheck(ctx context.Context, c target.Conn) ([]CheckResult, error)
+}
+
 // Script is a user's script a workload runs (a pgbench script, a
 // sysbench Lua script) as it was read: its name as the user gave it (a
 // path), the SHA-256 of its text in hex, and the text. The run's Spec

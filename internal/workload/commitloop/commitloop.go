@@ -127,72 +127,38 @@ var (
 // loop needs (jobs × rows, or jobs with in-server) when given. Every problem
 // is returned at once.
 func New(files, in []string) (*Workload, error) {
-	var errs []error
+	r := workload.ReadOptions(Name, []string{"in-server", "jobs", "rows", "table"}, []string{"operationcount"}, in) // operationcount: the CLI's --operations
 	if len(files) > 0 {
-		errs = append(errs, fmt.Errorf("%s takes no property files (%s); give its options as flags (--rows=...) or -p name=value",
-			Name, strings.Join(files, ", ")))
-	}
-	known := []string{"in-server", "jobs", "rows", "table"}
-	valid := map[string]bool{"operationcount": true} // added by the CLI for --operations
-	for _, k := range known {
-		valid[k] = true
-	}
-	vals := map[string]string{}
-	for _, s := range in {
-		k, v, ok := strings.Cut(s, "=")
-		k = strings.ReplaceAll(strings.ToLower(strings.TrimSpace(k)), "_", "-")
-		switch {
-		case !ok:
-			errs = append(errs, fmt.Errorf("option %q: expected name=value", s))
-		case valid[k]:
-			vals[k] = strings.TrimSpace(v)
-		default:
-			errs = append(errs, fmt.Errorf("unknown option %q; valid options of %s: %s", k, Name, strings.Join(known, ", ")))
-		}
-	}
-	integer := func(key string, def, lo, hi int64) int64 {
-		s, ok := vals[key]
-		if !ok {
-			return def
-		}
-		v, err := strconv.ParseInt(strings.ReplaceAll(s, ",", ""), 10, 64)
-		switch {
-		case err != nil:
-			errs = append(errs, fmt.Errorf("%s=%q: not an integer; give a whole number such as %d", key, s, def))
-			return def
-		case v < lo || v > hi:
-			errs = append(errs, fmt.Errorf("%s=%q: must be between %d and %d", key, s, lo, hi))
-			return def
-		}
-		return v
+		r.Errs = append([]error{fmt.Errorf("%s takes no property files (%s); give its options as flags (--rows=...) or -p name=value",
+			Name, strings.Join(files, ", "))}, r.Errs...)
 	}
 	o := Options{Reference: Reference, Table: DefaultTable}
-	if t, ok := vals["table"]; ok {
+	if t, ok := r.Values["table"]; ok {
 		if err := target.CheckTableName(t); err != nil {
-			errs = append(errs, fmt.Errorf("table=%q: %w", t, err))
+			r.Errs = append(r.Errs, fmt.Errorf("table=%q: %w", t, err))
 		} else {
 			o.Table = t
 		}
 	}
-	o.Rows = integer("rows", DefaultRows, 1, MaxRows)
-	o.Jobs = int(integer("jobs", DefaultJobs, 1, MaxJobs))
-	if s, ok := vals["in-server"]; ok {
+	o.Rows = r.Int("rows", DefaultRows, 1, MaxRows)
+	o.Jobs = int(r.Int("jobs", DefaultJobs, 1, MaxJobs))
+	if s, ok := r.Values["in-server"]; ok {
 		b, err := strconv.ParseBool(s)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("in-server=%q: must be true or false", s))
+			r.Errs = append(r.Errs, fmt.Errorf("in-server=%q: must be true or false", s))
 		}
 		o.InServer = b
 	}
 	w := &Workload{opts: o}
-	if s, ok := vals["operationcount"]; ok && len(errs) == 0 {
+	if s, ok := r.Values["operationcount"]; ok && len(r.Errs) == 0 {
 		// Checked only when rows and jobs are valid: they decide the count.
-		if n := integer("operationcount", 0, 0, 1<<62); len(errs) == 0 && n != w.Limits().Operations {
-			errs = append(errs, fmt.Errorf("--operations=%s: %s runs exactly %d operations (%s); set --rows and --jobs instead of --operations, or give --time to keep inserting",
+		if n := r.Int("operationcount", 0, 0, 1<<62); len(r.Errs) == 0 && n != w.Limits().Operations {
+			r.Errs = append(r.Errs, fmt.Errorf("--operations=%s: %s runs exactly %d operations (%s); set --rows and --jobs instead of --operations, or give --time to keep inserting",
 				s, Name, w.Limits().Operations, w.opsExplained()))
 		}
 	}
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("%s: invalid options:\n%w", Name, errors.Join(errs...))
+	if err := r.Err(Name); err != nil {
+		return nil, err
 	}
 	return w, nil
 }

@@ -50,6 +50,7 @@ func init() {
 // values — is returned at once (errors.Join).
 func New(variant string, files []string, overrides []string) (*Workload, error) {
 	w := &Workload{name: "ycsb"}
+	w.baseline.Store(-1)
 	props := map[string]Property{}
 	var sources []Source
 	var errs []error

@@ -32,6 +32,7 @@ import (
 	"math/rand"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/candor-bench/candor/internal/cacheline"
@@ -86,9 +87,14 @@ type Workload struct {
 	// drawKey draws from keyChooser without recording a shared last value
 	// (keydist.Drawer) where the chooser offers it: YCSB never reads a key
 	// chooser's lastValue, and the shared store costs a cache line per draw.
-	drawKey    func(*rand.Rand) int64
-	expKeys    bool                         // requestdistribution=exponential: keys count back from the newest
-	inserts    *keydist.AcknowledgedCounter // run-phase insert keys, from recordcount
+	drawKey func(*rand.Rand) int64
+	expKeys bool                         // requestdistribution=exponential: keys count back from the newest
+	inserts *keydist.AcknowledgedCounter // run-phase insert keys, from recordcount
+	// insertsOK counts the run-phase inserts that succeeded (Done with no
+	// error) since BeforeRun read the rows there before the run (baseline,
+	// -1: not read): the row count check (check.go) expects their sum.
+	insertsOK  atomic.Int64
+	baseline   atomic.Int64
 	fieldNames []string
 	allFields  []int // 0..fieldcount-1
 	hashed     bool
@@ -580,6 +586,9 @@ func affectedOne(stmt string, n int64, err error) error {
 func (wk *worker) Done(err error) {
 	if wk.pending {
 		wk.pending = false
+		if err == nil {
+			wk.w.insertsOK.Add(1)
+		}
 		if aerr := wk.w.inserts.Acknowledge(wk.keynum); aerr != nil {
 			wk.ackErr = fmt.Errorf("ycsb: run-phase insert key %d: %w", wk.keynum, aerr)
 		}
