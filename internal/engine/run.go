@@ -548,6 +548,7 @@ func runRepetitions(ctx context.Context, env *Env, r *runner.Runner, tgt target.
 				}
 			}
 		}
+		derive(wl, p)
 		if f.Repeat > 1 {
 			p.Repetition = rep
 		}
