@@ -152,6 +152,7 @@ var (
 	_ workload.Checker      = (*Workload)(nil)
 	_ workload.Deriver      = (*Workload)(nil)
 	_ workload.BatchSizer   = (*Workload)(nil)
+	_ workload.TableReuser  = (*Workload)(nil)
 )
 
 // New builds the workload from props ("warehouses=4", "spec-waits=on").
@@ -238,12 +239,27 @@ func (w *Workload) Limits() workload.Limits {
 	return workload.Limits{Duration: time.Minute}
 }
 
-// DataSignature names what the loaded data depends on: the warehouses.
-// Tables loaded with another count are reloaded (--load auto) or refused
-// (--load never, and a load into them), never run against.
-func (w *Workload) DataSignature() string {
-	return fmt.Sprintf("tpcc warehouses=%d c-last-load=%d", w.opts.Warehouses, w.opts.CLastLoad)
+// DataSignature names what the loaded data depends on: the warehouses
+// (and the load's C for C_LAST).
+func (w *Workload) DataSignature() string { return "schema=tpcc " + w.Holds() }
+
+// ShapeSignature implements workload.TableReuser: the tables' definition
+// depends on no option.
+func (w *Workload) ShapeSignature() string { return "schema=tpcc" }
+
+// Holds implements workload.TableReuser: what the loaded tables hold, so
+// that a refusal names the warehouses they were loaded with.
+func (w *Workload) Holds() string {
+	return fmt.Sprintf("warehouses=%d c-last-load=%d", w.opts.Warehouses, w.opts.CLastLoad)
 }
+
+// Serves implements workload.TableReuser: only tables of this run's
+// warehouses serve it. Tables loaded with another count are reloaded
+// (--load auto) or refused (--load never, and a load into them), never
+// run against: a run of W warehouses on tables of fewer would address
+// rows that are not there, on tables of more it would leave some idle and
+// report the wrong efficiency.
+func (w *Workload) Serves(holds string) bool { return holds == w.Holds() }
 
 // ApproxRowBytes is the mean size of a loaded row over the nine tables
 // (runner.RowSizer), about 650 MB per warehouse on disk with indexes.
