@@ -37,7 +37,7 @@ import (
 type quiet struct{}
 
 func (quiet) Start(*runner.Runner, engine.Started) {}
-func (quiet) Summary(engine.Finished) error       { return nil }
+func (quiet) Summary(engine.Finished) error        { return nil }
 
 // runSpec runs a spec through the engine and returns its exit code, what it
 // said and its result (nil when none was written).
