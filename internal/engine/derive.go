@@ -1,6 +1,10 @@
 package engine
 
 import (
+	"fmt"
+	"strings"
+
+	"github.com/candor-bench/candor/internal/runner"
 	"maps"
 
 	"github.com/candor-bench/candor/internal/result"
@@ -26,4 +30,15 @@ func derive(wl workload.Workload, p *result.Phase) {
 		p.Derived = map[string]float64{}
 	}
 	maps.Copy(p.Derived, figs)
+}
+
+// sayPostLoad tells the user, on the status output, what a workload did
+// after its load to bring the tables to a measurable state (TPC-C's
+// statistics and checkpoint): its PostLoadSteps, when it has any.
+func sayPostLoad(r *runner.Runner, wl workload.Workload) {
+	ps, ok := wl.(interface{ PostLoadSteps() []string })
+	if !ok || r.Status == nil || len(ps.PostLoadSteps()) == 0 {
+		return
+	}
+	fmt.Fprintf(r.Status, "after the load, for a measurable state: %s\n", strings.Join(ps.PostLoadSteps(), "; "))
 }

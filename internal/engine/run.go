@@ -472,6 +472,7 @@ func loadTables(ctx context.Context, r *runner.Runner, tgt target.Target, wl wor
 		if err := postLoad(ctx, tgt, pl); err != nil {
 			return err
 		}
+		sayPostLoad(r, wl)
 	}
 	if err := tbl.MarkLoaded(ctx); err != nil {
 		return fmt.Errorf("recording that the load finished: %w", err)
