@@ -223,6 +223,28 @@ func exercise(t *testing.T, url string) {
 		}
 	}
 
+	// Sessions cut in the middle of transactions (a fault through candor's
+	// proxy): the runner reconnects and retries them, and the data stays
+	// consistent.
+	if !strings.HasPrefix(url, "sqlite:") {
+		s = spec("run", url, filepath.Join(dir, "fault.json"), 4, "warehouses=1")
+		d := 5 * time.Second
+		s.Duration, s.Faults = &d, []string{"at=1s net=reset node=0", "at=3s net=reset node=0"}
+		code, msg, res := runSpec(t, s)
+		if code != 0 || res == nil {
+			t.Fatalf("run with resets: exit %d: %s", code, msg)
+		}
+		p := res.Phases[len(res.Phases)-1]
+		if len(p.Faults) != 2 || p.Faults[0].Status != "done" || p.Reconnects == 0 {
+			t.Errorf("faults %+v, %d reconnects: want 2 resets done and reconnects", p.Faults, p.Reconnects)
+		}
+		for _, r := range checks(t, url) {
+			if !r.Passed {
+				t.Errorf("after the resets: %s failed: %s", r.Name, r.Detail)
+			}
+		}
+	}
+
 	// One district's YTD changed by hand: the checks name it.
 	exec("UPDATE district SET d_ytd = d_ytd + 1 WHERE d_w_id = 1 AND d_id = 3")
 	failed := map[string]workload.CheckResult{}
@@ -273,6 +295,18 @@ func TestMixOnNullTarget(t *testing.T) {
 		share := 100 * float64(o.Attempts-o.Retries) / float64(total)
 		if abs(share-float64(tpcc.Mix[i])) > 1 {
 			t.Errorf("%s: %.2f%%, want %d%% ± 1", o.Name, share, tpcc.Mix[i])
+		}
+	}
+}
+
+// --warehouses 0 or negative: refused before anything is created, exit 2,
+// one message naming the fix.
+func TestBadWarehousesExit(t *testing.T) {
+	for _, w := range []string{"0", "-1"} {
+		db := filepath.Join(t.TempDir(), "t.db")
+		code, msg, res := runSpec(t, spec("load", "sqlite://"+db, filepath.Join(t.TempDir(), "r.json"), 1, "warehouses="+w))
+		if code != engine.ExitUsage || !strings.Contains(msg, "--warehouses "+w+": TPC-C needs at least 1 warehouse; give --warehouses 1 or more") || res != nil {
+			t.Errorf("--warehouses %s: exit %d, result %v: %s", w, code, res != nil, msg)
 		}
 	}
 }

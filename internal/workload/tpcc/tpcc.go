@@ -231,13 +231,19 @@ func (w *Workload) Config() Options { return w.opts }
 // Ignored is empty: every option is used.
 func (w *Workload) Ignored() []string { return nil }
 
-// Limits: one minute by default (go-tpc runs until stopped); failed
-// transactions are retried on the runner's default classes (serialization
-// failures, deadlocks, lost sessions) and the run goes on after any other
-// error, counted by class.
+// Limits: one minute by default (go-tpc runs until stopped); a
+// transaction that fails on a serialization failure, a deadlock or a lost
+// session is retried up to 10 times (the runner's default classes), as
+// contention makes both routine under TPC-C's hot rows (a warehouse's
+// w_ytd, a district's next order id); the run goes on after any other
+// error, counted by class. A failed load batch, rolled back whole, is
+// retried 3 times.
 func (w *Workload) Limits() workload.Limits {
-	return workload.Limits{Duration: time.Minute}
+	return workload.Limits{Duration: time.Minute, Retries: DefaultRetries, LoadRetries: 3, LoadRetryInterval: time.Second}
 }
+
+// DefaultRetries is the default of --retries for tpcc.
+const DefaultRetries = 10
 
 // DataSignature names what the loaded data depends on: the warehouses
 // (and the load's C for C_LAST).
