@@ -32,6 +32,7 @@ import (
 	_ "github.com/candor-bench/candor/internal/workload/kv"
 	_ "github.com/candor-bench/candor/internal/workload/ledgerwl"
 	_ "github.com/candor-bench/candor/internal/workload/sysbench"
+	_ "github.com/candor-bench/candor/internal/workload/tpcc"
 	_ "github.com/candor-bench/candor/internal/workload/ycsb"
 )
 

@@ -479,6 +479,7 @@ func loadTables(ctx context.Context, r *runner.Runner, tgt target.Target, wl wor
 		if err := postLoad(ctx, tgt, pl); err != nil {
 			return err
 		}
+		sayPostLoad(r, wl)
 	}
 	if err := tbl.MarkLoaded(ctx); err != nil {
 		return fmt.Errorf("recording that the load finished: %w", err)
@@ -569,6 +570,7 @@ func runRepetitions(ctx context.Context, env *Env, r *runner.Runner, tgt target.
 			res.Checks = append(res.Checks, intervalVerdicts(p.IntervalChecks, "during run")...)
 			res.Checks = append(res.Checks, RunChecks(ctx, tgt, wl, whenRun(rep, f.Repeat), checkWait(f), f.Check)...)
 		}
+		derive(wl, p)
 		if f.Repeat > 1 {
 			p.Repetition = rep
 		}

@@ -64,6 +64,7 @@ func WriteText(w io.Writer, res *result.Result, p *result.Phase, classes []strin
 		fmt.Fprintf(w, "FAILED: %s\n", p.Failure)
 	}
 	writeRowRates(w, p)
+	writeTpmC(w, p)
 	fmt.Fprintf(w, "latency: %s\n", measure)
 	fmt.Fprintf(w, "%-13s %9s %9s %7s %7s %7s %7s %7s %7s %7s %7s %6s\n",
 		"operation", "count", "ops/s", "avg", "min", "p50", "p90", "p95", "p99", "p99.9", "max", "errors")

@@ -95,6 +95,23 @@ type PostRunner interface {
 	PostRun(ctx context.Context, c target.Conn) (map[string]float64, error)
 }
 
+// PhaseFigures are what the runner measured in a run phase, as a
+// Deriver reads them: the measured seconds, the operations that succeeded
+// per operation name, and the workload's counters.
+type PhaseFigures struct {
+	DurationSec float64
+	Done        map[string]int64
+	Counters    map[string]int64
+}
+
+// Deriver is implemented by workloads whose headline figures are computed
+// from the run phase's counts (TPC-C's tpmC: New-Orders per minute). The
+// figures are stored in the phase's result as derived values, beside any
+// a PostRunner read.
+type Deriver interface {
+	Derive(f PhaseFigures) map[string]float64
+}
+
 // Option describes one workload option the CLI offers as a flag
 // (--table-size ...); a set flag reaches Entry.New as "name=value".
 type Option struct {
