@@ -130,7 +130,7 @@ options.`,
 	root.AddCommand(newAuditCmd(env), newRerunCmd(env))
 	root.AddCommand(newMergeCmd(env))
 	root.AddCommand(run, load, cleanup, newListCmd(env), newVersionCmd(env), newPlanCmd(env))
-	root.AddCommand(newReportCmd(env), newCompareCmd(env), newSysbenchCmd(env), prewarm)
+	root.AddCommand(newReportCmd(env), newCompareCmd(env), newSysbenchCmd(env), newPgbenchCmd(env), prewarm)
 	root.AddCommand(newLedgerCmd(env))
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()

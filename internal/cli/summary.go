@@ -40,6 +40,11 @@ func printSummary(env *Env, format string, res *result.Result, sb sysbenchReport
 			}
 			return nil
 		}
+	case "pgbench":
+		if n := len(res.Phases); n > 0 && res.Phases[n-1].Name == phaseRun {
+			report.WritePgbench(env.Stdout, res, &res.Phases[n-1])
+			return nil
+		}
 	case "json":
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", " ")

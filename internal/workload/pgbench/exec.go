@@ -123,8 +123,11 @@ func (wk *worker) Exec(ctx context.Context, conn target.Conn, s workload.Span) e
 			err = wk.shell(ctx, cmd)
 		}
 		if ctr != nil {
-			ctr.Add(base+2*i, int64(time.Since(t0)))
-			ctr.Add(base+2*i+1, 1)
+			ctr.Add(base+3*i, int64(time.Since(t0)))
+			ctr.Add(base+3*i+1, 1)
+			if err != nil {
+				ctr.Add(base+3*i+2, 1)
+			}
 		}
 		if err != nil {
 			if inTx && ctx.Err() == nil {

@@ -75,6 +75,12 @@ type Options struct {
 	RandomSeed      string `json:"random_seed,omitempty"`
 	ReportLatencies bool   `json:"report_latencies,omitempty"`
 	AllowShell      bool   `json:"allow_shell,omitempty"`
+	// Jobs is pgbench's -j as given: reported, without effect (every
+	// client has its own goroutine).
+	Jobs int `json:"jobs,omitempty"`
+	// LatencyLimitMs is pgbench's -L: the report counts the transactions
+	// above it (candor skips none).
+	LatencyLimitMs float64 `json:"latency_limit_ms,omitempty"`
 	// Tables: the run uses pgbench's tables (a built-in script, or a
 	// load): the workload creates and loads them as pgbench -i does.
 	Tables bool `json:"pgbench_tables"`
@@ -132,7 +138,7 @@ func New(files, in []string) (*Workload, error) {
 	w := &Workload{syms: newSymbols(), debugOut: os.Stderr}
 	w.opts = Options{Reference: Reference, Scale: 1, ScaleFrom: "option", Protocol: ProtocolSimple, MaxTries: 1}
 	var refs []ScriptInfo
-	known := []string{"allow-shell", "builtin", "define", "file", "max-tries", "protocol", "random-seed", "report-latencies", "scale", "tables"}
+	known := []string{"allow-shell", "builtin", "define", "file", "jobs", "latency-limit", "max-tries", "protocol", "random-seed", "report-latencies", "scale", "tables"}
 	for _, s := range in {
 		k, v, ok := strings.Cut(s, "=")
 		k = strings.ReplaceAll(strings.ToLower(strings.TrimSpace(k)), "_", "-")
@@ -183,6 +189,20 @@ func New(files, in []string) (*Workload, error) {
 			default:
 				errs = append(errs, fmt.Errorf("protocol=%q: invalid query mode; use simple, extended or prepared", v))
 			}
+		case "jobs":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				errs = append(errs, fmt.Errorf("jobs=%q: give a whole number from 1", v))
+				continue
+			}
+			w.opts.Jobs = n
+		case "latency-limit":
+			ms, err := strconv.ParseFloat(v, 64)
+			if err != nil || ms <= 0 {
+				errs = append(errs, fmt.Errorf("latency-limit=%q: give milliseconds above 0", v))
+				continue
+			}
+			w.opts.LatencyLimitMs = ms
 		case "max-tries":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
@@ -332,10 +352,17 @@ func (w *Workload) SetScripts(texts []workload.Script) error {
 	w.counters = nil
 	for _, s := range w.scripts {
 		for k := range s.cmds {
-			w.counters = append(w.counters, fmt.Sprintf("%s %d ns", s.info.Name, k+1), fmt.Sprintf("%s %d n", s.info.Name, k+1))
+			w.counters = append(w.counters, CounterName(s.info.Name, k, "ns"), CounterName(s.info.Name, k, "n"), CounterName(s.info.Name, k, "failed"))
 		}
 	}
 	return nil
+}
+
+// CounterName is the name of a command's counter with -r: what is "ns"
+// (its time summed), "n" (its executions) or "failed" (its failures);
+// command is 0-based.
+func CounterName(script string, command int, what string) string {
+	return fmt.Sprintf("%s %d %s", script, command+1, what)
 }
 
 // Name is "script/pgbench".
@@ -354,7 +381,7 @@ func (w *Workload) Ops() []string {
 }
 
 // Options returns the resolved options (an Options value).
-func (w *Workload) Options() any { return w.opts }
+func (w *Workload) Options() any { return &w.opts }
 
 // Config returns the resolved options, typed.
 func (w *Workload) Config() Options { return w.opts }
@@ -363,7 +390,8 @@ func (w *Workload) Config() Options { return w.opts }
 func (w *Workload) Ignored() []string { return nil }
 
 // Counters names, with -r (report-latencies), each command's summed time
-// in ns and its executions, two counters per command, script by script.
+// in ns, its executions and its failures, three counters per command,
+// script by script (CounterName).
 func (w *Workload) Counters() []string { return w.counters }
 
 // Limits: retries as --max-tries asks (serialization failures and
@@ -504,7 +532,7 @@ func (w *Workload) NewWorker(id int, r *rand.Rand) workload.Worker {
 		n := 0
 		for i, s := range w.scripts {
 			wk.counterBase[i] = n
-			n += 2 * len(s.cmds)
+			n += 3 * len(s.cmds)
 		}
 	}
 	return wk

@@ -43,6 +43,8 @@ var OptionSets = map[string][]workload.Option{
 		{Name: "max-tries", Default: "1", Usage: "(pgbench --max-tries) tries of a transaction failing with a serialization or deadlock error; 0: without limit"},
 		{Name: "random-seed", Default: "", Type: workload.OptionString, Usage: "(pgbench --random-seed) the seed of the scripts' random functions, as pgbench draws them"},
 		{Name: "report-latencies", Default: "false", Usage: "(pgbench -r) time every command of the scripts"},
+		{Name: "jobs", Default: "1", Usage: "(pgbench -j) reported as pgbench's threads; candor runs each client in its own goroutine"},
+		{Name: "latency-limit", Default: "", Type: workload.OptionFloat, Usage: "(pgbench -L) milliseconds: the report counts the transactions above"},
 		{Name: "allow-shell", Default: "false", Usage: "run the scripts' \\shell and \\setshell commands (refused otherwise)"},
 	},
 }
