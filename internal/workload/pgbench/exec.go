@@ -206,6 +206,12 @@ func (wk *worker) sql(ctx context.Context, conn target.Conn, cmd *command) error
 	}
 	if cmd.gset == gNone {
 		if len(args) == 0 {
+			if pr, ok := conn.(target.Preparer); ok && wk.w.opts.Protocol != ProtocolSimple {
+				// pgbench prepares (or sends with the extended
+				// protocol) its statements without variables too.
+				_, err := pr.ExecPrepared(ctx, text)
+				return err
+			}
 			_, err := conn.Exec(ctx, text)
 			return err
 		}

@@ -329,15 +329,22 @@ func stripLeading(s string) string {
 	}
 }
 
-// trimSemicolon removes an SQL command's final ';', which \gset replaces.
+// trimSemicolon removes an SQL command's final ';', which \gset
+// replaces (a command cut by the backslash keeps its text as it is).
 func trimSemicolon(c *command) {
+	cut := func(t string) string {
+		r := strings.TrimRight(t, " \t\r\n")
+		if strings.HasSuffix(r, ";") {
+			return strings.TrimSuffix(r, ";")
+		}
+		return t
+	}
 	last := &c.parts[len(c.parts)-1]
 	if last.slot < 0 {
-		t := strings.TrimRight(last.text, " \t\r\n")
-		last.text = strings.TrimSuffix(t, ";")
+		last.text = cut(last.text)
 	}
 	if c.plain != "" {
-		c.plain = strings.TrimSuffix(strings.TrimRight(c.plain, " \t\r\n"), ";")
+		c.plain = cut(c.plain)
 	}
 }
 
@@ -435,7 +442,7 @@ func parseMeta(file string, line int, lineText, rest string, syms *symbols, po p
 		}
 		c.kind, c.v = cSet, syms.slot(words[1])
 		// The expression is the rest of the line after the name.
-		after := strings.Index(rest, words[1]) + len(words[1])
+		after := afterWords(rest, 2)
 		e, msg, pos := parseExpr(rest[after:], syms)
 		if msg != "" {
 			return c, fail(msg, "", col+1+after+pos)
@@ -449,7 +456,7 @@ func parseMeta(file string, line int, lineText, rest string, syms *symbols, po p
 		if len(words) < 2 {
 			return c, fail("missing expression", "", -1)
 		}
-		after := strings.Index(rest, words[0]) + len(words[0])
+		after := afterWords(rest, 1)
 		e, msg, pos := parseExpr(rest[after:], syms)
 		if msg != "" {
 			return c, fail(msg, "", col+1+after+pos)
@@ -461,7 +468,7 @@ func parseMeta(file string, line int, lineText, rest string, syms *symbols, po p
 			c.kind = cEndif
 		}
 		if len(words) > 1 {
-			return c, fail("unexpected argument", "", col+1+strings.Index(rest, words[1]))
+			return c, fail("unexpected argument", "", col+1+afterWords(rest, 1)+1)
 		}
 	case "sleep":
 		if len(words) < 2 {
@@ -547,6 +554,21 @@ func parseMeta(file string, line int, lineText, rest string, syms *symbols, po p
 		return c, fail("invalid command", "", col)
 	}
 	return c, nil
+}
+
+// afterWords is the offset in s just after its n-th white-space separated
+// word.
+func afterWords(s string, n int) int {
+	i := 0
+	for ; n > 0; n-- {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n') {
+			i++
+		}
+		for i < len(s) && !(s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n') {
+			i++
+		}
+	}
+	return i
 }
 
 // linkConditionals checks that \if ... \endif balance and sets each
