@@ -220,7 +220,7 @@ func lexExpr(s string) ([]token, int, string) {
 				continue
 			}
 			if strings.IndexByte("+-*/%()<>=,&|#~", c) < 0 {
-				return nil, i, "unexpected character"
+				return nil, i, "unexpected character (" + string(c) + ")"
 			}
 			out = append(out, token{tOp, s[i : i+1], i})
 			i++
@@ -506,7 +506,7 @@ func (p *exprParser) primary() *expr {
 		}
 		f := functions[strings.ToLower(t.text)]
 		if f == nil {
-			return p.fail("unexpected function name", t.pos)
+			return p.fail("unexpected function name ("+t.text+")", t.pos+len(t.text)-1)
 		}
 		p.i++
 		e := &expr{op: opFunc, fn: f}
@@ -525,9 +525,10 @@ func (p *exprParser) primary() *expr {
 		if !p.isOp(")") {
 			return p.fail("syntax error", p.peek().pos)
 		}
+		end := p.peek().pos
 		p.i++
 		if len(e.args) < f.minArgs || f.maxArgs >= 0 && len(e.args) > f.maxArgs || len(e.args) > 16 {
-			p.err, p.pos = "unexpected number of arguments ("+f.name+")", t.pos
+			p.err, p.pos = "unexpected number of arguments ("+f.name+")", end
 		}
 		return e
 	}

@@ -274,8 +274,7 @@ func parseScript(file, text string, syms *symbols, po parseOptions) ([]command, 
 			}
 			if mc.kind == cSQL { // \gset or \aset
 				if len(cmds) == 0 || cmds[len(cmds)-1].kind != cSQL || cmds[len(cmds)-1].gset != gNone {
-					return nil, &syntaxError{file: file, line: startLine, msg: "\\" + metaName(b.String()) + " must follow an SQL command",
-						command: metaName(b.String()), text: lineText(start), col: -1}
+					return nil, &syntaxError{file: file, line: startLine, msg: "\\" + metaName(b.String()) + " must follow an SQL command", col: -1}
 				}
 				prev := &cmds[len(cmds)-1]
 				prev.gset, prev.prefix = mc.gset, mc.prefix
@@ -292,7 +291,7 @@ func parseScript(file, text string, syms *symbols, po parseOptions) ([]command, 
 		return nil, err
 	}
 	if len(cmds) == 0 {
-		return nil, &syntaxError{file: file, line: 1, msg: "empty command list for script", col: -1}
+		return nil, fmt.Errorf("empty command list for script \"%s\"", file)
 	}
 	if err := linkConditionals(file, cmds); err != nil {
 		return nil, err
@@ -511,7 +510,7 @@ func parseMeta(file string, line int, lineText, rest string, syms *symbols, po p
 		case "us":
 			c.unitUS = 1
 		default:
-			return c, fail("unrecognized time unit, must be us, ms or s", unit, -1)
+			return c, fail("unrecognized time unit, must be us, ms or s", unit, col+1+afterWords(rest, 2)+1)
 		}
 		if c.sleepVar < 0 {
 			c.sleepUS *= c.unitUS
@@ -551,7 +550,7 @@ func parseMeta(file string, line int, lineText, rest string, syms *symbols, po p
 	case "startpipeline", "endpipeline":
 		return c, fail("candor does not run pipeline mode (\\startpipeline, \\endpipeline); remove them to send the statements one by one", "", -1)
 	default:
-		return c, fail("invalid command", "", col)
+		return c, fail("invalid command", "", -1)
 	}
 	return c, nil
 }
@@ -585,7 +584,7 @@ func linkConditionals(file string, cmds []command) error {
 	for i := range cmds {
 		c := &cmds[i]
 		fail := func(msg string) error {
-			return &syntaxError{file: file, line: c.line, msg: msg, text: c.first, col: -1}
+			return fmt.Errorf("condition error in script \"%s\" command %d: %s", file, i+1, msg)
 		}
 		switch c.kind {
 		case cIf:
@@ -620,8 +619,7 @@ func linkConditionals(file string, cmds []command) error {
 		}
 	}
 	if len(stack) > 0 {
-		c := cmds[stack[len(stack)-1].at]
-		return &syntaxError{file: file, line: c.line, msg: "\\if without matching \\endif", text: c.first, col: -1}
+		return fmt.Errorf("condition error in script \"%s\" command %d: \\if without matching \\endif", file, len(cmds)+1)
 	}
 	return nil
 }
