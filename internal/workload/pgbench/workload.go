@@ -423,6 +423,9 @@ func (w *Workload) Bind(env workload.Env) error {
 			if c.kind != cSQL {
 				continue
 			}
+			if end, ok := builtinEnd[env.Dialect.Name]; ok && s.info.Builtin != "" && c.plain == "END;" {
+				c.plain, c.parts = end, []sqlPart{{text: end, slot: -1}}
+			}
 			var b strings.Builder
 			c.params = c.params[:0]
 			for _, p := range c.parts {
