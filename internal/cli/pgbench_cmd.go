@@ -45,6 +45,11 @@ func newPgbenchCmd(env *Env) *cobra.Command {
   candor pgbench -h 127.0.0.1 -U postgres -c 4 -T 30 -f my.sql@3 -b select-only@1 bench`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				// pgbench would connect to its defaults; candor asks for
+				// the server to measure.
+				return usagef("give a pgbench command line: at least the database (-h HOST -U USER DBNAME, or --target URL); see 'candor pgbench --help'")
+			}
 			line, err := pgbenchline.Parse(args)
 			if err != nil {
 				return err
