@@ -129,3 +129,24 @@ func TestOptionsRefused(t *testing.T) {
 		}
 	}
 }
+
+// No script text makes the parser panic, and every command it returns
+// has its line.
+func FuzzParseScript(f *testing.F) {
+	for _, b := range builtins {
+		f.Add(b.text)
+	}
+	f.Add("\\set x CASE WHEN :a > 1 THEN -9223372036854775808 ELSE ~:b END\n\\if :x\nSELECT $$;$$ \\gset p\n\\elif 1\n\\else\n\\endif\n\\sleep :x ms\n")
+	f.Add("SELECT '\\\n;\\;--\n/* /* */ */ E'\\'' \"a\"\"b\" :: :a:b")
+	f.Fuzz(func(t *testing.T, text string) {
+		cmds, err := parseScript("f.sql", text, newSymbols(), parseOptions{allowShell: true})
+		if err != nil {
+			return
+		}
+		for _, c := range cmds {
+			if c.line < 1 {
+				t.Fatalf("command without a line: %+v", c)
+			}
+		}
+	})
+}

@@ -14,7 +14,6 @@ import (
 	"io"
 	"math/rand"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -561,6 +560,3 @@ func (w *Workload) debug(c *client, e *expr, v value) {
 	}
 	fmt.Fprintf(w.debugOut, "debug(script=%d,command=%d): %s\n", c.script, c.command+1, s)
 }
-
-// ScriptFile names a script for messages: its base name.
-func ScriptFile(path string) string { return filepath.Base(path) }
