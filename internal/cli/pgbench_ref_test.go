@@ -88,15 +88,19 @@ func TestPgbenchStatementsMatchBinary(t *testing.T) {
 		return out
 	}
 	for _, run := range [][]string{
-		{"-b", "tpcb-like", "-M", "simple"},
+		{"-b", "tpcb-like", "-M", "simple", "-r"},
 		{"-b", "tpcb-like", "-M", "prepared"},
 		{"-b", "simple-update", "-M", "extended"},
-		{"-S", "-M", "simple"},
+		{"-S", "-M", "simple", "-b", "simple-update@2", "-r", "-L", "100"},
 		{"-f", script, "-M", "simple", "-D", "undefined_var=7"},
 		{"-f", script, "-M", "simple"},
 	} {
 		args := append(append([]string{"-n", "-c", "1", "-t", "25", "--random-seed=5432"}, run...), conn...)
-		out, err := exec.Command(bin, args...).CombinedOutput()
+		cmd := exec.Command(bin, args...)
+		var pout, perr strings.Builder
+		cmd.Stdout, cmd.Stderr = &pout, &perr
+		err := cmd.Run()
+		out := pout.String() + perr.String()
 		// Without -D undefined_var, ":undefined_var" stays in the text
 		// and the server refuses it: pgbench aborts its client (exit 2),
 		// candor fails the transaction and goes on, above its error
@@ -113,6 +117,11 @@ func TestPgbenchStatementsMatchBinary(t *testing.T) {
 		got := scriptStatements(proxy.take())
 		if aborted && len(got) > len(want) {
 			got = got[:len(want)]
+		}
+		if !aborted {
+			if g, w := pgbenchLayout(stdout), pgbenchLayout(pout.String()); g != w {
+				t.Errorf("%s: report laid out differently:\ncandor:\n%s\npgbench:\n%s", strings.Join(run, " "), g, w)
+			}
 		}
 		if len(want) == 0 {
 			t.Fatalf("pgbench %s: no statement recorded\n%s", strings.Join(args, " "), out)
@@ -132,4 +141,27 @@ func TestPgbenchStatementsMatchBinary(t *testing.T) {
 			t.Errorf("%s: statement %d of %d (pgbench %d) differs:\ncandor:  %s\npgbench: %s", strings.Join(run, " "), n+1, len(got), len(want), g, w)
 		}
 	}
+}
+
+// pgbenchLayout is a pgbench report's lines without their figures: each
+// line's label, and the command of each per-statement line. pgbench's
+// banner and "initial connection time" line, which candor does not print,
+// are left out.
+func pgbenchLayout(out string) string {
+	var labels []string
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(l, "pgbench ("), strings.HasPrefix(l, "initial connection time"), strings.HasPrefix(l, "result: "), l == "":
+			continue
+		case strings.HasPrefix(l, "   "):
+			f := strings.Fields(l)
+			labels = append(labels, "statement: "+strings.Join(f[2:], " "))
+			continue
+		}
+		if i := strings.IndexAny(l, ":="); i >= 0 {
+			l = l[:i]
+		}
+		labels = append(labels, strings.TrimSpace(l))
+	}
+	return strings.Join(labels, "\n")
 }

@@ -227,6 +227,9 @@ func (l *Line) set(name, val string, hasVal bool) error {
 		l.Clients, err = atoi("number of clients", val, 1)
 	case "jobs":
 		l.Jobs, err = atoi("number of threads", val, 1)
+		if err == nil {
+			l.props = append(l.props, "jobs="+val)
+		}
 		if err == nil && l.Jobs > 1 {
 			l.Notes = append(l.Notes, fmt.Sprintf("-j %d: candor runs every client in its own goroutine; the threads count is reported as given", l.Jobs))
 		}
@@ -244,6 +247,7 @@ func (l *Line) set(name, val string, hasVal bool) error {
 			return engine.Usagef("invalid latency limit: %q (milliseconds, above 0)", val)
 		}
 		l.LatencyLimit = val
+		l.props = append(l.props, "latency-limit="+val)
 	case "progress":
 		l.Progress, err = atoi("thread progress delay", val, 1)
 	case "protocol":

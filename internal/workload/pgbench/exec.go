@@ -30,6 +30,7 @@ type worker struct {
 	w           *Workload
 	id          int
 	r           *rand.Rand
+	chooser     prng // chooses the script of each transaction
 	c           client
 	cur         int  // the chosen script
 	saved       prng // the generator at the transaction's start (retries restart from it)
@@ -41,10 +42,11 @@ type worker struct {
 }
 
 // Next chooses the transaction's script by weight, as pgbench's
-// chooseScript does (from the worker's own generator).
+// chooseScript does (from the worker's chooser, drawn as a pgbench
+// thread's).
 func (wk *worker) Next() workload.OpID {
 	if len(wk.w.scripts) > 1 {
-		x := wk.r.Int63n(wk.w.total)
+		x := wk.chooser.uniform(0, wk.w.total-1)
 		i := 0
 		for x >= wk.w.scripts[i].cum {
 			i++

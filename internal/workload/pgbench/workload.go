@@ -111,6 +111,7 @@ type Workload struct {
 
 	// Per run phase, drawn when worker 0 is made (NewWorker).
 	clientSeeds []uint64
+	chooseSeeds []uint64 // each worker's script chooser (pgbench: its thread's)
 	defaultSeed uint64
 	baseSeed    uint64
 
@@ -512,12 +513,21 @@ func (w *Workload) NewWorker(id int, r *rand.Rand) workload.Worker {
 			w.clientSeeds[i] = base.next()
 		}
 		w.defaultSeed = base.next()
+		// Then each thread's choose, throttle and sample generators:
+		// worker i chooses its scripts as pgbench's thread i does (so
+		// with -j equal to -c, exactly as pgbench).
+		w.chooseSeeds = make([]uint64, n)
+		for i := range w.chooseSeeds {
+			w.chooseSeeds[i] = base.next()
+			base.next()
+			base.next()
+		}
 	}
-	seed := uint64(id) * 0x9E3779B97F4A7C15
+	seed, choose := uint64(id)*0x9E3779B97F4A7C15, uint64(id)*0xBF58476D1CE4E5B9
 	if id < len(w.clientSeeds) {
-		seed = w.clientSeeds[id]
+		seed, choose = w.clientSeeds[id], w.chooseSeeds[id]
 	}
-	wk := &worker{w: w, id: id, r: r}
+	wk := &worker{w: w, id: id, r: r, chooser: newPRNG(choose)}
 	c := &wk.c
 	c.w = w
 	c.vars = make([]value, len(w.syms.names))
