@@ -8,7 +8,8 @@
 # it reports), and candor's ratios to pgbench's, averaged over the rounds.
 #
 #   bench/pgbench-compare.sh     # DURATION (20 s), ROUNDS (3), CLIENTS ("4 16"),
-#                                # SCALE (10), PROTOCOL (prepared), JOBS (2: pgbench -j),
+#                                # SCALE (10), PROTOCOL (prepared), JOBS (2: pgbench -j; "clients":
+#                                # -j equal to -c, a thread per client as candor's sessions),
 #                                # TESTS ("tpcb-like select-only custom")
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,7 +45,9 @@ log "loading scale $SCALE with candor pgbench -i"
 run() {
 	local tool=$1 test=$2 c=$3 r=$4 script=(-b "$2")
 	[ "$test" = custom ] && script=(-f "$OUT/custom.sql")
-	local args=(-n -c "$c" -j "$JOBS" -T "$DURATION" -M "$PROTOCOL" "${script[@]}" -h 127.0.0.1 -p "$PORT" -U postgres candor)
+	local j=$JOBS
+	[ "$j" = clients ] && j=$c
+	local args=(-n -c "$c" -j "$j" -T "$DURATION" -M "$PROTOCOL" "${script[@]}" -h 127.0.0.1 -p "$PORT" -U postgres candor)
 	local o="$OUT/$tool-$test-$c-$r"
 	if [ "$tool" = pgbench ]; then
 		/usr/bin/time -f "%U %S" -o "$o.cpu" "$PGBENCH" "${args[@]}" >"$o.out" 2>"$o.err"

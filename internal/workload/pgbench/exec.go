@@ -277,19 +277,12 @@ func (wk *worker) sleep(ctx context.Context, cmd *command) error {
 		}
 		us = int64(n) * cmd.unitUS
 	}
-	d := time.Duration(us) * time.Microsecond
-	if ctx.Done() == nil {
-		time.Sleep(d)
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
+	// target.Sleep also waits under the runner's context without a Done
+	// channel (its nil channel never fires).
+	if !target.Sleep(ctx, time.Duration(us)*time.Microsecond) {
 		return ctx.Err()
 	}
+	return nil
 }
 
 // shell runs \shell and \setshell (only with allow-shell): the arguments

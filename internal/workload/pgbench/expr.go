@@ -297,23 +297,19 @@ func parseExpr(s string, vars *symbols) (*expr, string, int) {
 
 func bin(o op, a, b *expr) *expr { return &expr{op: o, args: []*expr{a, b}} }
 
-func (p *exprParser) or() *expr {
-	e := p.and()
-	for p.err == "" && p.isKw("or") {
+// leftAssoc parses next (kw next)...: a chain of the keyword operator kw.
+func (p *exprParser) leftAssoc(kw string, o op, next func() *expr) *expr {
+	e := next()
+	for p.err == "" && p.isKw(kw) {
 		p.i++
-		e = bin(opOr, e, p.and())
+		e = bin(o, e, next())
 	}
 	return e
 }
 
-func (p *exprParser) and() *expr {
-	e := p.not()
-	for p.err == "" && p.isKw("and") {
-		p.i++
-		e = bin(opAnd, e, p.not())
-	}
-	return e
-}
+func (p *exprParser) or() *expr { return p.leftAssoc("or", opOr, p.and) }
+
+func (p *exprParser) and() *expr { return p.leftAssoc("and", opAnd, p.not) }
 
 func (p *exprParser) not() *expr {
 	if p.isKw("not") {

@@ -431,6 +431,17 @@ func parseMeta(file string, line int, lineText, rest string, syms *symbols, po p
 	if len(words) > 256 {
 		return c, fail("too many arguments", "", -1)
 	}
+	// exprOf parses the rest of the line after its first n words as c's
+	// expression.
+	exprOf := func(n int) error {
+		after := afterWords(rest, n)
+		e, msg, pos := parseExpr(rest[after:], syms)
+		if msg != "" {
+			return fail(msg, "", col+1+after+pos)
+		}
+		c.e = e
+		return nil
+	}
 	switch name {
 	case "set":
 		if len(words) < 3 {
@@ -441,12 +452,9 @@ func parseMeta(file string, line int, lineText, rest string, syms *symbols, po p
 		}
 		c.kind, c.v = cSet, syms.slot(words[1])
 		// The expression is the rest of the line after the name.
-		after := afterWords(rest, 2)
-		e, msg, pos := parseExpr(rest[after:], syms)
-		if msg != "" {
-			return c, fail(msg, "", col+1+after+pos)
+		if err := exprOf(2); err != nil {
+			return c, err
 		}
-		c.e = e
 	case "if", "elif":
 		c.kind = cIf
 		if name == "elif" {
@@ -455,12 +463,9 @@ func parseMeta(file string, line int, lineText, rest string, syms *symbols, po p
 		if len(words) < 2 {
 			return c, fail("missing expression", "", -1)
 		}
-		after := afterWords(rest, 1)
-		e, msg, pos := parseExpr(rest[after:], syms)
-		if msg != "" {
-			return c, fail(msg, "", col+1+after+pos)
+		if err := exprOf(1); err != nil {
+			return c, err
 		}
-		c.e = e
 	case "else", "endif":
 		c.kind = cElse
 		if name == "endif" {
