@@ -44,6 +44,12 @@ SELECT /*s*/ 'odd', :a, :client_id, :scale, :undefined_var;
 SELECT /*s*/ :a + 1 AS nxt, 'x' AS lit \gset p_
 SELECT /*s*/ :p_nxt, ':p_lit', :p_nxt * 2 \;
 SELECT /*s*/ 2;
+SELECT /*s*/ :a AS u, 2 AS w \aset q_
+SELECT /*s*/ 3 WHERE false \aset q_
+\sleep 1 us
+\set m :q_u + :q_w
+\sleep :m us
+SELECT /*s*/ :m, :q_u;
 `
 
 func TestPgbenchStatementsMatchBinary(t *testing.T) {
