@@ -192,3 +192,31 @@ func TestPgbenchUndefinedVariable(t *testing.T) {
 		}
 	}
 }
+
+// \gset stores a NULL column as pgbench does, an empty string, which an
+// expression refuses; the other columns are read as numbers.
+func TestPgbenchGsetNull(t *testing.T) {
+	dir := t.TempDir()
+	u := "sqlite://" + filepath.Join(dir, "x.db")
+	for _, c := range []struct{ script, want string }{
+		{"SELECT 5 AS five, NULL AS nada \\gset g_\n\\set x :g_five * 2\nSELECT :x AS ten \\gset\n\\if :ten = 10\nSELECT 1;\n\\endif\n", ""},
+		{"SELECT 5 AS five, NULL AS nada \\gset g_\n\\set x :g_nada + 1\n", `line 2 (command 2): empty value for variable "g_nada"`},
+	} {
+		f := pgbenchScript(t, dir, "g.sql", c.script)
+		out := filepath.Join(dir, "g.json")
+		code, stdout, errOut := runCLI(t, dir, nil, "pgbench", "-t", "1", "-M", "prepared", "-f", f, "--target", u, "-o", out)
+		if c.want == "" {
+			if code != 0 {
+				t.Errorf("exit %d\n%s%s", code, stdout, errOut)
+			}
+			continue
+		}
+		res, err := result.Read(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := res.Phases[len(res.Phases)-1].Ops[0].FirstErrors; code != 5 || !strings.Contains(m["other"], c.want) {
+			t.Errorf("exit %d, first errors %v; want 5 and %q", code, m, c.want)
+		}
+	}
+}

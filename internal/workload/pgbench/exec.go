@@ -254,11 +254,9 @@ func (wk *worker) sql(ctx context.Context, conn target.Conn, cmd *command) error
 		if slot < 0 {
 			continue // no script reads it
 		}
-		if wk.row[i] == nil {
-			wk.c.vars[slot] = nullVal
-		} else {
-			wk.c.vars[slot] = value{k: kString, s: string(wk.row[i])}
-		}
+		// A NULL column is stored as pgbench stores it, an empty string
+		// (libpq's PQgetvalue), which an expression refuses.
+		wk.c.vars[slot] = value{k: kString, s: string(wk.row[i])}
 	}
 	return nil
 }
