@@ -1,9 +1,9 @@
 // Package script registers the workload "script": users' own scripts, one
 // variant per script language. script/pgbench runs pgbench 15 scripts
-// (package workload/pgbench); script/sysbench-lua is the place of sysbench
-// 1.0.20 Lua scripts. Each language's package registers its variant here
-// with RegisterVariant from its init, so the registry holds one entry
-// "script" whose variants live in packages that do not know each other.
+// (package workload/pgbench). Each language's package registers its
+// variant here with RegisterVariant from its init (its name in Known, its
+// flags in OptionSets), so the registry holds one entry "script" whose
+// variants live in packages that do not know each other.
 package script
 
 import (
@@ -29,7 +29,7 @@ type Variant struct {
 
 // Known are the variants the entry lists, whether or not their package is
 // linked in; a variant whose package is absent says so when chosen.
-var Known = []string{"pgbench", "sysbench-lua"}
+var Known = []string{"pgbench"}
 
 // OptionSets are the options of each known variant, offered as flags; a
 // variant's package reads them from props ("name=value"), as -p gives them.
@@ -92,12 +92,11 @@ func init() {
 		Name:     Name,
 		Variants: Known,
 		VariantDescriptions: map[string]string{
-			"pgbench":      "a pgbench 15 script (-p file=my.sql) or built-in (-p builtin=tpcb-like): docs/SCRIPTS.md",
-			"sysbench-lua": "a sysbench 1.0.20 Lua script",
+			"pgbench": "a pgbench 15 script (-p file=my.sql) or built-in (-p builtin=tpcb-like): docs/SCRIPTS.md",
 		},
 		Options:     opts,
-		Description: "users' own scripts: pgbench scripts (script/pgbench), sysbench Lua scripts (script/sysbench-lua)",
-		Reference:   "pgbench 15; sysbench 1.0.20",
+		Description: "users' own scripts: pgbench 15 scripts (script/pgbench)",
+		Reference:   "pgbench 15",
 		New: func(variant string, files, props []string) (workload.Workload, error) {
 			if variant == "" {
 				return nil, fmt.Errorf("%w %q: name the script's language: %s", workload.ErrUnknown, Name, strings.Join(prefixed(), ", "))
