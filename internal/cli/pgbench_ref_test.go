@@ -98,7 +98,7 @@ func TestPgbenchStatementsMatchBinary(t *testing.T) {
 		{"-b", "tpcb-like", "-M", "prepared"},
 		{"-b", "simple-update", "-M", "extended"},
 		{"-S", "-M", "simple", "-b", "simple-update@2", "-r", "-L", "100"},
-		{"-f", script, "-M", "simple", "-D", "undefined_var=7"},
+		{"-f", script, "-M", "simple", "-D", "undefined_var=7", "-D", "default_seed=99"},
 		{"-f", script, "-M", "simple"},
 	} {
 		args := append(append([]string{"-n", "-c", "1", "-t", "25", "--random-seed=5432"}, run...), conn...)

@@ -908,7 +908,7 @@ func callFn(c *client, id fnID, args []value) (value, error) {
 		if err != nil {
 			return nullVal, err
 		}
-		seed := c.w.defaultSeed
+		seed := c.defaultSeed()
 		if len(args) > 1 {
 			s, err := args[1].asInt()
 			if err != nil {
@@ -929,7 +929,7 @@ func callFn(c *client, id fnID, args []value) (value, error) {
 		if err != nil {
 			return nullVal, err
 		}
-		seed := int64(c.w.defaultSeed)
+		seed := int64(c.defaultSeed())
 		if len(args) > 2 {
 			if seed, err = args[2].asInt(); err != nil {
 				return nullVal, err
@@ -941,4 +941,16 @@ func callFn(c *client, id fnID, args []value) (value, error) {
 		return intVal(permute(v, size, seed)), nil
 	}
 	return nullVal, fmt.Errorf("unknown function")
+}
+
+// defaultSeed is the seed of hash and permute without one: the variable
+// :default_seed, as pgbench reads it (-D default_seed=N overrides the
+// drawn one).
+func (c *client) defaultSeed() uint64 {
+	if slot := c.w.slots.defaultSeed; slot < len(c.vars) {
+		if v, err := c.vars[slot].resolve("default_seed"); err == nil && v.k == kInt {
+			return uint64(v.i)
+		}
+	}
+	return c.w.defaultSeed
 }
