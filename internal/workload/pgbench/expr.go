@@ -685,14 +685,8 @@ func arith(o op, a, b value) (value, error) {
 				return doubleVal(x * y), nil
 			case opDiv:
 				return doubleVal(x / y), nil
-			case opEq:
-				return boolVal(x == y), nil
-			case opNe:
-				return boolVal(x != y), nil
-			case opLt:
-				return boolVal(x < y), nil
 			}
-			return boolVal(x <= y), nil
+			return compare(o, x, y), nil
 		}
 	}
 	x, err := a.asInt()
@@ -740,14 +734,8 @@ func arith(o op, a, b value) (value, error) {
 			return intVal(x / y), nil
 		}
 		return intVal(x % y), nil
-	case opEq:
-		return boolVal(x == y), nil
-	case opNe:
-		return boolVal(x != y), nil
-	case opLt:
-		return boolVal(x < y), nil
-	case opLe:
-		return boolVal(x <= y), nil
+	case opEq, opNe, opLt, opLe:
+		return compare(o, x, y), nil
 	case opBitAnd:
 		return intVal(x & y), nil
 	case opBitOr:
@@ -760,6 +748,19 @@ func arith(o op, a, b value) (value, error) {
 		return intVal(x >> uint64(y&63)), nil
 	}
 	return nullVal, fmt.Errorf("unknown operator")
+}
+
+// compare applies a comparison operator (opEq, opNe, opLt, opLe).
+func compare[T int64 | float64](o op, x, y T) value {
+	switch o {
+	case opEq:
+		return boolVal(x == y)
+	case opNe:
+		return boolVal(x != y)
+	case opLt:
+		return boolVal(x < y)
+	}
+	return boolVal(x <= y)
 }
 
 func abs64(x int64) int64 {
