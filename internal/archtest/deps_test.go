@@ -46,6 +46,9 @@ func TestDependencyDirection(t *testing.T) {
 		{"internal/workload/commitloop", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
 		{"internal/workload/ledgerwl", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
 		{"internal/workload/bank", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
+		{"internal/workload/pgbench", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
+		// the script entry knows its variants only through their hooks
+		{"internal/workload/script", []string{"internal/runner", "internal/cli", "internal/engine", "internal/workload/pgbench"}},
 		// the runner never imports the CLI or a concrete driver
 		{"internal/runner", []string{"internal/cli", "internal/target/postgres", "internal/target/sqlite", "internal/target/mysql", "internal/workload/ycsb"}},
 		// table ownership and reuse: target interfaces, dialect, workload
@@ -65,6 +68,7 @@ func TestDependencyDirection(t *testing.T) {
 		{"internal/observe", []string{"internal/runner", "internal/cli", "internal/report", "internal/workload", "internal/target/"}},
 		// the sysbench command line's translation: the CLI uses it, never the reverse
 		{"internal/sysbenchline", []string{"internal/cli", "internal/plan"}},
+		{"internal/pgbenchline", []string{"internal/cli", "internal/plan"}},
 		// reports read result files only
 		{"internal/report", []string{"internal/runner", "internal/cli", "internal/target", "internal/workload", "internal/measure"}},
 	}

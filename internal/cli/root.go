@@ -31,6 +31,7 @@ import (
 	_ "github.com/candor-bench/candor/internal/workload/commitloop"
 	_ "github.com/candor-bench/candor/internal/workload/kv"
 	_ "github.com/candor-bench/candor/internal/workload/ledgerwl"
+	_ "github.com/candor-bench/candor/internal/workload/pgbench"
 	_ "github.com/candor-bench/candor/internal/workload/sysbench"
 	_ "github.com/candor-bench/candor/internal/workload/tpcc"
 	_ "github.com/candor-bench/candor/internal/workload/ycsb"
@@ -131,7 +132,7 @@ options.`,
 	root.AddCommand(newAuditCmd(env), newRerunCmd(env))
 	root.AddCommand(newMergeCmd(env))
 	root.AddCommand(run, load, cleanup, newListCmd(env), newVersionCmd(env), newPlanCmd(env))
-	root.AddCommand(newReportCmd(env), newCompareCmd(env), newSysbenchCmd(env), prewarm)
+	root.AddCommand(newReportCmd(env), newCompareCmd(env), newSysbenchCmd(env), newPgbenchCmd(env), prewarm)
 	root.AddCommand(newLedgerCmd(env), newCheckCmd(env))
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()

@@ -112,6 +112,17 @@ func (d *display) Start(r *runner.Runner, s engine.Started) {
 		if every > 0 && !f.Quiet {
 			r.Status = env.Stdout
 		}
+	case f.Format == "pgbench" && f.Phase == phaseRun:
+		// pgbench prints its -P lines on stderr, only when -P is given.
+		r.StatusLine = func(iv result.Interval, threads int) string {
+			if iv.LengthSec < 0.99*cfg.ReportInterval.Seconds() {
+				return ""
+			}
+			return report.PgbenchProgressLine(iv)
+		}
+		if f.ReportInterval != nil && !f.Quiet {
+			r.Status = env.Stderr
+		}
 	case !f.Quiet:
 		r.Status = env.Stderr
 		fp := s.Fingerprint

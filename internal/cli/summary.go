@@ -55,6 +55,11 @@ func writeSummary(stdout io.Writer, format string, res *result.Result, sb sysben
 			}
 			return nil
 		}
+	case "pgbench":
+		if n := len(res.Phases); n > 0 && res.Phases[n-1].Name == phaseRun {
+			report.WritePgbench(stdout, res, &res.Phases[n-1])
+			return nil
+		}
 	case "json":
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", " ")

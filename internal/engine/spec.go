@@ -169,8 +169,8 @@ func (s *Spec) Validate() error {
 		return usagef("the run spec's phase %q is neither run nor load", s.Phase)
 	case s.LoadBatch != nil && *s.LoadBatch <= 0:
 		return usagef("--batch-size must be at least 1 (got %d)", *s.LoadBatch)
-	case s.Format != "text" && s.Format != "ycsb" && s.Format != "json" && s.Format != "sysbench":
-		return usagef("--format %q is not valid; use text, ycsb, sysbench or json", s.Format)
+	case s.Format != "text" && s.Format != "ycsb" && s.Format != "json" && s.Format != "sysbench" && s.Format != "pgbench":
+		return usagef("--format %q is not valid; use text, ycsb, sysbench, pgbench or json", s.Format)
 	case s.Phase == PhaseRun && s.Repeat < 1:
 		return usagef("--repeat must be at least 1 (got %d)", s.Repeat)
 	case s.Phase == PhaseRun && s.Load != "auto" && s.Load != "always" && s.Load != "never":

@@ -204,6 +204,14 @@ type Preparer interface {
 	ExecPrepared(ctx context.Context, sql string) (int64, error)
 }
 
+// ColumnNamer is implemented by connections that can name the columns of
+// the result the last Query read (pgbench's \gset stores each column in
+// the variable of its name). ResultColumns is valid until the next
+// statement on the connection.
+type ColumnNamer interface {
+	ResultColumns() []string
+}
+
 // TableLoader is implemented by connections of targets with
 // Capabilities.TableLoad. LoadTable writes n rows into table, which must be
 // empty, in one transaction of its own on this session; row(i, dst) appends

@@ -60,6 +60,7 @@ type Conn struct {
 	dest    []driver.Value           // reused row of driver values
 	cols    [][]byte                 // reused row handed to fn
 	bufs    [][]byte                 // reused text buffers, one per column
+	names   []string                 // the last Query's column names (target.ColumnNamer)
 	broken  bool                     // the driver returned driver.ErrBadConn
 	closed  bool
 	once    sync.Once
@@ -68,9 +69,13 @@ type Conn struct {
 }
 
 var (
-	_ target.Conn     = (*Conn)(nil)
-	_ target.Preparer = (*Conn)(nil)
+	_ target.Conn        = (*Conn)(nil)
+	_ target.Preparer    = (*Conn)(nil)
+	_ target.ColumnNamer = (*Conn)(nil)
 )
+
+// ResultColumns implements target.ColumnNamer.
+func (c *Conn) ResultColumns() []string { return c.names }
 
 // New wraps a driver connection; the Conn owns it until Close.
 func New(dc driver.Conn, opts Options) *Conn {
@@ -255,6 +260,7 @@ func (c *Conn) Query(ctx context.Context, query string, args []any, fn func(cols
 	if err != nil {
 		return 0, c.fail(err)
 	}
+	c.names = rows.Columns()
 	n, err := c.read(ctx, rows, fn)
 	if cerr := c.fail(rows.Close()); err == nil {
 		err = cerr

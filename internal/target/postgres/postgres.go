@@ -291,6 +291,9 @@ type Conn struct {
 	ends    []int
 	nulls   []bool
 	bind    pgproto3.Bind // the wire path's (wire.go)
+	// fields are the columns of the last Query's result
+	// (target.ColumnNamer); pgx reuses them at the next statement.
+	fields []pgconn.FieldDescription
 
 	_ cacheline.Pad
 }
@@ -300,7 +303,17 @@ var (
 	_ target.Copier      = (*Conn)(nil)
 	_ target.Interrupter = (*Conn)(nil)
 	_ target.Preparer    = (*Conn)(nil)
+	_ target.ColumnNamer = (*Conn)(nil)
 )
+
+// ResultColumns implements target.ColumnNamer.
+func (c *Conn) ResultColumns() []string {
+	out := make([]string, len(c.fields))
+	for i, f := range c.fields {
+		out[i] = f.Name
+	}
+	return out
+}
 
 // Interrupt implements target.Interrupter: it sets the socket's deadline to
 // now, so the read or write in flight fails at once and pgx closes the
@@ -346,6 +359,7 @@ func (c *Conn) Query(ctx context.Context, sql string, args []any, fn func(cols [
 	if d, err := c.fastPath(ctx, sql, args); err != nil {
 		return 0, err
 	} else if d != nil {
+		c.fields = d.Fields
 		n, _, err := c.fastExec(ctx, d, fn)
 		if fn == nil {
 			n = 0 // discarded rows are not counted (target.Conn)
@@ -368,6 +382,7 @@ func (c *Conn) Query(ctx context.Context, sql string, args []any, fn func(cols [
 	if err != nil {
 		return 0, err
 	}
+	c.fields = rows.FieldDescriptions()
 	if fn == nil {
 		rows.Close() // reads the rest of the result, undecoded
 		return 0, rows.Err()

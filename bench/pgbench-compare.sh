@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# pgbench-compare.sh — `candor pgbench` beside pgbench 15 itself, on the same
+# throwaway PostgreSQL and the same tables, with the same command line:
+# tpcb-like, select-only and a custom script (\set and three statements),
+# CLIENTS clients, alternating the tools' order round by round. Prints a
+# Markdown table: each tool's tps and client CPU per transaction (user +
+# system seconds of the process, from /usr/bin/time, over the transactions
+# it reports), and candor's ratios to pgbench's, averaged over the rounds.
+#
+#   bench/pgbench-compare.sh     # DURATION (20 s), ROUNDS (3), CLIENTS ("4 16"),
+#                                # SCALE (10), PROTOCOL (prepared), JOBS (2: pgbench -j; "clients":
+#                                # -j equal to -c, a thread per client as candor's sessions),
+#                                # TESTS ("tpcb-like select-only custom")
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BENCH_NAME=pgbench-compare
+. bench/lib.sh
+DURATION=${DURATION:-20}
+ROUNDS=${ROUNDS:-3}
+CLIENTS=${CLIENTS:-"4 16"}
+SCALE=${SCALE:-10}
+PROTOCOL=${PROTOCOL:-prepared}
+JOBS=${JOBS:-2}
+TESTS=${TESTS:-"tpcb-like select-only custom"}
+PGBENCH=$(ls -d /usr/lib/postgresql/*/bin/pgbench 2>/dev/null | sort -V | tail -1)
+[ -x "$PGBENCH" ] || die "no pgbench (PostgreSQL's client)"
+
+candor_bins
+start_sandbox postgres pgbench
+PORT=$(cat "$DIR/port")
+OUT=$(mktemp -d /tmp/candor-pgbench-compare.XXXXXX)
+cat >"$OUT/custom.sql" <<'SQL'
+\set aid random(1, 100000 * :scale)
+\set tid random(1, 10 * :scale)
+\set delta random(-5000, 5000)
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
+SELECT tbalance FROM pgbench_tellers WHERE tid = :tid;
+SQL
+log "loading scale $SCALE with candor pgbench -i"
+"${BINS[0]}" pgbench -i -s "$SCALE" --target "$URL" -o "$OUT/init.json" >/dev/null 2>&1
+"$PGBENCH" -h 127.0.0.1 -p "$PORT" -U postgres candor >/dev/null 2>&1 -c 1 -t 1 # warms the catalog caches
+
+# run TOOL TEST C R: one run; prints "tps transactions cpu_seconds".
+run() {
+	local tool=$1 test=$2 c=$3 r=$4 script=(-b "$2")
+	[ "$test" = custom ] && script=(-f "$OUT/custom.sql")
+	local j=$JOBS
+	[ "$j" = clients ] && j=$c
+	local args=(-n -c "$c" -j "$j" -T "$DURATION" -M "$PROTOCOL" "${script[@]}" -h 127.0.0.1 -p "$PORT" -U postgres candor)
+	local o="$OUT/$tool-$test-$c-$r"
+	if [ "$tool" = pgbench ]; then
+		/usr/bin/time -f "%U %S" -o "$o.cpu" "$PGBENCH" "${args[@]}" >"$o.out" 2>"$o.err"
+	else
+		/usr/bin/time -f "%U %S" -o "$o.cpu" "${BINS[0]}" pgbench "${args[@]}" -o "$o.json" >"$o.out" 2>"$o.err"
+	fi
+	local tps n cpu
+	tps=$(awk '/^tps = / {print $3}' "$o.out")
+	n=$(awk -F': ' '/^number of transactions actually processed/ {print $2}' "$o.out")
+	cpu=$(tail -1 "$o.cpu" | awk '{print $1 + $2}')
+	echo "$tps $n $cpu"
+}
+
+echo "| script | clients | pgbench tps | candor tps | tps ratio | pgbench µs CPU/tx | candor µs CPU/tx | CPU ratio |"
+echo "|---|---|---|---|---|---|---|---|"
+for test in $TESTS; do
+	for c in $CLIENTS; do
+		rows=()
+		for r in $(seq 1 "$ROUNDS"); do
+			if [ $((r % 2)) -eq 1 ]; then
+				p=$(run pgbench "$test" "$c" "$r"); k=$(run candor "$test" "$c" "$r")
+			else
+				k=$(run candor "$test" "$c" "$r"); p=$(run pgbench "$test" "$c" "$r")
+			fi
+			rows+=("$p $k")
+			log "$test c=$c round $r: pgbench $p | candor $k"
+		done
+		printf '%s\n' "${rows[@]}" | python3 -c "
+import sys
+rs = [list(map(float, l.split())) for l in sys.stdin if l.strip()]
+n = len(rs)
+ptps = sum(r[0] for r in rs) / n; ktps = sum(r[3] for r in rs) / n
+pcpu = sum(r[2] / r[1] * 1e6 for r in rs) / n; kcpu = sum(r[5] / r[4] * 1e6 for r in rs) / n
+tr = sum(r[3] / r[0] for r in rs) / n; cr = sum((r[5] / r[4]) / (r[2] / r[1]) for r in rs) / n
+print(f'| $test | $c | {ptps:.0f} | {ktps:.0f} | {tr:.2f} | {pcpu:.1f} | {kcpu:.1f} | {cr:.2f} |')
+"
+	done
+done
+log "outputs in $OUT"

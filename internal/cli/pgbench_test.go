@@ -1,0 +1,222 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/target/targettest"
+	"github.com/candor-bench/candor/internal/testutil/oracle"
+)
+
+// pgbenchScript writes a script file into dir.
+func pgbenchScript(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// pgbench -i creates pgbench's tables with its row counts per scale, and
+// the built-in scripts run on every SQL target; the counts are read by
+// the test's own connection (the oracle), not by candor.
+func TestPgbenchInitAndBuiltinsOnEveryTarget(t *testing.T) {
+	for name, u := range targettest.RealTargets(t, false) {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			runCLI(t, dir, nil, "cleanup", "script/pgbench", "-p", "tables=true", "--target", u)
+			if code, out, errOut := runCLI(t, dir, nil, "pgbench", "-i", "-s", "2", "--target", u); code != 0 {
+				t.Fatalf("pgbench -i: exit %d\n%s%s", code, out, errOut)
+			}
+			t.Cleanup(func() { runCLI(t, dir, nil, "cleanup", "script/pgbench", "-p", "tables=true", "--target", u) })
+			var o *oracle.Conn
+			if name != "sqlite" {
+				o = oracle.Open(t, u)
+				for table, want := range map[string]int64{"pgbench_accounts": 200000, "pgbench_branches": 2, "pgbench_tellers": 20, "pgbench_history": 0} {
+					if got := o.Ints(t, "SELECT count(*) FROM "+table); len(got) != 1 || got[0] != want {
+						t.Errorf("%s: %v rows, want %d", table, got, want)
+					}
+				}
+				if got := o.Ints(t, "SELECT count(*) FROM pgbench_accounts WHERE bid = FLOOR((aid - 1) / 100000) + 1 AND abalance = 0"); got[0] != 200000 {
+					t.Errorf("accounts with pgbench's bid and abalance: %v, want 200000", got)
+				}
+			}
+			for _, b := range []string{"tpcb-like", "simple-update", "select-only"} {
+				for _, mode := range []string{"simple", "prepared"} {
+					code, out, errOut := runCLI(t, dir, nil, "pgbench", "-c", "2", "-t", "10", "-b", b, "-M", mode, "--target", u)
+					if code != 0 || !strings.Contains(out, "number of transactions actually processed: 20/20") || !strings.Contains(out, "scaling factor: 2") {
+						t.Errorf("%s -M %s: exit %d\n%s%s", b, mode, code, out, errOut)
+					}
+				}
+			}
+			if o != nil {
+				// tpcb-like and simple-update insert one history row each.
+				if got := o.Ints(t, "SELECT count(*) FROM pgbench_history"); got[0] != 80 {
+					t.Errorf("pgbench_history: %v rows, want 80", got)
+				}
+			}
+		})
+	}
+}
+
+// A rerun runs the script text the result recorded, not the file as it
+// is now.
+func TestPgbenchRerunRunsRecordedScript(t *testing.T) {
+	u := postgresURL(t)
+	dir := t.TempDir()
+	o := oracle.Open(t, u)
+	o.Exec(t, "DROP TABLE IF EXISTS pgb_rerun", "CREATE TABLE pgb_rerun (v INTEGER)")
+	t.Cleanup(func() { o.Exec(t, "DROP TABLE IF EXISTS pgb_rerun") })
+	f := pgbenchScript(t, dir, "ins.sql", "INSERT INTO pgb_rerun (v) VALUES (1);\n")
+	orig := filepath.Join(dir, "orig.json")
+	if code, out, errOut := runCLI(t, dir, nil, "run", "script/pgbench", "-p", "file="+f, "--target", u, "--operations", "5", "-q", "-o", orig); code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+	}
+	pgbenchScript(t, dir, "ins.sql", "INSERT INTO pgb_rerun (v) VALUES (2);\n")
+	if code, out, errOut := runCLI(t, dir, nil, "rerun", orig, "-o", filepath.Join(dir, "again.json")); code != 0 {
+		t.Fatalf("rerun: exit %d\n%s%s", code, out, errOut)
+	}
+	if got := o.Ints(t, "SELECT count(*) FROM pgb_rerun WHERE v = 1"); got[0] != 10 {
+		t.Errorf("rows of the recorded script: %v, want 10 (5 by the run, 5 by the rerun)", got)
+	}
+	if got := o.Ints(t, "SELECT count(*) FROM pgb_rerun WHERE v = 2"); got[0] != 0 {
+		t.Errorf("rows of the edited file: %v, want 0", got)
+	}
+	data, err := os.ReadFile(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Spec struct {
+			Scripts []struct{ Name, SHA256, Text string }
+		}
+	}
+	if err := json.Unmarshal(data, &res); err != nil || len(res.Spec.Scripts) != 1 || !strings.Contains(res.Spec.Scripts[0].Text, "VALUES (1)") {
+		t.Errorf("the result's spec.scripts: %+v (%v)", res.Spec.Scripts, err)
+	}
+}
+
+// Bad scripts are refused before anything runs (exit 2), with pgbench's
+// file:line message.
+func TestPgbenchBadScripts(t *testing.T) {
+	dir := t.TempDir()
+	u := "sqlite://" + filepath.Join(dir, "x.db")
+	bin := filepath.Join(dir, "bin.sql")
+	if err := os.WriteFile(bin, []byte("SELECT 1;\x00\x01\x02"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ file, text, want string }{
+		{"syntax.sql", "SELECT 1;\n\\set x 1 +\n", "syntax.sql:2: syntax error in command \"set\""},
+		{"meta.sql", "\\nosuch 1\n", "meta.sql:1: invalid command in command \"nosuch\""},
+		{"func.sql", "\\set x nosuch(1)\n", "func.sql:1: unexpected function name (nosuch)"},
+		{"shell.sql", "\\shell ls\n", "--allow-shell"},
+		{"bin.sql", "", "is not a text file"},
+	} {
+		path := bin
+		if c.text != "" {
+			path = pgbenchScript(t, dir, c.file, c.text)
+		}
+		code, out, errOut := runCLI(t, dir, nil, "pgbench", "-t", "1", "-f", path, "--target", u)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s: exit %d, want 2 and %q\n%s%s", c.file, code, c.want, out, errOut)
+		}
+	}
+}
+
+// Errors while a script runs fail that transaction: counted, reported,
+// and within the error budget the run goes on (pgbench aborts its client).
+func TestPgbenchRunTimeErrorsAreCounted(t *testing.T) {
+	dir := t.TempDir()
+	u := "sqlite://" + filepath.Join(dir, "x.db")
+	for _, c := range []struct {
+		name, text, want string
+	}{
+		{"div", "\\set r random(0, 1)\n\\set x 10 / :r\nSELECT :x;\n", "division by zero"},
+		{"gset", "\\set r random(0, 1)\nSELECT 1 AS one WHERE :r = 1 \\gset\n", "expected one row, got 0"},
+	} {
+		f := pgbenchScript(t, dir, c.name+".sql", c.text)
+		out := filepath.Join(dir, c.name+".json")
+		code, stdout, errOut := runCLI(t, dir, nil, "pgbench", "-c", "2", "-t", "200", "-f", f, "--target", u, "--max-error-rate", "0.9", "-o", out)
+		if code != 0 || !strings.Contains(stdout, "number of failed transactions: ") {
+			t.Errorf("%s: exit %d\n%s%s", c.name, code, stdout, errOut)
+			continue
+		}
+		res, err := result.Read(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		op := res.Phases[len(res.Phases)-1].Ops[0]
+		var failed int64
+		for _, n := range op.Errors {
+			failed += n
+		}
+		if failed < 100 || failed > 300 || op.Done+failed != 400 {
+			t.Errorf("%s: %d failed and %d done of 400 (about half should fail)", c.name, failed, op.Done)
+		}
+		found := false
+		for _, m := range op.FirstErrors {
+			found = found || strings.Contains(m, c.want) && strings.Contains(m, c.name+".sql")
+		}
+		if !found {
+			t.Errorf("%s: first errors %v lack %q and the script's name", c.name, op.FirstErrors, c.want)
+		}
+		// Beyond the budget the run fails (exit 5).
+		if code, _, _ := runCLI(t, dir, nil, "pgbench", "-c", "1", "-t", "50", "-f", f, "--target", u, "-o", filepath.Join(dir, c.name+"2.json")); code != 5 {
+			t.Errorf("%s above the default error budget: exit %d, want 5", c.name, code)
+		}
+	}
+}
+
+// A variable read before any command set it fails the transaction.
+func TestPgbenchUndefinedVariable(t *testing.T) {
+	dir := t.TempDir()
+	u := "sqlite://" + filepath.Join(dir, "x.db")
+	f := pgbenchScript(t, dir, "undef.sql", "\\set x :nope + 1\nSELECT :x;\n")
+	out := filepath.Join(dir, "u.json")
+	code, stdout, errOut := runCLI(t, dir, nil, "pgbench", "-t", "3", "-f", f, "--target", u, "-o", out)
+	if code != 5 || !strings.Contains(stdout, "number of failed transactions: 3 (100.000%)") {
+		t.Fatalf("exit %d, want 5 with 3 failed\n%s%s", code, stdout, errOut)
+	}
+	res, err := result.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range res.Phases[len(res.Phases)-1].Ops[0].FirstErrors {
+		if !strings.Contains(m, `undef.sql: line 1 (command 1): undefined variable "nope"`) {
+			t.Errorf("first error %q", m)
+		}
+	}
+}
+
+// \gset stores a NULL column as pgbench does, an empty string, which an
+// expression refuses; the other columns are read as numbers.
+func TestPgbenchGsetNull(t *testing.T) {
+	dir := t.TempDir()
+	u := "sqlite://" + filepath.Join(dir, "x.db")
+	for _, c := range []struct{ script, want string }{
+		{"SELECT 5 AS five, NULL AS nada \\gset g_\n\\set x :g_five * 2\nSELECT :x AS ten \\gset\n\\if :ten = 10\nSELECT 1;\n\\endif\n", ""},
+		{"SELECT 5 AS five, NULL AS nada \\gset g_\n\\set x :g_nada + 1\n", `line 2 (command 2): empty value for variable "g_nada"`},
+	} {
+		f := pgbenchScript(t, dir, "g.sql", c.script)
+		out := filepath.Join(dir, "g.json")
+		code, stdout, errOut := runCLI(t, dir, nil, "pgbench", "-t", "1", "-M", "prepared", "-f", f, "--target", u, "-o", out)
+		if c.want == "" {
+			if code != 0 {
+				t.Errorf("exit %d\n%s%s", code, stdout, errOut)
+			}
+			continue
+		}
+		res, err := result.Read(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := res.Phases[len(res.Phases)-1].Ops[0].FirstErrors; code != 5 || !strings.Contains(m["other"], c.want) {
+			t.Errorf("exit %d, first errors %v; want 5 and %q", code, m, c.want)
+		}
+	}
+}
