@@ -41,6 +41,7 @@ func TestDependencyDirection(t *testing.T) {
 		// workloads use target interfaces, dialect and keydist, never the runner or CLI
 		{"internal/workload/ycsb", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
 		{"internal/workload/sysbench", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
+		{"internal/workload/sysbenchlua", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/", "internal/engine"}},
 		{"internal/workload/kv", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
 		{"internal/workload/commitloop", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
 		{"internal/workload/ledgerwl", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
