@@ -35,14 +35,14 @@ type luaState struct {
 	// draws from it first: the runner's generator, as candor's Go sysbench
 	// seeds it (not --rand-seed's).
 	uniqR *rand.Rand
-	out  io.Writer  // print()
+	out   io.Writer // print()
 
 	// The statements' session: the runner's (a worker's Exec sets it) or,
 	// for commands, one opened by connect.
 	ctx     context.Context
 	conn    target.Conn
 	connect func() (target.Conn, error) // commands: opens a session
-	opened  []target.Conn                // the sessions connect opened
+	opened  []target.Conn               // the sessions connect opened
 	cnt     workload.Counter
 
 	sqlErr  error  // the last statement error raised into Lua in this call
