@@ -310,6 +310,9 @@ func ResolveWorkload(warnings io.Writer, name string, files, props []string) (wo
 		}
 		return nil, withCode(ExitUsage, fmt.Errorf("workload %s: %w", name, err))
 	}
+	if lw, ok := w.(interface{ SetLog(io.Writer) }); ok {
+		lw.SetLog(warnings) // what a script logs as it runs (sysbench-lua's Lua errors)
+	}
 	if wn, ok := w.(workload.Warner); ok {
 		for _, msg := range wn.Warnings() {
 			fmt.Fprintf(warnings, "candor: %s\n", msg)

@@ -644,6 +644,9 @@ func (w *Workload) uniqueSeq(r *rand.Rand) *keydist.SysbenchUnique {
 	return w.uniq
 }
 
+// SetLog sets where Lua errors are logged (the engine's stderr).
+func (w *Workload) SetLog(out io.Writer) { w.Log = out }
+
 // logError writes msg once per distinct first line.
 func (w *Workload) logError(key, msg string) {
 	w.logMu.Lock()
