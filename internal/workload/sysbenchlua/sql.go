@@ -201,26 +201,41 @@ func (c *connection) session(L *lua.LState) target.Conn {
 	return c.st.conn
 }
 
-// returnsRows says whether a statement returns rows, by its first word.
+// returnsRows says whether a statement returns rows: by its first word,
+// or a RETURNING clause. It allocates nothing.
 func returnsRows(sql string) bool {
 	s := strings.TrimLeft(sql, " \t\r\n(")
 	i := strings.IndexAny(s, " \t\r\n(")
 	if i < 0 {
 		i = len(s)
 	}
-	switch strings.ToUpper(s[:i]) {
-	case "SELECT", "SHOW", "WITH", "VALUES", "EXPLAIN", "DESCRIBE", "DESC", "TABLE", "PRAGMA", "CHECKSUM", "ANALYZE", "CHECK", "OPTIMIZE", "REPAIR":
-		return true
+	for _, w := range rowWords {
+		if strings.EqualFold(s[:i], w) {
+			return true
+		}
 	}
-	return strings.Contains(strings.ToUpper(sql), " RETURNING ")
+	for j := strings.IndexAny(sql, "Rr"); j >= 0 && j+9 <= len(sql); {
+		if strings.EqualFold(sql[j:j+9], "RETURNING") && j > 0 && (sql[j-1] == ' ' || sql[j-1] == '\n' || sql[j-1] == '\t') {
+			return true
+		}
+		k := strings.IndexAny(sql[j+1:], "Rr")
+		if k < 0 {
+			break
+		}
+		j += k + 1
+	}
+	return false
 }
+
+// rowWords are the first words of statements that return rows.
+var rowWords = []string{"SELECT", "SHOW", "WITH", "VALUES", "EXPLAIN", "DESCRIBE", "DESC", "TABLE", "PRAGMA", "CHECKSUM", "ANALYZE", "CHECK", "OPTIMIZE", "REPAIR"}
 
 // conQuery is con:query(sql): the statement as text; a result set when
 // it returns rows, else nil.
 func (st *luaState) conQuery(L *lua.LState) int {
 	c := st.checkConn(L)
 	sql := L.CheckString(2)
-	if st.run(L, c, sql, nil, false, sql) {
+	if st.run(L, c, sql, returnsRows(sql), nil, false, sql) {
 		L.Push(c.rs.ud)
 	} else {
 		L.Push(lua.LNil)
@@ -232,7 +247,7 @@ func (st *luaState) conQuery(L *lua.LState) int {
 func (st *luaState) conQueryRow(L *lua.LState) int {
 	c := st.checkConn(L)
 	sql := L.CheckString(2)
-	if !st.runRows(L, c, sql, nil, false, sql, true) || c.rs.nrows == 0 {
+	if !st.runRows(L, c, sql, returnsRows(sql), nil, false, sql, true) || c.rs.nrows == 0 {
 		L.Push(lua.LNil)
 		return 1
 	}
@@ -245,17 +260,17 @@ func (st *luaState) conQueryRow(L *lua.LState) int {
 
 // run executes sql with args on c's session and counts it; it reports
 // whether the statement returns rows. text says it goes as text (con:query).
-func (st *luaState) run(L *lua.LState, c *connection, sql string, args []any, prepared bool, shown string) bool {
-	return st.runRows(L, c, sql, args, prepared, shown, st.w.readsRows)
+func (st *luaState) run(L *lua.LState, c *connection, sql string, rows bool, args []any, prepared bool, shown string) bool {
+	return st.runRows(L, c, sql, rows, args, prepared, shown, st.w.readsRows)
 }
 
 // runRows executes a statement; keep reads its rows into c's result set.
-func (st *luaState) runRows(L *lua.LState, c *connection, sql string, args []any, prepared bool, shown string, keep bool) bool {
+func (st *luaState) runRows(L *lua.LState, c *connection, sql string, rows bool, args []any, prepared bool, shown string, keep bool) bool {
 	s := c.session(L)
 	ctx := st.ctx
 	rs := c.rs
 	rs.nrows, rs.nfields, rs.next = 0, 0, 0
-	if returnsRows(sql) {
+	if rows {
 		var err error
 		if keep {
 			rs.data, rs.cells = rs.data[:0], rs.cells[:0]
@@ -541,7 +556,7 @@ func (st *luaState) stmtExecute(L *lua.LState) int {
 		}
 		sql, args, prepared = text, nil, false
 	}
-	if st.run(L, s.con, sql, args, prepared, "<prepared statement>") {
+	if st.run(L, s.con, sql, s.rows, args, prepared, "<prepared statement>") {
 		L.Push(s.con.rs.ud)
 	} else {
 		L.Push(lua.LNil)
@@ -649,7 +664,7 @@ func (st *luaState) conBulkNext(L *lua.LState) int {
 func (st *luaState) bulkFlush(L *lua.LState, c *connection) {
 	sql := string(c.bulk)
 	c.bulk, c.bulkRows = c.bulk[:c.bulkHead], 0
-	st.runRows(L, c, sql, nil, false, sql, false)
+	st.runRows(L, c, sql, false, nil, false, sql, false)
 }
 
 // conBulkDone is con:bulk_insert_done(): the rows pending go.
