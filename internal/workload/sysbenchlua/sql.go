@@ -215,7 +215,7 @@ func returnsRows(sql string) bool {
 		}
 	}
 	for j := strings.IndexAny(sql, "Rr"); j >= 0 && j+9 <= len(sql); {
-		if strings.EqualFold(sql[j:j+9], "RETURNING") && j > 0 && (sql[j-1] == ' ' || sql[j-1] == '\n' || sql[j-1] == '\t') {
+		if strings.EqualFold(sql[j:j+9], "RETURNING") && j > 0 && isSpace(sql[j-1]) && (j+9 == len(sql) || isSpace(sql[j+9]) || sql[j+9] == '*') {
 			return true
 		}
 		k := strings.IndexAny(sql[j+1:], "Rr")
@@ -226,6 +226,8 @@ func returnsRows(sql string) bool {
 	}
 	return false
 }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
 
 // rowWords are the first words of statements that return rows.
 var rowWords = []string{"SELECT", "SHOW", "WITH", "VALUES", "EXPLAIN", "DESCRIBE", "DESC", "TABLE", "PRAGMA", "CHECKSUM", "ANALYZE", "CHECK", "OPTIMIZE", "REPAIR"}
