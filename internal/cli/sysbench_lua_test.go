@@ -72,6 +72,78 @@ func logSince(t *testing.T, file string, off int64) ([]string, int64) {
 		}
 		byConn[m[1]] = append(byConn[m[1]], m[3])
 	}
+	return busiest(byConn), st.Size()
+}
+
+// statementLogServer is a PostgreSQL of the test's own logging every
+// statement (log_statement=all), values of prepared statements included.
+func statementLogServer(t *testing.T) (url, logFile string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL server")
+	}
+	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/postgres")
+	if len(bins) == 0 {
+		t.Skip("PostgreSQL is not installed")
+	}
+	script, err := filepath.Abs("../../scripts/pg-sandbox.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "candor-lua-stmtlog-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(dir)
+	logDir, err := os.MkdirTemp("", "candor-lua-pglog-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(logDir, 0o777)
+	out, err := exec.Command(script, "start", dir, "log_statement=all", "logging_collector=on", "log_directory="+logDir,
+		"log_filename=pg.log", "log_line_prefix=%p ").Output()
+	if err != nil {
+		t.Fatalf("starting PostgreSQL: %v", err)
+	}
+	t.Cleanup(func() {
+		exec.Command(script, "stop", dir).Run()
+		os.RemoveAll(logDir)
+	})
+	return strings.TrimSpace(string(out)), filepath.Join(logDir, "pg.log")
+}
+
+// pgLogLine is a line of PostgreSQL's log with log_line_prefix '%p ': a
+// statement sent as text, a prepared statement's execution, or the
+// parameters of the execution before it.
+var pgLogLine = regexp.MustCompile(`^(\d+) (?:LOG:  (?:statement: (.*)|execute [^:]*: (.*))|DETAIL:  parameters: (.*))$`)
+
+// pgLogSince is logSince for PostgreSQL's log: executions carry their
+// parameters.
+func pgLogSince(t *testing.T, file string, off int64) ([]string, int64) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byConn := map[string][]string{}
+	for _, l := range strings.Split(string(data[off:]), "\n") {
+		m := pgLogLine.FindStringSubmatch(l)
+		switch {
+		case m == nil:
+		case m[4] != "":
+			if s := byConn[m[1]]; len(s) > 0 {
+				s[len(s)-1] += " [" + m[4] + "]"
+			}
+		default:
+			byConn[m[1]] = append(byConn[m[1]], m[2]+m[3])
+		}
+	}
+	return busiest(byConn), int64(len(data))
+}
+
+// busiest is the statements of the connection that named sbtest tables
+// most, from its first BEGIN or sbtest statement.
+func busiest(byConn map[string][]string) []string {
 	var best []string
 	bestN := -1
 	for _, stmts := range byConn {
@@ -87,24 +159,33 @@ func logSince(t *testing.T, file string, off int64) ([]string, int64) {
 	}
 	for i, s := range best {
 		if s == "BEGIN" || strings.Contains(s, "sbtest") {
-			best = best[i:]
-			break
+			return best[i:]
 		}
 	}
-	return best, st.Size()
+	return best
 }
 
 // The acceptance test of the Lua API's emulation: the oltp_*.lua scripts
 // shipped with sysbench 1.0.20, run through candor's Lua interpreter, send
 // exactly the statements, values included, that candor's Go sysbench sends
-// for the same test, seed and events — as MariaDB's general log records
-// them.
+// for the same test, seed and events — as the server's own log records
+// them (MariaDB's general log, PostgreSQL's log_statement=all).
 func TestSysbenchLuaStatementsMatchGo(t *testing.T) {
+	t.Run("mariadb", func(t *testing.T) {
+		u, logFile := generalLogServer(t)
+		luaMatchesGo(t, u, logFile, logSince)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		u, logFile := statementLogServer(t)
+		luaMatchesGo(t, u, logFile, pgLogSince)
+	})
+}
+
+func luaMatchesGo(t *testing.T, u, logFile string, since func(*testing.T, string, int64) ([]string, int64)) {
 	const share = "/usr/share/sysbench"
 	if _, err := os.Stat(filepath.Join(share, "oltp_common.lua")); err != nil {
 		t.Skip("sysbench 1.0.20's scripts are not installed (" + share + ")")
 	}
-	u, logFile := generalLogServer(t)
 	dir := t.TempDir()
 	conn := sysbenchConnArgs(t, u)
 	common := append(append([]string{}, conn...), "--tables=2", "--table-size=500")
@@ -140,9 +221,9 @@ func TestSysbenchLuaStatementsMatchGo(t *testing.T) {
 		args := append(append([]string{}, opts...), "--threads=1", "--events=20", "--time=0", "--seed=4242", "--out=r.json")
 		goOut := sb(append(args, test, "run")...)
 		var want, got []string
-		want, off = logSince(t, logFile, off)
+		want, off = since(t, logFile, off)
 		luaOut := sb(append(args, filepath.Join(share, test+".lua"), "run")...)
-		got, off = logSince(t, logFile, off)
+		got, off = since(t, logFile, off)
 		if len(want) == 0 {
 			t.Fatalf("%v: the general log holds no statement of the Go run", run)
 		}

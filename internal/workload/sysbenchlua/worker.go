@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"strings"
+	"sync"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -92,8 +93,8 @@ func (wk *worker) Exec(ctx context.Context, c target.Conn, s workload.Span) erro
 // watch ties the Lua state to ctx, so that a script looping inside one
 // event stops when the phase ends: gopher-lua checks its context between
 // instructions. The runner's context for interruptible sessions has no
-// Done channel (it ends statements by interrupting them), so a goroutine
-// polls it and cancels the state's own.
+// Done channel (it ends statements by interrupting them), so the
+// workload's watchdog polls it and cancels the state's own.
 func (wk *worker) watch(ctx context.Context) {
 	if wk.watched == ctx && wk.luaCtx != nil && wk.luaCtx.Err() == nil {
 		return
@@ -101,22 +102,66 @@ func (wk *worker) watch(ctx context.Context) {
 	wk.watched = ctx
 	if ctx.Done() != nil {
 		wk.luaCtx = ctx
-		wk.st.L.SetContext(ctx)
-		return
+	} else {
+		wk.luaCtx = wk.st.w.dog.watch(ctx)
 	}
+	wk.st.L.SetContext(wk.luaCtx)
+}
+
+// watchdogEvery is how often the watchdog looks at the contexts it
+// watches: how late, at most, a script looping in an event is stopped.
+const watchdogEvery = 100 * time.Millisecond
+
+// watchdog cancels a context of its own when the context it stands for
+// ends, for contexts without a Done channel. One goroutine serves a
+// workload's workers, and runs only while it watches one: a goroutine per
+// worker waking up often cost the scheduler more than the run's events.
+type watchdog struct {
+	mu      sync.Mutex
+	entries []watched
+	running bool
+}
+
+type watched struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// watch returns a context cancelled within watchdogEvery of ctx's end.
+func (d *watchdog) watch(ctx context.Context) context.Context {
 	lctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		t := time.NewTicker(20 * time.Millisecond)
-		defer t.Stop()
-		for range t.C {
-			if ctx.Err() != nil {
-				cancel()
-				return
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.entries = append(d.entries, watched{ctx, cancel})
+	if !d.running {
+		d.running = true
+		go d.loop()
+	}
+	return lctx
+}
+
+func (d *watchdog) loop() {
+	t := time.NewTicker(watchdogEvery)
+	defer t.Stop()
+	for range t.C {
+		d.mu.Lock()
+		keep := d.entries[:0]
+		for _, e := range d.entries {
+			if e.ctx.Err() != nil {
+				e.cancel()
+			} else {
+				keep = append(keep, e)
 			}
 		}
-	}()
-	wk.luaCtx = lctx
-	wk.st.L.SetContext(lctx)
+		clear(d.entries[len(keep):])
+		d.entries = keep
+		if len(keep) == 0 {
+			d.running = false
+			d.mu.Unlock()
+			return
+		}
+		d.mu.Unlock()
+	}
 }
 
 // ScriptError is a Lua error raised in event(): the event failed.

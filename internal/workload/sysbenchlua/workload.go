@@ -143,6 +143,7 @@ type Workload struct {
 	threads  int
 	uniqOnce sync.Once
 	uniq     *keydist.SysbenchUnique
+	dog      watchdog // stops scripts looping in an event when the phase ends
 
 	// Log is where Lua errors' tracebacks go, once per distinct message
 	// (default os.Stderr).
