@@ -335,18 +335,9 @@ func (l *Line) scriptArgs(has func(verb, name string) bool) ([]string, error) {
 	if l.Command != "run" {
 		return nil, engine.Usagef("the command %s of the script %s runs through ScriptProps, not as a candor command line", l.Command, l.Script)
 	}
-	out := []string{engine.PhaseRun, luaWorkload, "-p", "file=" + l.Script}
-	if l.Target && len(l.conn) > 0 {
-		return nil, engine.Usagef("give either --target or sysbench's connection options (--db-driver, --%s-host, ...), not both", l.Driver)
-	}
-	if !l.Target {
-		urls, err := l.URLs()
-		if err != nil {
-			return nil, err
-		}
-		for _, u := range urls {
-			out = append(out, "--target="+u)
-		}
+	out, err := l.targetArgs([]string{engine.PhaseRun, luaWorkload, "-p", "file=" + l.Script}, false)
+	if err != nil {
+		return nil, err
 	}
 	if l.endless() {
 		return nil, engine.Usagef("--time=0 with no --events is sysbench's endless test; candor's runs have an end: give --time=SECONDS or --events=N")
@@ -444,6 +435,28 @@ func isLuaOption(name string) bool {
 	return false
 }
 
+// targetArgs appends to out the --target URLs the connection options
+// make (the first alone when one is true), unless --target was given.
+func (l *Line) targetArgs(out []string, one bool) ([]string, error) {
+	if l.Target && len(l.conn) > 0 {
+		return nil, engine.Usagef("give either --target or sysbench's connection options (--db-driver, --%s-host, ...), not both", l.Driver)
+	}
+	if l.Target {
+		return out, nil
+	}
+	urls, err := l.URLs()
+	if err != nil {
+		return nil, err
+	}
+	if one {
+		urls = urls[:1]
+	}
+	for _, u := range urls {
+		out = append(out, "--target="+u)
+	}
+	return out, nil
+}
+
 // Args builds the candor command line: the verb (load, run, cleanup or
 // prewarm), the workload and the options. has tells whether one of
 // candor's commands has a flag.
@@ -453,21 +466,9 @@ func (l *Line) Args(has func(verb, name string) bool) ([]string, error) {
 	}
 	workload := "sysbench/" + l.Test
 	verb := map[string]string{"prepare": engine.PhaseLoad, "run": engine.PhaseRun, "cleanup": "cleanup", "prewarm": "prewarm"}[l.Command]
-	out := []string{verb, workload}
-	if l.Target && len(l.conn) > 0 {
-		return nil, engine.Usagef("give either --target or sysbench's connection options (--db-driver, --%s-host, ...), not both", l.Driver)
-	}
-	if !l.Target {
-		urls, err := l.URLs()
-		if err != nil {
-			return nil, err
-		}
-		if verb == "cleanup" {
-			urls = urls[:1] // one session drops the tables
-		}
-		for _, u := range urls {
-			out = append(out, "--target="+u)
-		}
+	out, err := l.targetArgs([]string{verb, workload}, verb == "cleanup") // one session drops the tables
+	if err != nil {
+		return nil, err
 	}
 	if verb == engine.PhaseRun {
 		if l.endless() {

@@ -3,7 +3,6 @@ package sysbenchlua
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -552,11 +551,11 @@ func (st *luaState) stmtExecute(L *lua.LState) int {
 	}
 	sql, args, prepared := s.sql, s.args, true
 	if st.w.g.psDisable {
-		text, err := interpolate(st.w.env.Dialect, sql, args)
-		if err != nil {
-			L.RaiseError("--db-ps-mode=disable: %v", err)
+		var err error
+		if st.lit, err = st.w.env.Dialect.AppendInterpolated(st.lit[:0], sql, args); err != nil {
+			L.RaiseError("--db-ps-mode=disable: %v (values are written into the statement's text unescaped, as sysbench's are)", err)
 		}
-		sql, args, prepared = text, nil, false
+		sql, args, prepared = string(st.lit), nil, false
 	}
 	if st.run(L, s.con, sql, s.rows, args, prepared, "<prepared statement>") {
 		L.Push(s.con.rs.ud)
@@ -564,66 +563,6 @@ func (st *luaState) stmtExecute(L *lua.LState) int {
 		L.Push(lua.LNil)
 	}
 	return 1
-}
-
-// interpolate writes the arguments into sql in place of its placeholders:
-// integers and floats as numbers, strings quoted (a quote doubled), NULL.
-func interpolate(d dialect.Dialect, sql string, args []any) (string, error) {
-	var b strings.Builder
-	next := 0
-	lit := func(n int) error {
-		if n < 0 || n >= len(args) {
-			return fmt.Errorf("parameter %d of %d", n+1, len(args))
-		}
-		switch v := args[n].(type) {
-		case nil:
-			b.WriteString("NULL")
-		case int64:
-			b.WriteString(strconv.FormatInt(v, 10))
-		case float64:
-			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
-		case string:
-			if strings.ContainsAny(v, "\\\x00") {
-				return fmt.Errorf("parameter %d holds a backslash or NUL", n+1)
-			}
-			b.WriteByte('\'')
-			b.WriteString(strings.ReplaceAll(v, "'", "''"))
-			b.WriteByte('\'')
-		}
-		return nil
-	}
-	for i := 0; i < len(sql); i++ {
-		ch := sql[i]
-		switch {
-		case ch == '\'':
-			j := strings.IndexByte(sql[i+1:], '\'')
-			if j < 0 {
-				return "", errors.New("unterminated quote")
-			}
-			b.WriteString(sql[i : i+j+2])
-			i += j + 1
-			continue
-		case ch == '?' && d.Placeholder != dialect.Dollar:
-			if err := lit(next); err != nil {
-				return "", err
-			}
-			next++
-			continue
-		case ch == '$' && d.Placeholder == dialect.Dollar && i+1 < len(sql) && sql[i+1] >= '0' && sql[i+1] <= '9':
-			j, n := i+1, 0
-			for j < len(sql) && sql[j] >= '0' && sql[j] <= '9' {
-				n = n*10 + int(sql[j]-'0')
-				j++
-			}
-			if err := lit(n - 1); err != nil {
-				return "", err
-			}
-			i = j - 1
-			continue
-		}
-		b.WriteByte(ch)
-	}
-	return b.String(), nil
 }
 
 // conBulkInit is con:bulk_insert_init(prefix).

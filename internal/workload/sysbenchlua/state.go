@@ -54,6 +54,7 @@ type luaState struct {
 	trace     string // the traceback of the last Lua error
 	sbtable   *lua.LTable
 	buf       []byte
+	lit       []byte // a statement with its values written in (--db-ps-mode=disable)
 	mt        metatables
 }
 
@@ -363,32 +364,20 @@ func (st *luaState) randTable() *lua.LTable {
 	bounds := func(L *lua.LState) (int64, int64) {
 		return int64(L.CheckNumber(1)), int64(L.CheckNumber(2))
 	}
+	// draw makes a function of (a, b) from a distribution of sysbench's.
+	draw := func(d func(a, b int64) int64) lua.LGFunction {
+		return func(L *lua.LState) int {
+			a, b := bounds(L)
+			L.Push(lua.LNumber(d(a, b)))
+			return 1
+		}
+	}
 	fns := map[string]lua.LGFunction{
-		"uniform": func(L *lua.LState) int {
-			a, b := bounds(L)
-			L.Push(lua.LNumber(keydist.SysbenchUniform(st.r, a, b)))
-			return 1
-		},
-		"default": func(L *lua.LState) int {
-			a, b := bounds(L)
-			L.Push(lua.LNumber(w.dist.Draw(st.r, a, b)))
-			return 1
-		},
-		"gaussian": func(L *lua.LState) int {
-			a, b := bounds(L)
-			L.Push(lua.LNumber(keydist.SysbenchGaussian(st.r, a, b, w.g.specIter)))
-			return 1
-		},
-		"special": func(L *lua.LState) int {
-			a, b := bounds(L)
-			L.Push(lua.LNumber(w.special.Draw(st.r, a, b)))
-			return 1
-		},
-		"pareto": func(L *lua.LState) int {
-			a, b := bounds(L)
-			L.Push(lua.LNumber(keydist.SysbenchPareto(st.r, a, b, w.g.paretoH)))
-			return 1
-		},
+		"uniform":  draw(func(a, b int64) int64 { return keydist.SysbenchUniform(st.r, a, b) }),
+		"default":  draw(func(a, b int64) int64 { return w.dist.Draw(st.r, a, b) }),
+		"gaussian": draw(func(a, b int64) int64 { return keydist.SysbenchGaussian(st.r, a, b, w.g.specIter) }),
+		"special":  draw(func(a, b int64) int64 { return w.special.Draw(st.r, a, b) }),
+		"pareto":   draw(func(a, b int64) int64 { return keydist.SysbenchPareto(st.r, a, b, w.g.paretoH) }),
 		"unique": func(L *lua.LState) int {
 			L.Push(lua.LNumber(w.uniqueSeq(st.uniqueRand()).Next()))
 			return 1
