@@ -16,8 +16,10 @@
 #
 # Printed per run: transactions per second (each tool's own report) and
 # client CPU per transaction (user + system seconds of the tool's process,
-# from `times`, over its transactions); then the ratios per script and
-# thread count, averaged over the rounds: candor-Lua's throughput over
+# from `times`, over its transactions, start-up and result file included),
+# and for candor its own figure for the run phase alone (the result's
+# client.cpu_ns_per_op); then the ratios per script and thread count,
+# averaged over the rounds: candor-Lua's throughput over
 # sysbench's, its CPU per transaction over sysbench's, and for
 # oltp_read_write its CPU per transaction over candor-Go's.
 set -euo pipefail
@@ -52,11 +54,15 @@ one() {
 		times >"$f.times"
 	)
 	read -r n tps < <(transactions "$f.out")
-	echo "$tps $(calc "round($(cpu_seconds "$f.times") / $n * 1e6, 1)")"
+	local inrun=-
+	if [ -f "$f.json" ]; then
+		inrun=$(python3 -c "import json, sys; print(round(json.load(open(sys.argv[1]))['phases'][-1]['client']['cpu_ns_per_op'] / 1000, 1))" "$f.json")
+	fi
+	echo "$tps $(calc "round($(cpu_seconds "$f.times") / $n * 1e6, 1)") $inrun"
 }
 
-echo "| round | script | threads | tool | tps | client CPU µs/txn |"
-echo "|---|---|---|---|---|---|"
+echo "| round | script | threads | tool | tps | client CPU µs/txn | in the run phase (candor's own) |"
+echo "|---|---|---|---|---|---|---|"
 for round in $(seq 1 "$ROUNDS"); do
 	for script in "$CUSTOM" "$ORW"; do
 		name=$(basename "$script" .lua)
@@ -68,28 +74,29 @@ for round in $(seq 1 "$ROUNDS"); do
 		for th in $THREADS; do
 			for tool in "${tools[@]}"; do
 				settle
-				read -r tps cpu < <(one "$tool" "$script" "$th" "$OUT/$round-$name-$th-$tool")
-				echo "| $round | $name | $th | $tool | $tps | $cpu |"
-				echo "$name $th $tool $tps $cpu" >>"$OUT/all"
+				read -r tps cpu inrun < <(one "$tool" "$script" "$th" "$OUT/$round-$name-$th-$tool")
+				echo "| $round | $name | $th | $tool | $tps | $cpu | $inrun |"
+				echo "$name $th $tool $tps $cpu $inrun" >>"$OUT/all"
 			done
 		done
 	done
 done
 
 echo
-echo "| script | threads | candor-Lua / sysbench tps | candor-Lua / sysbench CPU per txn | candor-Lua / candor-Go CPU per txn |"
-echo "|---|---|---|---|---|"
+echo "| script | threads | candor-Lua / sysbench tps | candor-Lua / sysbench CPU per txn | candor-Lua / candor-Go CPU per txn | the same, run phase only |"
+echo "|---|---|---|---|---|---|"
 python3 - "$OUT/all" <<'EOF'
 import collections, statistics, sys
 runs = collections.defaultdict(list)
 for line in open(sys.argv[1]):
-    name, th, tool, tps, cpu = line.split()
-    runs[(name, int(th), tool)].append((float(tps), float(cpu)))
+    name, th, tool, tps, cpu, inrun = line.split()
+    runs[(name, int(th), tool)].append((float(tps), float(cpu), float(inrun) if inrun != "-" else 0.0))
 def mean(key, i):
     return statistics.mean(v[i] for v in runs[key]) if runs.get(key) else None
 for name in dict.fromkeys(k[0] for k in runs):
     for th in sorted({k[1] for k in runs if k[0] == name}):
         sb, lua, go = (name, th, "sysbench"), (name, th, "candor-lua"), (name, th, "candor-go")
         go_ratio = f"{mean(lua, 1) / mean(go, 1):.2f}" if runs.get(go) else "–"
-        print(f"| {name} | {th} | {mean(lua, 0) / mean(sb, 0):.2f} | {mean(lua, 1) / mean(sb, 1):.2f} | {go_ratio} |")
+        go_inrun = f"{mean(lua, 2) / mean(go, 2):.2f}" if runs.get(go) else "–"
+        print(f"| {name} | {th} | {mean(lua, 0) / mean(sb, 0):.2f} | {mean(lua, 1) / mean(sb, 1):.2f} | {go_ratio} | {go_inrun} |")
 EOF
