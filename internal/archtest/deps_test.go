@@ -42,6 +42,7 @@ func TestDependencyDirection(t *testing.T) {
 		{"internal/workload/ycsb", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
 		{"internal/workload/sysbench", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
 		{"internal/workload/tpcc", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
+		{"internal/workload/sysbenchlua", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/", "internal/engine"}},
 		{"internal/workload/kv", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
 		{"internal/workload/commitloop", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
 		{"internal/workload/ledgerwl", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},

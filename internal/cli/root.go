@@ -33,6 +33,7 @@ import (
 	_ "github.com/candor-bench/candor/internal/workload/ledgerwl"
 	_ "github.com/candor-bench/candor/internal/workload/pgbench"
 	_ "github.com/candor-bench/candor/internal/workload/sysbench"
+	_ "github.com/candor-bench/candor/internal/workload/sysbenchlua"
 	_ "github.com/candor-bench/candor/internal/workload/tpcc"
 	_ "github.com/candor-bench/candor/internal/workload/ycsb"
 )

@@ -15,10 +15,12 @@ import (
 // `candor` put in front; package sysbenchline translates it.
 
 const sysbenchCmdLong = `Takes a sysbench 1.0.20 command line as it is: put 'candor' in front of
-'sysbench [options]... TESTNAME COMMAND'. TESTNAME is one of sysbench's OLTP tests (a path
-such as /usr/share/sysbench/oltp_read_write.lua works too); COMMAND is prepare, run, cleanup,
-prewarm (MySQL wire) or help (the test script's options, as sysbench lists them). As in sysbench,
-options take their value after '=' (--threads=16) and on/off options alone mean on.
+'sysbench [options]... TESTNAME COMMAND'. TESTNAME is one of sysbench's OLTP tests, run by
+candor's Go implementation; COMMAND is prepare, run, cleanup, prewarm (MySQL wire) or help (the
+test script's options, as sysbench lists them). A Lua script instead of TESTNAME (a path ending
+in .lua, such as my_test.lua or /usr/share/sysbench/oltp_read_write.lua) runs in candor's
+embedded Lua interpreter, with the script's commands and options (docs/SYSBENCH-LUA.md). As in
+sysbench, options take their value after '=' (--threads=16) and on/off options alone mean on.
 
   --db-driver=mysql|pgsql          sysbench's default is mysql
   --mysql-host=LIST --mysql-port=LIST --mysql-user --mysql-password --mysql-db --mysql-ssl
@@ -70,6 +72,9 @@ func newSysbenchCmd(env *Env) *cobra.Command {
 			case line.Version:
 				fmt.Fprintln(env.Stdout, sysbenchline.Banner())
 				return nil
+			}
+			if line.Script != "" && line.Command != "run" {
+				return runLuaCommand(env, line, flagOf(NewRoot(env)))
 			}
 			if line.Command == "help" {
 				// sysbench's help for a test: its script's options.

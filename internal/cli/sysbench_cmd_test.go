@@ -46,7 +46,7 @@ func TestSysbenchCommandLineTranslation(t *testing.T) {
 			nil, append(append([]string{"run", "sysbench/oltp_point_select", "--target=postgres://u:p%40ss%3Aw%2Frd@127.0.0.1:5433/d"}, runDefaults...),
 				"--threads=4", "--table-size=1000")},
 		{"one node per MySQL host and port, ports first, with TLS", []string{"--mysql-host=h1,h2", "--mysql-port=1,2", "--mysql-ssl=on", "--mysql-db=db",
-			"/usr/share/sysbench/oltp_read_only.lua", "run"},
+			"oltp_read_only", "run"},
 			nil, append([]string{"run", "sysbench/oltp_read_only",
 				"--target=mysql://sbtest@h1:1/db?tls=skip-verify", "--target=mysql://sbtest@h1:2/db?tls=skip-verify",
 				"--target=mysql://sbtest@h2:1/db?tls=skip-verify", "--target=mysql://sbtest@h2:2/db?tls=skip-verify"}, runDefaults...)},
@@ -67,7 +67,7 @@ func TestSysbenchCommandLineTranslation(t *testing.T) {
 				"--threads=16", "--rand-type=uniform", "--skip-trx", "--threads=2")},
 		{"candor's own options pass through, --target among them", []string{"--target=sqlite://x.db", "--out=r.json", "-q", "--isolation=serializable", "bulk_insert", "run"},
 			nil, append(append([]string{"run", "sysbench/bulk_insert"}, runDefaults...), "--target=sqlite://x.db", "--out=r.json", "-q", "--isolation=serializable")},
-		{"--test= names the test; --histogram passes on", []string{"--test=/usr/share/sysbench/oltp_read_write.lua", "--histogram", "--percentile=99", "run"},
+		{"--test= names the test; --histogram passes on", []string{"--test=oltp_read_write", "--histogram", "--percentile=99", "run"},
 			nil, append(append([]string{"run", "sysbench/oltp_read_write", "--target=mysql://sbtest@localhost:3306/sbtest"}, runDefaults...),
 				"--histogram", "--percentile=99")},
 		{"prewarm on every node, with its threads", []string{"--mysql-host=a,b", "--threads=4", "--time=60", "--tables=8", "oltp_read_write", "prewarm"},
@@ -75,6 +75,17 @@ func TestSysbenchCommandLineTranslation(t *testing.T) {
 		// --mysql-ssl alone is on; compression is a URL parameter
 		{"TLS and compression", []string{"--mysql-ssl", "--mysql-compression=on", "oltp_point_select", "run"},
 			nil, append([]string{"run", "sysbench/oltp_point_select", "--target=mysql://sbtest@localhost:3306/sbtest?compress=true&tls=skip-verify"}, runDefaults...)},
+		// a Lua script (a path ending in .lua): sysbench-lua, the script's
+		// options (those of no candor flag, or another workload's) as
+		// properties, candor's flags and sysbench-lua's options as flags
+		{"a Lua script, its options and candor's", []string{"--threads=4", "--table-size=100", "--rand-type=uniform", "--skip_trx", "--my-opt=x",
+			"--out=r.json", "/usr/share/sysbench/oltp_read_write.lua", "run"},
+			nil, []string{"run", "sysbench-lua", "-p", "file=/usr/share/sysbench/oltp_read_write.lua", "--target=mysql://sbtest@localhost:3306/sbtest",
+				"--format=sysbench", "--time=10", "--load=never", "--threads=4", "-p", "table-size=100", "--rand-type=uniform", "-p", "skip-trx=on",
+				"-p", "my-opt=x", "--out=r.json"}},
+		{"--test= names a script too", []string{"--test=my_test.lua", "--events=5", "run"},
+			nil, append([]string{"run", "sysbench-lua", "-p", "file=my_test.lua", "--target=mysql://sbtest@localhost:3306/sbtest"},
+				append(runDefaults, "--events=5")...)},
 		// no cipher is sysbench's default; --pgsql-variant is a test option
 		{"an empty cipher, a PostgreSQL variant", []string{"--mysql-ssl-cipher=", "--pgsql-variant=redshift", "oltp_read_only", "run"},
 			nil, []string{"run", "sysbench/oltp_read_only", "--target=mysql://sbtest@localhost:3306/sbtest", "--format=sysbench", "--time=10", "--load=never", "--pgsql-variant=redshift"}},

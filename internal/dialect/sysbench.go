@@ -593,6 +593,19 @@ func log2(n int) int {
 // backslash or NUL is refused rather than escaped per product (sysbench's
 // values are digits and dashes), as is any other type or a missing argument.
 func (s *SysbenchStatements) AppendInterpolated(dst []byte, sql string, args []any) ([]byte, error) {
+	return appendInterpolated(s.d, dst, sql, args, false)
+}
+
+// AppendInterpolated is SysbenchStatements.AppendInterpolated for any
+// statement in this dialect, where a value may also be a float64 or nil
+// (NULL): a sysbench Lua script's with --db-ps-mode=disable.
+func (d Dialect) AppendInterpolated(dst []byte, sql string, args []any) ([]byte, error) {
+	return appendInterpolated(d, dst, sql, args, true)
+}
+
+// appendInterpolated writes args into sql; floats and NULLs when more.
+func appendInterpolated(d Dialect, dst []byte, sql string, args []any, more bool) ([]byte, error) {
+	s := struct{ d Dialect }{d}
 	next := 0 // the next ? argument
 	for i := 0; i < len(sql); i++ {
 		ch := sql[i]
@@ -609,7 +622,7 @@ func (s *SysbenchStatements) AppendInterpolated(dst []byte, sql string, args []a
 			n := next
 			next++
 			var err error
-			if dst, err = appendLiteral(dst, args, n); err != nil {
+			if dst, err = appendLiteral(dst, args, n, more); err != nil {
 				return dst, err
 			}
 			continue
@@ -621,7 +634,7 @@ func (s *SysbenchStatements) AppendInterpolated(dst []byte, sql string, args []a
 				j++
 			}
 			var err error
-			if dst, err = appendLiteral(dst, args, n-1); err != nil {
+			if dst, err = appendLiteral(dst, args, n-1, more); err != nil {
 				return dst, err
 			}
 			i = j - 1
@@ -632,11 +645,19 @@ func (s *SysbenchStatements) AppendInterpolated(dst []byte, sql string, args []a
 	return dst, nil
 }
 
-func appendLiteral(dst []byte, args []any, n int) ([]byte, error) {
+func appendLiteral(dst []byte, args []any, n int, more bool) ([]byte, error) {
 	if n < 0 || n >= len(args) {
 		return dst, fmt.Errorf("parameter %d of %d", n+1, len(args))
 	}
 	switch v := args[n].(type) {
+	case nil:
+		if more {
+			return append(dst, "NULL"...), nil
+		}
+	case float64:
+		if more {
+			return strconv.AppendFloat(dst, v, 'g', -1, 64), nil
+		}
 	case int64:
 		return strconv.AppendInt(dst, v, 10), nil
 	case int:

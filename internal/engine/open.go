@@ -35,7 +35,9 @@ func OpenBoundConns(ctx context.Context, urls []string, opts target.Options, wl 
 		tgt.Close()
 		return nil, err
 	}
-	if err := wl.Bind(workload.Env{Dialect: tgt.Dialect(), Capabilities: tgt.Capabilities(), Threads: threads}); err != nil {
+	env := workload.Env{Dialect: tgt.Dialect(), Capabilities: tgt.Capabilities(), Threads: threads,
+		Classify: tgt.Classify, ServerError: func(err error) (target.ServerError, bool) { return target.ServerErrorOf(tgt, err) }}
+	if err := wl.Bind(env); err != nil {
 		tgt.Close()
 		return nil, withCode(ExitUnsupported, fmt.Errorf("%s on %s: %w", wl.Name(), tgt.Driver(), err))
 	}

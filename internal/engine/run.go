@@ -276,14 +276,30 @@ func workloadOf(env *Env, s *Spec) (workload.Workload, error) {
 		return nil, err
 	}
 	if sw, ok := w.(workload.Scripted); ok {
-		if s.Scripts, err = readScripts(sw.ScriptNames(), s.Scripts); err != nil {
+		if s.Scripts, err = LoadScripts(sw, s.Scripts); err != nil {
 			return nil, err
-		}
-		if err := sw.SetScripts(s.Scripts); err != nil {
-			return nil, withCode(ExitUsage, err)
 		}
 	}
 	return w, nil
+}
+
+// LoadScripts reads the scripts sw names (recorded ones from recorded)
+// and hands them to SetScripts, again while its names grow (the files a
+// script requires), and returns what it read.
+func LoadScripts(sw workload.Scripted, recorded []workload.Script) ([]workload.Script, error) {
+	for {
+		names := sw.ScriptNames()
+		scripts, err := readScripts(names, recorded)
+		if err != nil {
+			return nil, err
+		}
+		if err := sw.SetScripts(scripts); err != nil {
+			return nil, withCode(ExitUsage, err)
+		}
+		if len(sw.ScriptNames()) <= len(names) {
+			return scripts, nil
+		}
+	}
 }
 
 // ResolveWorkload builds the workload from its name, files and properties,
@@ -300,6 +316,9 @@ func ResolveWorkload(warnings io.Writer, name string, files, props []string) (wo
 			return nil, withCode(ExitUsage, err) // the workload named itself
 		}
 		return nil, withCode(ExitUsage, fmt.Errorf("workload %s: %w", name, err))
+	}
+	if lw, ok := w.(interface{ SetLog(io.Writer) }); ok {
+		lw.SetLog(warnings) // what a script logs as it runs (sysbench-lua's Lua errors)
 	}
 	if wn, ok := w.(workload.Warner); ok {
 		for _, msg := range wn.Warnings() {

@@ -638,7 +638,7 @@ func (wr *worker) loop(ctx context.Context) {
 		}
 		o.Failed = err != nil
 		wr.rec.Record(o)
-		if err != nil && wr.r.Config.StopOnError && !wr.r.Config.retryable(cls) {
+		if err != nil && (wr.r.Config.StopOnError && !wr.r.Config.retryable(cls) || errors.Is(err, workload.ErrStopRun)) {
 			wr.fail(fmt.Errorf("%s failed: %w", wr.r.Workload.Ops()[op], err))
 			return
 		}

@@ -29,6 +29,10 @@ import (
 // Line is a sysbench command line taken apart.
 type Line struct {
 	Test, Command string
+	// Script is the Lua script the line names instead of a built-in test
+	// (a path ending in .lua, or an existing file): the workload
+	// sysbench-lua runs it, and its commands are the script's.
+	Script        string
 	Driver        string            // mysql (sysbench's default) or pgsql
 	conn          map[string]string // the drivers' connection options, by name
 	opts          []sysbenchOpt     // the rest, in order
@@ -167,8 +171,12 @@ func Parse(args []string, readFile func(string) ([]byte, error)) (*Line, error) 
 	default:
 		return nil, engine.Usagef("unexpected argument %q after the command %s; options take their value after '=' as in sysbench (--threads=16)", words[2], words[1])
 	}
-	if err := l.setTest(words[0]); err != nil {
+	if err := l.setTest(words[0], readFile); err != nil {
 		return nil, err
+	}
+	if l.Script != "" {
+		l.Command = words[1] // the script says which commands it has
+		return l, nil
 	}
 	switch words[1] {
 	case "prepare", "run", "cleanup", "help", "prewarm":
@@ -296,9 +304,14 @@ func (l *Line) checkDriver() error {
 	return nil
 }
 
-// setTest takes sysbench's test argument: a name or a script path.
-func (l *Line) setTest(arg string) error {
+// setTest takes sysbench's test argument: a built-in test's name, or a
+// Lua script: a path ending in .lua, or a file that exists.
+func (l *Line) setTest(arg string, readFile func(string) ([]byte, error)) error {
 	name := strings.TrimSuffix(path.Base(arg), ".lua")
+	if strings.HasSuffix(arg, ".lua") || (!slices.Contains(sysbench.Tests, arg) && readable(arg, readFile)) {
+		l.Script = arg
+		return nil
+	}
 	switch {
 	case slices.Contains(sysbench.Tests, name):
 		l.Test = name
@@ -309,27 +322,153 @@ func (l *Line) setTest(arg string) error {
 	return engine.Usagef("unknown sysbench test %q; candor runs sysbench's OLTP tests: %s", arg, strings.Join(sysbench.Tests, ", "))
 }
 
+func readable(name string, readFile func(string) ([]byte, error)) bool {
+	_, err := readFile(name)
+	return err == nil
+}
+
+// scriptArgs is the candor command line of a Lua script's run: `run
+// sysbench-lua -p file=SCRIPT`, candor's flags as they are, and the
+// script's options (any other) as -p name=value, which the workload checks
+// against the options the script declares.
+func (l *Line) scriptArgs(has func(verb, name string) bool) ([]string, error) {
+	if l.Command != "run" {
+		return nil, engine.Usagef("the command %s of the script %s runs through ScriptProps, not as a candor command line", l.Command, l.Script)
+	}
+	out, err := l.targetArgs([]string{engine.PhaseRun, luaWorkload, "-p", "file=" + l.Script}, false)
+	if err != nil {
+		return nil, err
+	}
+	if l.endless() {
+		return nil, engine.Usagef("--time=0 with no --events is sysbench's endless test; candor's runs have an end: give --time=SECONDS or --events=N")
+	}
+	out = append(out, "--format=sysbench", "--time="+sysbenchTime, "--load=never")
+	for _, o := range l.opts {
+		switch {
+		case strings.HasPrefix(o.name, "-"): // a short flag
+			out = append(out, o.name)
+		case candorFlag(has, o.name):
+			out = append(out, o.arg())
+		default:
+			out = append(out, "-p", o.prop())
+		}
+	}
+	return out, nil
+}
+
+// luaWorkload is the workload that runs sysbench Lua scripts
+// (internal/workload/sysbenchlua).
+const luaWorkload = "sysbench-lua"
+
+// candorFlag tells candor's own run flags and sysbench-lua's options
+// (given as flags) from a script's options, which go as properties.
+func candorFlag(has func(verb, name string) bool, name string) bool {
+	other := false
+	for _, e := range workload.Entries() {
+		for _, o := range e.Options {
+			if o.Name == name {
+				if e.Name == luaWorkload {
+					return true
+				}
+				other = true
+			}
+		}
+	}
+	return !other && has(engine.PhaseRun, name)
+}
+
+// prop is the option as a property, name=value; an option alone is on.
+func (o sysbenchOpt) prop() string {
+	if !o.set {
+		return o.name + "=on"
+	}
+	return o.name + "=" + o.value
+}
+
+// ScriptProps is what a Lua script's command other than run needs: the
+// workload's properties (the script, the command, sysbench-lua's and the
+// script's options), --threads (parallel commands run one Lua state per
+// thread) and the targets. candor's other run options have no use there
+// and are dropped, as sysbench ignores options a command does not read.
+func (l *Line) ScriptProps(has func(verb, name string) bool) (props []string, threads int, targets []string, err error) {
+	props = []string{"file=" + l.Script, "command=" + l.Command}
+	threads = 1
+	for _, o := range l.opts {
+		switch {
+		case o.name == "threads":
+			n, err := strconv.Atoi(o.value)
+			if err != nil || n < 1 {
+				return nil, 0, nil, engine.Usagef("--threads=%s: give a number of threads, 1 or more", o.value)
+			}
+			threads = n
+		case o.name == "target":
+			targets = append(targets, o.value)
+		case strings.HasPrefix(o.name, "-"):
+		case candorFlag(has, o.name) && !isLuaOption(o.name):
+		default:
+			props = append(props, o.prop())
+		}
+	}
+	if len(targets) > 0 && len(l.conn) > 0 {
+		return nil, 0, nil, engine.Usagef("give either --target or sysbench's connection options (--db-driver, --%s-host, ...), not both", l.Driver)
+	}
+	if len(targets) == 0 {
+		urls, err := l.URLs()
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		targets = urls[:1]
+	}
+	return props, threads, targets, nil
+}
+
+func isLuaOption(name string) bool {
+	for _, e := range workload.Entries() {
+		if e.Name == luaWorkload {
+			for _, o := range e.Options {
+				if o.Name == name {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// targetArgs appends to out the --target URLs the connection options
+// make (the first alone when one is true), unless --target was given.
+func (l *Line) targetArgs(out []string, one bool) ([]string, error) {
+	if l.Target && len(l.conn) > 0 {
+		return nil, engine.Usagef("give either --target or sysbench's connection options (--db-driver, --%s-host, ...), not both", l.Driver)
+	}
+	if l.Target {
+		return out, nil
+	}
+	urls, err := l.URLs()
+	if err != nil {
+		return nil, err
+	}
+	if one {
+		urls = urls[:1]
+	}
+	for _, u := range urls {
+		out = append(out, "--target="+u)
+	}
+	return out, nil
+}
+
 // Args builds the candor command line: the verb (load, run, cleanup or
 // prewarm), the workload and the options. has tells whether one of
 // candor's commands has a flag.
 func (l *Line) Args(has func(verb, name string) bool) ([]string, error) {
+	if l.Script != "" {
+		return l.scriptArgs(has)
+	}
 	workload := "sysbench/" + l.Test
 	verb := map[string]string{"prepare": engine.PhaseLoad, "run": engine.PhaseRun, "cleanup": "cleanup", "prewarm": "prewarm"}[l.Command]
-	out := []string{verb, workload}
-	if l.Target && len(l.conn) > 0 {
-		return nil, engine.Usagef("give either --target or sysbench's connection options (--db-driver, --%s-host, ...), not both", l.Driver)
-	}
-	if !l.Target {
-		urls, err := l.URLs()
-		if err != nil {
-			return nil, err
-		}
-		if verb == "cleanup" {
-			urls = urls[:1] // one session drops the tables
-		}
-		for _, u := range urls {
-			out = append(out, "--target="+u)
-		}
+	out, err := l.targetArgs([]string{verb, workload}, verb == "cleanup") // one session drops the tables
+	if err != nil {
+		return nil, err
 	}
 	if verb == engine.PhaseRun {
 		if l.endless() {

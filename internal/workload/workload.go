@@ -267,6 +267,11 @@ type Env struct {
 	// cleanup). Workloads that partition by worker (sysbench's bulk_insert
 	// tables, select_random_* key slices) read it in Bind.
 	Threads int
+	// Classify and ServerError are the target's (target.Target's Classify
+	// and target.ServerErrorOf), for workloads that tell errors apart
+	// themselves (a sysbench Lua script's errdesc); nil when unknown.
+	Classify    func(error) target.ErrorClass
+	ServerError func(error) (target.ServerError, bool)
 }
 
 // Limits are run-phase defaults a workload's own configuration carries (a
@@ -299,6 +304,11 @@ type Limits struct {
 	// an equal share per worker (YCSB's operationcount).
 	SharedOperations bool
 }
+
+// ErrStopRun, wrapped in an operation's error, ends the run phase as
+// failed whatever Limits.StopOnError says (a sysbench Lua script's fatal
+// SQL error, where its Lua errors count against the error budget).
+var ErrStopRun = errors.New("the error ends the run")
 
 // Table is one table a workload creates.
 type Table struct {
@@ -495,7 +505,9 @@ type Script struct {
 // (from the Spec when it records one of that name, else from the file),
 // and hands the texts to SetScripts before Bind; SetScripts parses them,
 // and its error (a syntax error, with file:line) refuses the run as bad
-// input.
+// input. ScriptNames may name more scripts after SetScripts (the files a
+// script requires): the engine then reads those too and calls SetScripts
+// again with them all, until the names stop growing.
 type Scripted interface {
 	ScriptNames() []string
 	SetScripts(scripts []Script) error
