@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -47,7 +48,7 @@ func planAxes(sides []Side) map[string]map[string][]string {
 		for k := range keys {
 			var vs []string
 			for _, p := range ps {
-				if v := p[k]; !containsString(vs, v) {
+				if v := p[k]; !slices.Contains(vs, v) {
 					vs = append(vs, v)
 				}
 			}
@@ -58,15 +59,6 @@ func planAxes(sides []Side) map[string]map[string][]string {
 		values[name] = axes
 	}
 	return values
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // planName is the plan a side's results are cells of ("" when they are

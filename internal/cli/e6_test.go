@@ -127,7 +127,20 @@ faults:
 		case !lag && a.Lost != 0:
 			t.Errorf("%s: lost %d with a synchronous standby", r.Plan.Cell, a.Lost)
 		}
-		t.Logf("%s: acknowledged %d, lost %d, unreplicated at the kill %.0f bytes (%v)", r.Plan.Cell, a.Acknowledged, a.Lost, u.Bytes, ok)
+		// The counters' session followed the fail-over: readings after
+		// the promote, from the promoted node.
+		after := 0
+		if p.Server != nil {
+			for _, smp := range p.Server.Samples {
+				if smp.ElapsedSec > p.Faults[len(p.Faults)-1].EndS+1 && len(smp.Values) > 0 {
+					after++
+				}
+			}
+		}
+		if after == 0 {
+			t.Errorf("%s: no server-counter reading after the promote", r.Plan.Cell)
+		}
+		t.Logf("%s: acknowledged %d, lost %d, unreplicated at the kill %.0f bytes (%v); %d counter readings after the promote", r.Plan.Cell, a.Acknowledged, a.Lost, u.Bytes, ok, after)
 	}
 
 	code, out, stderr := runAbs(t, dir, "audit", results)

@@ -111,3 +111,28 @@ func TestYCSBPropertiesHelpAndWeights(t *testing.T) {
 		t.Errorf("exit %d, want one note on weights:\n%s", code, stderr)
 	}
 }
+
+// A plan whose cells differ only in an option their workload ignores (E3
+// as a cross product: sequence-cache with auto-inc=off) is refused before
+// anything runs, exit 2, naming the cells and the option.
+func TestPlanIgnoredOptionRefused(t *testing.T) {
+	dir := t.TempDir()
+	planFile := filepath.Join(dir, "e3.yaml")
+	os.WriteFile(planFile, []byte(`name: e3x
+targets: {lite: sqlite://c.db}
+workloads: [{name: sysbench/oltp_read_write, options: {tables: 1, table-size: 100}}]
+matrix:
+  auto-inc: ["on", "off"]
+  sequence-cache: [1, 1000]
+duration: 1s
+`), 0o644)
+	for _, cmd := range []string{"run", "cells"} {
+		code, _, stderr := runCLI(t, dir, nil, "plan", cmd, planFile)
+		if code != ExitUsage || !strings.Contains(stderr, "sysbench-oltp_read_write_lite_auto-inc-off_sequence-cache-1000 differ only in sequence-cache") {
+			t.Errorf("plan %s: exit %d, want %d naming the cells\n%s", cmd, code, ExitUsage, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "results")); err == nil {
+		t.Error("a refused plan ran cells")
+	}
+}

@@ -66,6 +66,7 @@ func Merge(in []MergeInput) (*Result, error) {
 	out.Phases = nil
 	out.Status = StatusComplete
 	out.Error = ""
+	out.Checks = nil
 	out.Merged = &Merged{RunID: first.Shard.RunID, Count: first.Shard.Count}
 	out.Run.Threads, out.Run.Operations, out.Run.Rate = 0, 0, 0
 	var errs []string
@@ -88,6 +89,10 @@ func Merge(in []MergeInput) (*Result, error) {
 			src.Client = append(src.Client, p.Client)
 		}
 		out.Merged.Shards = append(out.Merged.Shards, src)
+		for _, c := range r.Checks { // each shard checked the data it saw
+			c.When = strings.TrimSpace(fmt.Sprintf("shard %d %s", r.Shard.Index, c.When))
+			out.Checks = append(out.Checks, c)
+		}
 	}
 	out.Error = strings.Join(errs, "; ")
 	// Phases are matched by name and repetition, in the order of their
@@ -128,7 +133,7 @@ func minTime(a, b time.Time) time.Time {
 }
 
 func worseStatus(a, b string) string {
-	rank := map[string]int{StatusComplete: 0, StatusInterrupted: 1, StatusFailed: 2, StatusInconsistent: 3}
+	rank := map[string]int{StatusComplete: 0, StatusCheckFailed: 1, StatusInterrupted: 2, StatusFailed: 3, StatusInconsistent: 4}
 	if rank[b] > rank[a] {
 		return b
 	}
