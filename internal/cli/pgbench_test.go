@@ -2,7 +2,9 @@ package cli
 
 import (
 	"encoding/json"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -218,5 +220,43 @@ func TestPgbenchGsetNull(t *testing.T) {
 		if m := res.Phases[len(res.Phases)-1].Ops[0].FirstErrors; code != 5 || !strings.Contains(m["other"], c.want) {
 			t.Errorf("exit %d, first errors %v; want 5 and %q", code, m, c.want)
 		}
+	}
+}
+
+// Tables pgbench -i created are pgbench's, not candor's: candor pgbench -i
+// refuses to drop them (exit 4, saying why), and a run uses them as
+// pgbench would.
+func TestPgbenchForeignTables(t *testing.T) {
+	u := postgresURL(t)
+	bin, err := exec.LookPath("pgbench")
+	if err != nil {
+		t.Skip("no pgbench binary")
+	}
+	dir := t.TempDir()
+	runCLI(t, dir, nil, "cleanup", "script/pgbench", "-p", "tables=true", "--target", u)
+	o := oracle.Open(t, u)
+	t.Cleanup(func() {
+		o.Exec(t, "DROP TABLE IF EXISTS pgbench_accounts, pgbench_branches, pgbench_tellers, pgbench_history")
+	})
+	pu, err := url.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(bin, "-i", "-s", "1", "-q", "-h", pu.Hostname(), "-p", pu.Port(), "-U", pu.User.Username(), strings.TrimPrefix(pu.Path, "/")).CombinedOutput(); err != nil {
+		t.Fatalf("pgbench -i: %v\n%s", err, out)
+	}
+	code, out, errOut := runCLI(t, dir, nil, "pgbench", "-i", "-s", "1", "--target", u)
+	if code != 4 || !strings.Contains(errOut, "candor did not create it") || !strings.Contains(errOut, "pgbench_") {
+		t.Errorf("candor pgbench -i over pgbench's tables: exit %d, want 4 and the reason\n%s%s", code, out, errOut)
+	}
+	if got := o.Ints(t, "SELECT count(*) FROM pgbench_accounts"); got[0] != 100000 {
+		t.Errorf("pgbench's accounts after the refusal: %v, want 100000", got)
+	}
+	code, out, errOut = runCLI(t, dir, nil, "pgbench", "-c", "2", "-t", "5", "--target", u)
+	if code != 0 || !strings.Contains(out, "number of transactions actually processed: 10/10") {
+		t.Errorf("a run on pgbench's tables: exit %d\n%s%s", code, out, errOut)
+	}
+	if got := o.Ints(t, "SELECT count(*) FROM pgbench_history"); got[0] != 10 {
+		t.Errorf("pgbench_history: %v, want 10", got)
 	}
 }
