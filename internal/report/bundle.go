@@ -32,7 +32,12 @@ func RerunCommand(results []string) string {
 // files the results name when they are found, the audit (audit.txt) and a
 // README with the command that reruns them. dir must be absent or empty.
 // It returns the files written, relative to dir.
-func WriteBundle(dir string, inputs []Input) ([]string, error) {
+func WriteBundle(dir string, inputs []Input) ([]string, error) { return writeBundle(dir, inputs, true) }
+
+// writeBundle is WriteBundle; without sides it leaves out the results'
+// interval side files (a site's bundles: every interval is in its result
+// too, and the side files would double a site's size).
+func writeBundle(dir string, inputs []Input, sides bool) ([]string, error) {
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return nil, fmt.Errorf("%w: %s holds %d entries; name a new directory", ErrBundleExists, dir, len(entries))
 	}
@@ -72,7 +77,7 @@ func WriteBundle(dir string, inputs []Input) ([]string, error) {
 		if err := copyFile(in.Path, rel); err != nil {
 			return written, err
 		}
-		if side := result.IntervalsPath(in.Path); side != in.Path {
+		if side := result.IntervalsPath(in.Path); sides && side != in.Path {
 			if _, err := os.Stat(side); err == nil {
 				if err := copyFile(side, result.IntervalsPath(rel)); err != nil {
 					return written, err

@@ -434,7 +434,10 @@ func publishedTables(p *ClaimsPlan, inputs []Input) []*table {
 		for _, col := range cols {
 			for _, m := range pt.Metrics {
 				h := m
-				if len(col) > 0 {
+				switch {
+				case len(col) > 0 && len(pt.Metrics) == 1:
+					h = col.String() // the metric is in the caption's note
+				case len(col) > 0:
 					h = col.String() + ": " + m
 				}
 				t.Head = append(t.Head, h)
@@ -443,8 +446,10 @@ func publishedTables(p *ClaimsPlan, inputs []Input) []*table {
 		for range pt.Rows {
 			t.Right = append(t.Right, false)
 		}
+		// The figures' columns stay left-aligned: a narrow terminal wraps
+		// them (right-aligned columns are never narrowed).
 		for range t.Head[len(pt.Rows):] {
-			t.Right = append(t.Right, true)
+			t.Right = append(t.Right, false)
 		}
 		for _, row := range published.Values(cells, pt.Rows) {
 			var line []string

@@ -29,11 +29,10 @@ window.addEventListener('load', function () {
       if (x.r.left < sb.left - 0.5 || x.r.right > sb.right + 0.5 || x.r.top < sb.top - 0.5 || x.r.bottom > sb.bottom + 0.5) out.spills.push(x.t + ' ' + JSON.stringify([Math.round(x.r.left), Math.round(x.r.top), Math.round(x.r.right), Math.round(x.r.bottom)]) + ' in ' + JSON.stringify([Math.round(sb.left), Math.round(sb.top), Math.round(sb.right), Math.round(sb.bottom)]));
     });
     svg.querySelectorAll('path').forEach(function (p) {
-      var d = p.getAttribute('d') || '', st = p.getAttribute('style') || '';
-      var m = /stroke:#([0-9A-Fa-f]{6})/.exec(st);
-      if ((d.match(/L/g) || []).length < 2 || st.indexOf('fill:none') < 0 || !m) return;
-      var c = m[1].toUpperCase();
-      if (c.slice(0, 2) === c.slice(2, 4) && c.slice(2, 4) === c.slice(4, 6)) return; // black and greys: axes, grid
+      var d = p.getAttribute('d') || '', cs = getComputedStyle(p);
+      var m = /rgb\((\d+), (\d+), (\d+)\)/.exec(cs.stroke);
+      if ((d.match(/L/g) || []).length < 2 || cs.fill !== 'none' || !m) return;
+      if (m[1] === m[2] && m[2] === m[3]) return; // black and greys: axes, grid
       out.lines++;
       var len = p.getTotalLength(), ctm = p.getScreenCTM(), steps = Math.max(50, Math.ceil(len / 2));
       for (var i = 0; i <= steps; i++) {

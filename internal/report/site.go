@@ -38,7 +38,8 @@ type SiteExperiment struct {
 // WriteSite writes a static site to dir (new or empty): index.html with
 // one row per published claim, and per experiment a folder holding its
 // bundle (report.html with the claims, the audit and the tables; audit.txt;
-// the results; the plan; README.md with the command that reruns them).
+// the results, without their interval side files, whose intervals the
+// results hold too; the plan; README.md with the command that reruns them).
 // plans are plans whose claims belong on the index even without results
 // (their verdict is "cannot be tested here", with the reason their
 // NOT-RUN file gives). The site opens from disk: relative links, inline
@@ -88,7 +89,7 @@ func WriteSite(dir string, inputs []Input, plans []*ClaimsPlan) (*Site, error) {
 			continue
 		}
 		e.Dir = siteName(name, used)
-		files, err := WriteBundle(filepath.Join(dir, e.Dir), group)
+		files, err := writeBundle(filepath.Join(dir, e.Dir), group, false)
 		for _, f := range files {
 			site.Files = append(site.Files, filepath.ToSlash(filepath.Join(e.Dir, f)))
 			if strings.HasPrefix(f, "plan/") {
