@@ -32,14 +32,14 @@ func generalLogServer(t *testing.T) (url, logFile string) {
 	}
 	os.Remove(dir) // the sandbox script creates it, and will remove it
 	logFile = filepath.Join(os.TempDir(), filepath.Base(dir)+".general.log")
-	out, err := exec.Command(script, "start", dir, "general_log=1", "general_log_file="+logFile).Output()
-	if err != nil {
-		t.Fatalf("starting MariaDB: %v", err)
-	}
 	t.Cleanup(func() {
 		exec.Command(script, "stop", dir).Run()
 		os.Remove(logFile)
 	})
+	out, err := exec.Command(script, "start", dir, "general_log=1", "general_log_file="+logFile).Output()
+	if err != nil {
+		t.Fatalf("starting MariaDB: %v", err)
+	}
 	return strings.TrimSpace(string(out)), logFile
 }
 
@@ -100,15 +100,15 @@ func statementLogServer(t *testing.T) (url, logFile string) {
 		t.Fatal(err)
 	}
 	os.Chmod(logDir, 0o777)
+	t.Cleanup(func() {
+		exec.Command(script, "stop", dir).Run()
+		os.RemoveAll(logDir)
+	})
 	out, err := exec.Command(script, "start", dir, "log_statement=all", "logging_collector=on", "log_directory="+logDir,
 		"log_filename=pg.log", "log_line_prefix=%p ").Output()
 	if err != nil {
 		t.Fatalf("starting PostgreSQL: %v", err)
 	}
-	t.Cleanup(func() {
-		exec.Command(script, "stop", dir).Run()
-		os.RemoveAll(logDir)
-	})
 	return strings.TrimSpace(string(out)), filepath.Join(logDir, "pg.log")
 }
 

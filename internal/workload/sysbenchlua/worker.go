@@ -105,8 +105,18 @@ func (wk *worker) watch(ctx context.Context) {
 	} else {
 		wk.luaCtx = wk.st.w.dog.watch(ctx)
 	}
-	wk.st.L.SetContext(wk.luaCtx)
+	wk.st.L.SetContext(doneCtx{wk.luaCtx, wk.luaCtx.Done()})
 }
+
+// doneCtx is a context whose Done channel is a field: gopher-lua asks for
+// it before every instruction, and a cancelCtx's Done is an atomic load and
+// a check each time.
+type doneCtx struct {
+	context.Context
+	done <-chan struct{}
+}
+
+func (d doneCtx) Done() <-chan struct{} { return d.done }
 
 // watchdogEvery is how often the watchdog looks at the contexts it
 // watches: how late, at most, a script looping in an event is stopped.
