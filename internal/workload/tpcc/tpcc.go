@@ -140,6 +140,8 @@ type Workload struct {
 	stock        [][]string // [district][n]
 	lineRows     int        // order lines per INSERT when loading (MultiRowInsert)
 
+	loadMu sync.Mutex // embedded targets: one load batch at a time
+
 	// Run-wide NURand constants, drawn from the first worker's generator.
 	cOnce             sync.Once
 	cLast, cID, cItem int64
