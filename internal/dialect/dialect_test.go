@@ -3,7 +3,6 @@ package dialect
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -68,21 +67,7 @@ func TestGolden(t *testing.T) {
 	cql.Keyspace = "ycsb"
 	for _, d := range []Dialect{Postgres, SQLite, MySQL, cql} {
 		t.Run(d.Name, func(t *testing.T) {
-			path := filepath.Join("testdata", d.Name+".golden")
-			got := render(d)
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run `go test ./internal/dialect -update` to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("SQL differs from %s (run with -update if the change is intended)\n--- got\n%s--- want\n%s", path, got, want)
-			}
+			golden(t, filepath.Join("testdata", d.Name+".golden"), render(d))
 		})
 	}
 }

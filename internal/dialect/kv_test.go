@@ -2,7 +2,6 @@ package dialect
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -96,21 +95,7 @@ func TestCommitLoopGolden(t *testing.T) { checkGolden(t, "commitloop", renderCom
 func checkGolden(t *testing.T, kind string, render func(Dialect) string, extra ...Dialect) {
 	for _, d := range append([]Dialect{Postgres, SQLite, MySQL}, extra...) {
 		t.Run(d.Name, func(t *testing.T) {
-			path := filepath.Join("testdata", kind+"_"+d.Name+".golden")
-			got := render(d)
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run `go test ./internal/dialect -update` to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("SQL differs from %s (run with -update if the change is intended)\n--- got\n%s--- want\n%s", path, got, want)
-			}
+			golden(t, filepath.Join("testdata", kind+"_"+d.Name+".golden"), render(d))
 		})
 	}
 }

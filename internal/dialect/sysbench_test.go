@@ -2,7 +2,6 @@ package dialect
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -121,21 +120,7 @@ func renderSysbench(d Dialect) string {
 func TestSysbenchGolden(t *testing.T) {
 	for _, d := range sysbenchDialects {
 		t.Run(d.Name, func(t *testing.T) {
-			path := filepath.Join("testdata", "sysbench_"+d.Name+".golden")
-			got := renderSysbench(d)
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run `go test ./internal/dialect -update` to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("SQL differs from %s (run with -update if the change is intended)\n--- got\n%s--- want\n%s", path, got, want)
-			}
+			golden(t, filepath.Join("testdata", "sysbench_"+d.Name+".golden"), renderSysbench(d))
 		})
 	}
 }

@@ -2,7 +2,6 @@ package dialect
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -58,21 +57,7 @@ func TestTPCCGolden(t *testing.T) {
 			for _, l := range tpccLines(s) {
 				fmt.Fprintf(&b, "%s: %s\n", l[0], l[1])
 			}
-			got := b.String()
-			path := filepath.Join("testdata", "tpcc_"+d.Name+".golden")
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run `go test ./internal/dialect -update` to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("SQL differs from %s (run with -update if the change is intended)\n--- got\n%s--- want\n%s", path, got, want)
-			}
+			golden(t, filepath.Join("testdata", "tpcc_"+d.Name+".golden"), b.String())
 		})
 	}
 }

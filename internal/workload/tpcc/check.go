@@ -107,26 +107,38 @@ func differ(a, b float64) bool { return math.Abs(a-b) > tolerance }
 
 // check1 is 3.3.2.1: W_YTD = sum(D_YTD).
 func (w *Workload) check1(ctx context.Context, c target.Conn) (workload.CheckResult, error) {
+	return w.warehouseYTD(ctx, c, w.st.Checks.WarehouseYTD, "3.3.2.1 W_YTD = sum(D_YTD)", "d_ytd")
+}
+
+// warehouseYTD runs a check whose query returns w_id, w_ytd and a sum
+// (of sumOf) that must equal it, per warehouse.
+func (w *Workload) warehouseYTD(ctx context.Context, c target.Conn, q, name, sumOf string) (workload.CheckResult, error) {
 	var o offenders
-	err := rows(ctx, c, w.st.Checks.WarehouseYTD, func(cols [][]byte) error {
+	err := rows(ctx, c, q, func(cols [][]byte) error {
 		id, err := integer(cols[0])
 		if err != nil {
 			return err
 		}
-		wy, err := money(cols[1])
-		if err != nil {
-			return err
+		m, err := moneys(cols[1:3])
+		if err == nil && differ(m[0], m[1]) {
+			o.add("warehouse %d: w_ytd %.2f, sum of %s %.2f", id, m[0], sumOf, m[1])
 		}
-		sum, err := money(cols[2])
-		if err != nil {
-			return err
-		}
-		if differ(wy, sum) {
-			o.add("warehouse %d: w_ytd %.2f, sum of d_ytd %.2f", id, wy, sum)
-		}
-		return nil
+		return err
 	})
-	return o.result("3.3.2.1 W_YTD = sum(D_YTD)", "warehouses"), err
+	return o.result(name, "warehouses"), err
+}
+
+// moneys parses amounts (NULL: 0).
+func moneys(cols [][]byte) ([]float64, error) {
+	out := make([]float64, len(cols))
+	for i, b := range cols {
+		v, err := money(b)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
 }
 
 // check2 is 3.3.2.2: D_NEXT_O_ID − 1 = max(O_ID) = max(NO_O_ID), the
@@ -240,26 +252,7 @@ func (w *Workload) check7(ctx context.Context, c target.Conn) (workload.CheckRes
 
 // check8 is 3.3.2.8: W_YTD = sum(H_AMOUNT) of the warehouse.
 func (w *Workload) check8(ctx context.Context, c target.Conn) (workload.CheckResult, error) {
-	var o offenders
-	err := rows(ctx, c, w.st.Checks.WarehouseHist, func(cols [][]byte) error {
-		id, err := integer(cols[0])
-		if err != nil {
-			return err
-		}
-		wy, err := money(cols[1])
-		if err != nil {
-			return err
-		}
-		sum, err := money(cols[2])
-		if err != nil {
-			return err
-		}
-		if differ(wy, sum) {
-			o.add("warehouse %d: w_ytd %.2f, sum of h_amount %.2f", id, wy, sum)
-		}
-		return nil
-	})
-	return o.result("3.3.2.8 W_YTD = sum(H_AMOUNT)", "warehouses"), err
+	return w.warehouseYTD(ctx, c, w.st.Checks.WarehouseHist, "3.3.2.8 W_YTD = sum(H_AMOUNT)", "h_amount")
 }
 
 // check9 is 3.3.2.9: D_YTD = sum(H_AMOUNT) of the district.
@@ -327,15 +320,11 @@ func (w *Workload) check10and12(ctx context.Context, c target.Conn) ([]workload.
 		if err != nil {
 			return err
 		}
-		bal, err := money(cols[3])
+		m, err := moneys(cols[3:5])
 		if err != nil {
 			return err
 		}
-		ytd, err := money(cols[4])
-		if err != nil {
-			return err
-		}
-		k := key(v)
+		bal, ytd, k := m[0], m[1], key(v)
 		if want := delivered[k] - paid[k]; differ(bal, want) {
 			ten.add("warehouse %d district %d customer %d: c_balance %.2f, delivered %.2f − paid %.2f", k[0], k[1], k[2], bal, delivered[k], paid[k])
 		}

@@ -22,6 +22,7 @@ import (
 	_ "github.com/candor-bench/candor/internal/target/sqlite"
 	"github.com/candor-bench/candor/internal/target/targettest"
 	"github.com/candor-bench/candor/internal/testutil/oracle"
+	"github.com/candor-bench/candor/internal/testutil/pgcluster"
 	"github.com/candor-bench/candor/internal/workload"
 	"github.com/candor-bench/candor/internal/workload/tpcc"
 )
@@ -307,6 +308,43 @@ func TestBadWarehousesExit(t *testing.T) {
 		code, msg, res := runSpec(t, spec("load", "sqlite://"+db, filepath.Join(t.TempDir(), "r.json"), 1, "warehouses="+w))
 		if code != engine.ExitUsage || !strings.Contains(msg, "--warehouses "+w+": TPC-C needs at least 1 warehouse; give --warehouses 1 or more") || res != nil {
 			t.Errorf("--warehouses %s: exit %d, result %v: %s", w, code, res != nil, msg)
+		}
+	}
+}
+
+// A fail-over during a run: the primary of a replicated PostgreSQL
+// (synchronous standby) SIGKILLed at 2 s, the standby promoted at 3 s; the
+// workers follow the promoted node (--target-role primary), the run
+// completes, and the consistency checks pass on the surviving node.
+func TestFailoverChecksOnSurvivor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a replicated PostgreSQL")
+	}
+	sh := pgcluster.Script(t)
+	dir, urls := pgcluster.Start(t, sh, "--standbys", "1", "--sync", "one")
+	work := t.TempDir()
+	if code, msg, _ := runSpec(t, spec("load", urls[0], filepath.Join(work, "load.json"), 2, "warehouses=1")); code != 0 {
+		t.Fatalf("load: exit %d: %s", code, msg)
+	}
+	s := spec("run", urls[0], filepath.Join(work, "run.json"), 4, "warehouses=1")
+	s.Targets, s.TargetRole, s.Load = urls[:2], engine.RolePrimary, "never"
+	d := 8 * time.Second
+	s.Duration, s.Faults = &d, []string{"at=2s run=" + sh + " kill " + dir + " 0", "at=3s run=" + sh + " promote " + dir + " 1"}
+	code, msg, res := runSpec(t, s)
+	if code != 0 || res == nil {
+		t.Fatalf("run: exit %d: %s", code, msg)
+	}
+	p := res.Phases[len(res.Phases)-1]
+	var recon int64
+	for _, w := range p.Workers {
+		recon += w.Reconnects
+	}
+	if len(p.Faults) != 2 || p.Faults[1].Status != "done" || recon == 0 || p.Derived["tpmC"] <= 0 {
+		t.Errorf("faults %+v, %d reconnects, tpmC %v: want the run to go on on the promoted node", p.Faults, recon, p.Derived["tpmC"])
+	}
+	for _, r := range checks(t, urls[1]) {
+		if !r.Passed {
+			t.Errorf("on the promoted node: %s failed: %s", r.Name, r.Detail)
 		}
 	}
 }

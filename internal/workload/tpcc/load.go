@@ -123,6 +123,13 @@ func (l *loader) LoadBatch(ctx context.Context, c target.Conn, from, to int64) e
 	_, l.copy = c.(target.Copier)
 	l.written = 0
 	st := &l.w.st
+	if l.w.caps.Embedded {
+		// An embedded database (SQLite) has one writer at a time: the
+		// batches take turns here rather than time out waiting for its
+		// lock while another batch of thousands of rows holds it.
+		l.w.loadMu.Lock()
+		defer l.w.loadMu.Unlock()
+	}
 	if _, err := c.Exec(ctx, st.BeginWrite); err != nil {
 		return err
 	}

@@ -140,6 +140,8 @@ type Workload struct {
 	stock        [][]string // [district][n]
 	lineRows     int        // order lines per INSERT when loading (MultiRowInsert)
 
+	loadMu sync.Mutex // embedded targets: one load batch at a time
+
 	// Run-wide NURand constants, drawn from the first worker's generator.
 	cOnce             sync.Once
 	cLast, cID, cItem int64
@@ -158,10 +160,7 @@ var (
 // New builds the workload from props ("warehouses=4", "spec-waits=on").
 // Every problem is returned at once.
 func New(files, props []string) (*Workload, error) {
-	var errs []error
-	if len(files) > 0 {
-		errs = append(errs, fmt.Errorf("tpcc takes no property files (%s); give its options as flags (--warehouses 4) or -p name=value", strings.Join(files, ", ")))
-	}
+	errs := []error{noFiles(files)}
 	o := Options{Reference: Reference, Warehouses: 1, Mix: Mix, CLastLoad: CLastLoad}
 	for _, p := range props {
 		k, v, ok := strings.Cut(p, "=")
@@ -194,10 +193,18 @@ func New(files, props []string) (*Workload, error) {
 			errs = append(errs, fmt.Errorf("unknown option %q; valid options of tpcc: warehouses, spec-waits", k))
 		}
 	}
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("tpcc: invalid options:\n%w", errors.Join(errs...))
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("tpcc: invalid options:\n%w", err)
 	}
 	return &Workload{opts: o}, nil
+}
+
+// noFiles refuses property files, which tpcc has none of.
+func noFiles(files []string) error {
+	if len(files) == 0 {
+		return nil
+	}
+	return fmt.Errorf("tpcc takes no property files (%s); give its options as flags (--warehouses 4) or -p name=value", strings.Join(files, ", "))
 }
 
 func parseBool(s string) (bool, error) {

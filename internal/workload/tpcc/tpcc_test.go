@@ -345,3 +345,30 @@ func TestFmtDecimal(t *testing.T) {
 		t.Errorf("tax %s", got)
 	}
 }
+
+// With --spec-waits the keying and think times are waited after the
+// transaction (outside Exec, so outside its latency), and cut short when
+// the phase ends; without it Done returns at once.
+func TestSpecWaits(t *testing.T) {
+	for _, waits := range []bool{false, true} {
+		w := bound(t, fmt.Sprintf("spec-waits=%t", waits))
+		wk := w.NewWorker(0, rand.New(rand.NewSource(3)))
+		wk.Next()
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		s := &counts{n: make([]int64, len(counterNames))}
+		t0 := time.Now()
+		if err := wk.Exec(ctx, &scripted{st: w.st}, s); err != nil {
+			t.Fatal(err)
+		}
+		exec := time.Since(t0)
+		wk.Done(nil)
+		waited := time.Since(t0) - exec
+		cancel()
+		switch {
+		case !waits && waited > 50*time.Millisecond:
+			t.Errorf("without --spec-waits Done waited %v", waited)
+		case waits && (waited < 250*time.Millisecond || waited > 2*time.Second):
+			t.Errorf("with --spec-waits Done waited %v, want until the phase ended (300 ms; every keying time is 2 s or more)", waited)
+		}
+	}
+}
