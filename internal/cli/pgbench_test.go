@@ -28,30 +28,32 @@ func pgbenchScript(t *testing.T, dir, name, text string) string {
 // the built-in scripts run on every SQL target; the counts are read by
 // the test's own connection (the oracle), not by candor.
 func TestPgbenchInitAndBuiltinsOnEveryTarget(t *testing.T) {
-	for name, u := range targettest.RealTargets(t, false) {
+	t.Parallel()
+	for name, u := range targettest.RealTargets(t, true) { // databases of its own: pgbench's tables have fixed names
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
-			runCLI(t, dir, nil, "cleanup", "script/pgbench", "-p", "tables=true", "--target", u)
-			if code, out, errOut := runCLI(t, dir, nil, "pgbench", "-i", "-s", "2", "--target", u); code != 0 {
+			runAbs(t, dir, "cleanup", "script/pgbench", "-p", "tables=true", "--target", u)
+			if code, out, errOut := runAbs(t, dir, "pgbench", "-i", "-s", "1", "--target", u, "-o", filepath.Join(dir, "init.json")); code != 0 {
 				t.Fatalf("pgbench -i: exit %d\n%s%s", code, out, errOut)
 			}
-			t.Cleanup(func() { runCLI(t, dir, nil, "cleanup", "script/pgbench", "-p", "tables=true", "--target", u) })
+			t.Cleanup(func() { runAbs(t, dir, "cleanup", "script/pgbench", "-p", "tables=true", "--target", u) })
 			var o *oracle.Conn
 			if name != "sqlite" {
 				o = oracle.Open(t, u)
-				for table, want := range map[string]int64{"pgbench_accounts": 200000, "pgbench_branches": 2, "pgbench_tellers": 20, "pgbench_history": 0} {
+				for table, want := range map[string]int64{"pgbench_accounts": 100000, "pgbench_branches": 1, "pgbench_tellers": 10, "pgbench_history": 0} {
 					if got := o.Ints(t, "SELECT count(*) FROM "+table); len(got) != 1 || got[0] != want {
 						t.Errorf("%s: %v rows, want %d", table, got, want)
 					}
 				}
-				if got := o.Ints(t, "SELECT count(*) FROM pgbench_accounts WHERE bid = FLOOR((aid - 1) / 100000) + 1 AND abalance = 0"); got[0] != 200000 {
-					t.Errorf("accounts with pgbench's bid and abalance: %v, want 200000", got)
+				if got := o.Ints(t, "SELECT count(*) FROM pgbench_accounts WHERE bid = FLOOR((aid - 1) / 100000) + 1 AND abalance = 0"); got[0] != 100000 {
+					t.Errorf("accounts with pgbench's bid and abalance: %v, want 100000", got)
 				}
 			}
 			for _, b := range []string{"tpcb-like", "simple-update", "select-only"} {
 				for _, mode := range []string{"simple", "prepared"} {
-					code, out, errOut := runCLI(t, dir, nil, "pgbench", "-c", "2", "-t", "10", "-b", b, "-M", mode, "--target", u)
-					if code != 0 || !strings.Contains(out, "number of transactions actually processed: 20/20") || !strings.Contains(out, "scaling factor: 2") {
+					code, out, errOut := runAbs(t, dir, "pgbench", "-c", "2", "-t", "10", "-b", b, "-M", mode, "--target", u, "-o", filepath.Join(dir, b+"-"+mode+".json"))
+					if code != 0 || !strings.Contains(out, "number of transactions actually processed: 20/20") || !strings.Contains(out, "scaling factor: 1") {
 						t.Errorf("%s -M %s: exit %d\n%s%s", b, mode, code, out, errOut)
 					}
 				}

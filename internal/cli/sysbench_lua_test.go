@@ -171,11 +171,14 @@ func busiest(byConn map[string][]string) []string {
 // for the same test, seed and events — as the server's own log records
 // them (MariaDB's general log, PostgreSQL's log_statement=all).
 func TestSysbenchLuaStatementsMatchGo(t *testing.T) {
+	t.Parallel()
 	t.Run("mariadb", func(t *testing.T) {
+		t.Parallel()
 		u, logFile := generalLogServer(t)
 		luaMatchesGo(t, u, logFile, logSince)
 	})
 	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
 		u, logFile := statementLogServer(t)
 		luaMatchesGo(t, u, logFile, pgLogSince)
 	})
@@ -192,7 +195,7 @@ func luaMatchesGo(t *testing.T, u, logFile string, since func(*testing.T, string
 	sb := func(args ...string) string {
 		t.Helper()
 		args = append(append([]string{"sysbench"}, common...), args...)
-		code, stdout, stderr := runCLI(t, dir, nil, args...)
+		code, stdout, stderr := runSysbench(t, dir, args...)
 		if code != 0 {
 			t.Fatalf("candor %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
 		}

@@ -218,7 +218,9 @@ func TestProxyPauseRTO(t *testing.T) {
 	if rto := *a.Fault.RTOSeconds; rto < 2.7 || rto > 3.3 {
 		t.Errorf("RTO %.3f s, want 3 s ± 0.3 s", rto)
 	}
-	if a.Lost != 0 || a.Unknown != 0 || a.Failed != 0 {
+	// A write in flight when the phase ends is unknown (at most one per
+	// worker): the pause itself loses, fails and leaves unknown nothing.
+	if a.Lost != 0 || a.Unknown > 2 || a.Failed != 0 {
 		t.Errorf("accounting %+v: a pause loses and fails nothing", a)
 	}
 }

@@ -197,9 +197,10 @@ func TestServerRestartMidRun(t *testing.T) {
 
 // TestCommitLoopOnPostgres: the client and server rates of a run agree
 // within 10%; synchronous_commit off is recorded in the fingerprint and
-// commits faster; three jobs make 3 × N rows. The run without synchronous
-// commits has 20,000 rows, about a second, so that the phase's few
-// milliseconds of start and end weigh little against the server's span.
+// commits faster; three jobs make 3 × N rows. Each run lasts a second or
+// two (6,000 rows with synchronous commits, 20,000 without), so that the
+// phase's few milliseconds of start and end weigh little against the
+// server's span.
 // Not in parallel: the server's rates are the server's whole.
 func TestCommitLoopOnPostgres(t *testing.T) {
 	u := targettest.PostgresURL(t)
@@ -213,14 +214,14 @@ func TestCommitLoopOnPostgres(t *testing.T) {
 		}
 		return resulttest.Read(t, s.Out)
 	}
-	on := run(u, "on.json", "2000")
+	on := run(u, "on.json", "6000")
 	off := run(u+"&synchronous_commit=off", "off.json", "20000")
 	for _, c := range []struct {
 		name string
 		res  *result.Result
 		sync string
 		rows int64
-	}{{"on", on, "on", 2000}, {"off", off, "off", 20000}} {
+	}{{"on", on, "on", 6000}, {"off", off, "off", 20000}} {
 		p := c.res.Phases[len(c.res.Phases)-1]
 		if p.Operations != c.rows || p.Derived["rows"] != float64(c.rows) {
 			t.Fatalf("synchronous_commit %s: %d operations, %v rows", c.name, p.Operations, p.Derived["rows"])

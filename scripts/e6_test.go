@@ -1,8 +1,9 @@
-package cli
+package scripts
 
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -28,6 +29,19 @@ func TestE6ScaledDown(t *testing.T) {
 	sh := pgcluster.Script(t)
 	t.Parallel()
 	dir := t.TempDir()
+	bin := buildCandor(t)
+	runAbs := func(t *testing.T, dir string, args ...string) (int, string, string) {
+		t.Helper()
+		var out, errb strings.Builder
+		cmd := exec.Command(bin, args...)
+		cmd.Dir, cmd.Stdout, cmd.Stderr = dir, &out, &errb
+		err := cmd.Run()
+		code := cmd.ProcessState.ExitCode()
+		if err != nil && code < 0 {
+			t.Fatalf("candor %v: %v", args, err)
+		}
+		return code, out.String(), errb.String()
+	}
 	oracle := filepath.Join(dir, "oracle")
 	os.Mkdir(oracle, 0o777)
 	os.Chmod(dir, 0o755)
