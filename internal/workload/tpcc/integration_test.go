@@ -137,8 +137,12 @@ func TestRealTargets(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads 600,000 rows per database")
 	}
+	t.Parallel()
 	for name, url := range targettest.RealTargets(t, true) {
-		t.Run(name, func(t *testing.T) { exercise(t, url) })
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			exercise(t, url)
+		})
 	}
 }
 
@@ -321,6 +325,7 @@ func TestFailoverChecksOnSurvivor(t *testing.T) {
 		t.Skip("starts a replicated PostgreSQL")
 	}
 	sh := pgcluster.Script(t)
+	t.Parallel()
 	dir, urls := pgcluster.Start(t, sh, "--standbys", "1", "--sync", "one")
 	work := t.TempDir()
 	if code, msg, _ := runSpec(t, spec("load", urls[0], filepath.Join(work, "load.json"), 2, "warehouses=1")); code != 0 {
