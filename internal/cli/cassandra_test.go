@@ -91,6 +91,7 @@ func TestCassandraYCSB(t *testing.T) {
 	ks := fmt.Sprintf("candor_cli_%08x", rand.Uint32())
 	url := cassandraURL(t, ks)
 	base := cassandraURL(t, "system")
+	t.Parallel()
 	defer cqlDo(t, base, func(ctx context.Context, c target.Conn) {
 		if _, err := c.Exec(ctx, "DROP KEYSPACE IF EXISTS "+ks); err != nil {
 			t.Errorf("dropping keyspace %s: %v", ks, err)
@@ -100,7 +101,7 @@ func TestCassandraYCSB(t *testing.T) {
 
 	for _, args := range [][]string{{"sysbench/oltp_point_select", "--operations", "10"}, {"commit-loop"}, {"ledger", "--time", "1s"}, {"kv-ints-batch", "--operations", "10"}} {
 		wl := args[0]
-		code, _, stderr := runCLI(t, dir, nil, append([]string{"run", wl, "--target", url, "-q", "-o", "refused.json"}, args[1:]...)...)
+		code, _, stderr := runAt(t, dir, append([]string{"run", wl, "--target", url, "-q", "-o", "refused.json"}, args[1:]...)...)
 		want := "needs a SQL target"
 		if wl == "kv-ints-batch" {
 			want = "declares no transactions"
@@ -109,7 +110,7 @@ func TestCassandraYCSB(t *testing.T) {
 			t.Errorf("%s on CQL: exit %d, %q; want %d and %q", wl, code, stderr, ExitUnsupported, want)
 		}
 	}
-	code, _, stderr := runCLI(t, dir, nil, "cleanup", "ycsb", "--target", url)
+	code, _, stderr := runAt(t, dir, "cleanup", "ycsb", "--target", url)
 	if code != 0 {
 		t.Errorf("cleanup of a keyspace that does not exist: exit %d\n%s", code, stderr)
 	}
@@ -120,7 +121,7 @@ func TestCassandraYCSB(t *testing.T) {
 	const records = 1000
 	props := []string{"-p", "recordcount=" + strconv.Itoa(records)}
 	u := cqlParams(url, "write_consistency=QUORUM")
-	code, _, stderr = runCLI(t, dir, nil, append([]string{"load", "ycsb", "--target", u, "--threads", "4", "-o", "load.json", "-q"}, props...)...)
+	code, _, stderr = runAt(t, dir, append([]string{"load", "ycsb", "--target", u, "--threads", "4", "-o", "load.json", "-q"}, props...)...)
 	if code != 0 {
 		t.Fatalf("load: exit %d\n%s", code, stderr)
 	}
@@ -151,7 +152,7 @@ func TestCassandraYCSB(t *testing.T) {
 	for _, v := range []string{"a", "b", "c", "d", "e", "f"} {
 		out := "run-" + v + ".json"
 		runProps := []string{"-p", fmt.Sprintf("recordcount=%d", rows), "-p", "insertcount=1000"}
-		code, _, stderr := runCLI(t, dir, nil, append([]string{"run", "ycsb/" + v, "--target", u, "--threads", "4", "--operations", "400", "-o", out, "-q", "--load", "never"}, runProps...)...)
+		code, _, stderr := runAt(t, dir, append([]string{"run", "ycsb/" + v, "--target", u, "--threads", "4", "--operations", "400", "-o", out, "-q", "--load", "never"}, runProps...)...)
 		if code != 0 {
 			t.Fatalf("ycsb/%s: exit %d\n%s", v, code, stderr)
 		}
@@ -183,7 +184,7 @@ func TestCassandraYCSB(t *testing.T) {
 	for _, args := range [][]string{{"kv-basic", "--pairs", "500", "--value-size", "1000"}, {"kv-ints", "--rows", "500"},
 		{"kv-ints-batch", "--rows", "500", "--atomicity", "logged"}} {
 		wl := args[0]
-		code, _, stderr := runCLI(t, dir, nil, append([]string{"run", wl, "--target", u, "--threads", "4", "--operations", "400", "-q", "-o", wl + ".json"}, args[1:]...)...)
+		code, _, stderr := runAt(t, dir, append([]string{"run", wl, "--target", u, "--threads", "4", "--operations", "400", "-q", "-o", wl + ".json"}, args[1:]...)...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d\n%s", wl, code, stderr)
 		}
@@ -213,7 +214,7 @@ func TestCassandraYCSB(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	code, _, stderr = runCLI(t, dir, nil, append([]string{"cleanup", "ycsb", "--target", url}, props...)...)
+	code, _, stderr = runAt(t, dir, append([]string{"cleanup", "ycsb", "--target", url}, props...)...)
 	if code != 0 {
 		t.Fatalf("cleanup: exit %d\n%s", code, stderr)
 	}
@@ -259,7 +260,7 @@ func TestCassandraThreeNodesKill(t *testing.T) {
 	})
 	dir := t.TempDir()
 	const records = 2000
-	code, _, stderr := runCLI(t, dir, nil, "load", "ycsb", "--target", u, "--threads", "4", "-q", "-o", "load.json", "-p", "recordcount=2000")
+	code, _, stderr := runAt(t, dir, "load", "ycsb", "--target", u, "--threads", "4", "-q", "-o", "load.json", "-p", "recordcount=2000")
 	if code != 0 {
 		t.Fatalf("load: exit %d\n%s", code, stderr)
 	}
@@ -271,7 +272,7 @@ func TestCassandraThreeNodesKill(t *testing.T) {
 			t.Errorf("restarting node 3: %v", err)
 		}
 	}()
-	code, _, stderr = runCLI(t, dir, nil, "run", "ycsb/d", "--target", u, "--threads", "4", "--time", "15s", "--load", "never",
+	code, _, stderr = runAt(t, dir, "run", "ycsb/d", "--target", u, "--threads", "4", "--time", "15s", "--load", "never",
 		"-q", "-o", "run.json", "-p", "recordcount=2000")
 	if err := <-killed; err != nil {
 		t.Fatalf("killing node 3: %v", err)

@@ -52,6 +52,7 @@ func TestCQLFlagsRefused(t *testing.T) {
 func TestCassandraConsistencyFlags(t *testing.T) {
 	ks := fmt.Sprintf("candor_flags_%08x", rand.Uint32())
 	url := cassandraURL(t, ks)
+	t.Parallel()
 	base := cassandraURL(t, "system")
 	defer cqlDo(t, base, func(ctx context.Context, c target.Conn) {
 		if _, err := c.Exec(ctx, "DROP KEYSPACE IF EXISTS "+ks); err != nil {
@@ -59,7 +60,7 @@ func TestCassandraConsistencyFlags(t *testing.T) {
 		}
 	})
 	dir := t.TempDir()
-	code, _, stderr := runCLI(t, dir, nil, "run", "ycsb/c", "--target", url, "-p", "recordcount=100", "--operations", "100", "-q", "-o", "r.json",
+	code, _, stderr := runAt(t, dir, "run", "ycsb/c", "--target", url, "-p", "recordcount=100", "--operations", "100", "-q", "-o", "r.json",
 		"--read-consistency", "all", "--write-consistency", "QUORUM", "--serial-consistency", "LOCAL_SERIAL", "--replication", "1", "--replication-strategy", "SimpleStrategy")
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
@@ -75,11 +76,11 @@ func TestCassandraConsistencyFlags(t *testing.T) {
 		}
 	}
 	// A keyspace that exists with another replication is refused.
-	code, _, stderr = runCLI(t, dir, nil, "run", "ycsb/c", "--target", url, "-p", "recordcount=100", "--operations", "100", "-q", "-o", "r2.json", "--replication", "2")
+	code, _, stderr = runAt(t, dir, "run", "ycsb/c", "--target", url, "-p", "recordcount=100", "--operations", "100", "-q", "-o", "r2.json", "--replication", "2")
 	if code != ExitUnsupported || !strings.Contains(stderr, "replication") {
 		t.Errorf("--replication 2 on a keyspace with 1 copy: exit %d, %q; want %d", code, stderr, ExitUnsupported)
 	}
-	code, _, stderr = runCLI(t, dir, nil, "cleanup", "ycsb", "--target", url, "--replication", "1", "-q")
+	code, _, stderr = runAt(t, dir, "cleanup", "ycsb", "--target", url, "--replication", "1", "-q")
 	if code != 0 {
 		t.Errorf("cleanup with --replication: exit %d\n%s", code, stderr)
 	}

@@ -373,18 +373,8 @@ func reportLayout(report string) string {
 // taken in dir, and a prepare or run given none writes its result there.
 func runSysbench(t *testing.T, dir string, args ...string) (int, string, string) {
 	t.Helper()
-	out := false
-	abs := make([]string, 0, len(args)+1)
-	for _, a := range args {
-		if v, ok := strings.CutPrefix(a, "--out="); ok {
-			out = true
-			if !filepath.IsAbs(v) {
-				a = "--out=" + filepath.Join(dir, v)
-			}
-		}
-		abs = append(abs, a)
-	}
-	if verb := args[len(args)-1]; !out && (verb == "prepare" || verb == "run") {
+	abs := outIn(dir, args)
+	if verb := args[len(args)-1]; len(abs) == len(args) && !hasOut(args) && (verb == "prepare" || verb == "run") {
 		f, err := os.CreateTemp(dir, verb+"-*.json")
 		if err != nil {
 			t.Fatal(err)
@@ -394,6 +384,38 @@ func runSysbench(t *testing.T, dir string, args ...string) (int, string, string)
 		abs = append([]string{"--out=" + f.Name()}, abs...)
 	}
 	return runAbs(t, dir, abs...)
+}
+
+// runAt runs candor without changing directory, its result files (-o,
+// --out) taken in dir when relative, so that tests of their own tables or
+// keyspaces run at once.
+func runAt(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	return runAbs(t, dir, outIn(dir, args)...)
+}
+
+// outIn is args with a relative -o or --out path joined to dir.
+func outIn(dir string, args []string) []string {
+	out := make([]string, len(args))
+	copy(out, args)
+	for i, a := range out {
+		switch {
+		case (a == "-o" || a == "--out") && i+1 < len(out) && !filepath.IsAbs(out[i+1]):
+			out[i+1] = filepath.Join(dir, out[i+1])
+		case strings.HasPrefix(a, "--out=") && !filepath.IsAbs(strings.TrimPrefix(a, "--out=")):
+			out[i] = "--out=" + filepath.Join(dir, strings.TrimPrefix(a, "--out="))
+		}
+	}
+	return out
+}
+
+func hasOut(args []string) bool {
+	for _, a := range args {
+		if a == "-o" || a == "--out" || strings.HasPrefix(a, "--out=") {
+			return true
+		}
+	}
+	return false
 }
 
 // sysbenchBinaryTargets returns the sysbench 1.0.20 binary and the test

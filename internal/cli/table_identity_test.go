@@ -256,17 +256,18 @@ func cqlOwnSession(t *testing.T, candorURL string) *gocql.Session {
 func TestCassandraReplacedTableAndProvenance(t *testing.T) {
 	ks := fmt.Sprintf("candor_id_%08x", rand.Uint32())
 	url := cassandraURL(t, ks)
+	t.Parallel()
 	own := cqlOwnSession(t, url)
 	defer own.Query("DROP KEYSPACE IF EXISTS " + ks).Exec()
 	dir := t.TempDir()
 	props := []string{"-p", "recordcount=300"}
 
 	load := cqlParams(url, "load_consistency=QUORUM")
-	if code, _, stderr := runCLI(t, dir, nil, append([]string{"load", "ycsb", "--target", load, "-q", "--batch-size", "40", "-o", "load.json"}, props...)...); code != 0 {
+	if code, _, stderr := runAt(t, dir, append([]string{"load", "ycsb", "--target", load, "-q", "--batch-size", "40", "-o", "load.json"}, props...)...); code != 0 {
 		t.Fatalf("load: exit %d\n%s", code, stderr)
 	}
 	run := cqlParams(url, "load_consistency=ALL")
-	if code, _, stderr := runCLI(t, dir, nil, append([]string{"run", "ycsb/c", "--target", run, "-q", "--operations", "20", "--load", "never", "-o", "run.json"}, props...)...); code != 0 {
+	if code, _, stderr := runAt(t, dir, append([]string{"run", "ycsb/c", "--target", run, "-q", "--operations", "20", "--load", "never", "-o", "run.json"}, props...)...); code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
 	}
 	var res *result.Result = resulttest.Read(t, filepath.Join(dir, "run.json"))
@@ -288,7 +289,7 @@ func TestCassandraReplacedTableAndProvenance(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{{"run", "ycsb/c", "--operations", "10", "--load", "never"}, {"cleanup", "ycsb"}} {
-		code, _, stderr := runCLI(t, dir, nil, withOut(args, dir, append([]string{"--target", url, "-q"}, props...))...)
+		code, _, stderr := runAt(t, dir, withOut(args, dir, append([]string{"--target", url, "-q"}, props...))...)
 		if code != ExitUnsupported || !strings.Contains(stderr, "table usertable is not the table candor created") {
 			t.Errorf("%v on a replaced table: exit %d\n%s", args, code, stderr)
 		}
@@ -303,7 +304,7 @@ func TestCassandraReplacedTableAndProvenance(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer own.Query("DROP KEYSPACE IF EXISTS " + foreign).Exec()
-	code, _, stderr := runCLI(t, dir, nil, "run", "ycsb/c", "--target", cassandraURL(t, foreign), "-q", "--operations", "10", "-o", filepath.Join(dir, "f.json"))
+	code, _, stderr := runAt(t, dir, "run", "ycsb/c", "--target", cassandraURL(t, foreign), "-q", "--operations", "10", "-o", filepath.Join(dir, "f.json"))
 	if code != ExitUnsupported || !strings.Contains(stderr, "candor did not create it") {
 		t.Errorf("run on a keyspace candor did not create: exit %d, want %d (a safety refusal)\n%s", code, ExitUnsupported, stderr)
 	}
