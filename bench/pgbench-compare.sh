@@ -10,7 +10,8 @@
 #   bench/pgbench-compare.sh     # DURATION (20 s), ROUNDS (3), CLIENTS ("4 16"),
 #                                # SCALE (10), PROTOCOL (prepared), JOBS (2: pgbench -j; "clients":
 #                                # -j equal to -c, a thread per client as candor's sessions),
-#                                # TESTS ("tpcb-like select-only custom")
+#                                # TESTS ("tpcb-like select-only custom"), CANDOR_ARGS (extra
+#                                # options for candor, e.g. "--session-io poller")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BENCH_NAME=pgbench-compare
@@ -22,6 +23,7 @@ SCALE=${SCALE:-10}
 PROTOCOL=${PROTOCOL:-prepared}
 JOBS=${JOBS:-2}
 TESTS=${TESTS:-"tpcb-like select-only custom"}
+read -r -a CANDOR_ARGS <<<"${CANDOR_ARGS:-}"
 PGBENCH=$(ls -d /usr/lib/postgresql/*/bin/pgbench 2>/dev/null | sort -V | tail -1)
 [ -x "$PGBENCH" ] || die "no pgbench (PostgreSQL's client)"
 
@@ -52,7 +54,7 @@ run() {
 	if [ "$tool" = pgbench ]; then
 		/usr/bin/time -f "%U %S" -o "$o.cpu" "$PGBENCH" "${args[@]}" >"$o.out" 2>"$o.err"
 	else
-		/usr/bin/time -f "%U %S" -o "$o.cpu" "${BINS[0]}" pgbench "${args[@]}" -o "$o.json" >"$o.out" 2>"$o.err"
+		/usr/bin/time -f "%U %S" -o "$o.cpu" "${BINS[0]}" pgbench "${args[@]}" "${CANDOR_ARGS[@]}" -o "$o.json" >"$o.out" 2>"$o.err"
 	fi
 	local tps n cpu
 	tps=$(awk '/^tps = / {print $3}' "$o.out")

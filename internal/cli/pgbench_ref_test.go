@@ -57,19 +57,17 @@ func TestPgbenchStatementsMatchBinary(t *testing.T) {
 	if err != nil {
 		t.Skip("no pgbench binary (PostgreSQL 15's client)")
 	}
-	u := targettest.RealTargets(t, false)["postgres"]
-	if u == "" {
-		t.Skip("no PostgreSQL test server (scripts/test.sh starts one)")
-	}
+	u := targettest.PostgresDatabaseURL(t) // a database of its own: pgbench's tables have fixed names
+	t.Parallel()
 	dir := t.TempDir()
 	script := filepath.Join(dir, "ref.sql")
 	if err := os.WriteFile(script, []byte(pgbenchRefScript), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, stdout, stderr := runCLI(t, dir, nil, "pgbench", "-i", "-s", "1", "--target", u); code != 0 {
+	if code, stdout, stderr := runAt(t, dir, "pgbench", "-i", "-s", "1", "--target", u); code != 0 {
 		t.Fatalf("candor pgbench -i: exit %d\n%s%s", code, stdout, stderr)
 	}
-	t.Cleanup(func() { runCLI(t, dir, nil, "cleanup", "script/pgbench", "-p", "tables=true", "--target", u) })
+	t.Cleanup(func() { runAt(t, dir, "cleanup", "script/pgbench", "-p", "tables=true", "--target", u) })
 	proxy := newStmtProxy(t, u)
 	pu, err := url.Parse(proxy.url)
 	if err != nil {
@@ -116,7 +114,7 @@ func TestPgbenchStatementsMatchBinary(t *testing.T) {
 			t.Fatalf("pgbench %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 		want := scriptStatements(proxy.take())
-		code, stdout, stderr := runCLI(t, dir, nil, append([]string{"pgbench"}, args...)...)
+		code, stdout, stderr := runAt(t, dir, append([]string{"pgbench"}, args...)...)
 		if code != 0 && !(aborted && code == 5) {
 			t.Fatalf("candor pgbench %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
 		}

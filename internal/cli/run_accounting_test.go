@@ -16,9 +16,10 @@ import (
 // why, and exits 5 (issue 26, item 3). null://?fail_every=50 fails 2% of
 // the statements.
 func TestErrorBudgetFailsTheRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	args := []string{"run", "ycsb/c", "--target", "null://?fail_every=50", "--operations", "3000", "-q"}
-	code, stdout, stderr := runCLI(t, dir, nil, append(args, "-o", "over.json")...)
+	code, stdout, stderr := runAt(t, dir, append(args, "-o", "over.json")...)
 	if code != ExitRunFailed {
 		t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitRunFailed, stderr)
 	}
@@ -39,16 +40,16 @@ func TestErrorBudgetFailsTheRun(t *testing.T) {
 
 	// A budget above the rate accepts it; a percentage or a fraction.
 	for _, budget := range []string{"5%", "0.05"} {
-		if code, _, stderr := runCLI(t, dir, nil, append(args, "--max-error-rate", budget, "-o", "within.json")...); code != 0 {
+		if code, _, stderr := runAt(t, dir, append(args, "--max-error-rate", budget, "-o", "within.json")...); code != 0 {
 			t.Errorf("--max-error-rate %s: exit %d; stderr:\n%s", budget, code, stderr)
 		}
 	}
-	if code, _, stderr := runCLI(t, dir, nil, append(args, "--max-error-rate", "5")...); code != ExitUsage || !strings.Contains(stderr, "5%") {
+	if code, _, stderr := runAt(t, dir, append(args, "--max-error-rate", "5")...); code != ExitUsage || !strings.Contains(stderr, "5%") {
 		t.Errorf("--max-error-rate 5: exit %d, want %d naming 5%%; stderr:\n%s", code, ExitUsage, stderr)
 	}
 
 	// Repetitions above the budget are excluded from the statistics.
-	code, stdout, _ = runCLI(t, dir, nil, append(args, "--repeat", "2", "-o", "rep.json")...)
+	code, stdout, _ = runAt(t, dir, append(args, "--repeat", "2", "-o", "rep.json")...)
 	if res, err = result.Read(filepath.Join(dir, "rep.json")); err != nil {
 		t.Fatal(err)
 	}

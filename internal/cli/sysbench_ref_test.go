@@ -387,11 +387,22 @@ func runSysbench(t *testing.T, dir string, args ...string) (int, string, string)
 }
 
 // runAt runs candor without changing directory, its result files (-o,
-// --out) taken in dir when relative, so that tests of their own tables or
+// --out) taken in dir when relative, and a run, load or pgbench given none
+// writing its result in dir: tests of their own tables, databases or
 // keyspaces run at once.
 func runAt(t *testing.T, dir string, args ...string) (int, string, string) {
 	t.Helper()
-	return runAbs(t, dir, outIn(dir, args)...)
+	abs := outIn(dir, args)
+	if len(args) > 0 && !hasOut(args) && (args[0] == "run" || args[0] == "load" || args[0] == "prepare" || args[0] == "pgbench") {
+		f, err := os.CreateTemp(dir, args[0]+"-*.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		os.Remove(f.Name())
+		abs = append(abs, "-o", f.Name())
+	}
+	return runAbs(t, dir, abs...)
 }
 
 // outIn is args with a relative -o or --out path joined to dir.

@@ -63,20 +63,22 @@ func failUpdates(t *testing.T, name, url string) {
 // sysbench's FATAL does: exit 5, its driver's FATAL lines (naming the query
 // on MySQL wire) instead of the report, and a result marked failed.
 func TestSysbenchFatalError(t *testing.T) {
-	for name, url := range targettest.RealTargets(t, false) {
+	t.Parallel()
+	for name, url := range targettest.RealTargets(t, true) { // databases of its own: tests run at once
 		if name == "sqlite" {
 			continue // a trigger's error is a constraint violation there, which sysbench restarts on
 		}
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			common := []string{"--target", url, "--table-size", "1000"}
-			runCLI(t, dir, nil, append([]string{"cleanup", "sysbench", "-q"}, common...)...)
-			if code, _, stderr := runCLI(t, dir, nil, append([]string{"prepare", "sysbench", "-q"}, common...)...); code != 0 {
+			runAt(t, dir, append([]string{"cleanup", "sysbench", "-q"}, common...)...)
+			if code, _, stderr := runAt(t, dir, append([]string{"prepare", "sysbench", "-q"}, common...)...); code != 0 {
 				t.Fatalf("prepare: exit %d\n%s", code, stderr)
 			}
-			defer runCLI(t, dir, nil, append([]string{"cleanup", "sysbench", "-q"}, common...)...)
+			defer runAt(t, dir, append([]string{"cleanup", "sysbench", "-q"}, common...)...)
 			failUpdates(t, name, url)
-			code, stdout, stderr := runCLI(t, dir, nil, append([]string{"run", "sysbench/oltp_update_index", "--time", "5", "--format", "sysbench", "-o", "f.json"}, common...)...)
+			code, stdout, stderr := runAt(t, dir, append([]string{"run", "sysbench/oltp_update_index", "--time", "5", "--format", "sysbench", "-o", "f.json"}, common...)...)
 			want := map[string]string{
 				"mysql": "FATAL: mysql_stmt_execute() returned error 1644 (boom) for query 'UPDATE sbtest1 SET k=k+1 WHERE id=?'\n" +
 					"FATAL: `thread_run' function failed: SQL error, errno = 1644, state = '45000': boom\n",

@@ -120,8 +120,10 @@ func freshLoad(t *testing.T, dir, url string, props []string, extra ...string) {
 // other tool's table and rows are still there, counted by a connection of
 // the test's own. --allow-foreign-tables still lets cleanup drop it.
 func TestReplacedTableRefused(t *testing.T) {
-	for name, url := range targettest.RealTargets(t, false) {
+	t.Parallel()
+	for name, url := range targettest.RealTargets(t, true) { // databases of its own: tests run at once
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			table := "replaced_" + name
 			props := []string{"-p", "table=" + table, "-p", "recordcount=100"}
@@ -144,7 +146,7 @@ func TestReplacedTableRefused(t *testing.T) {
 				{"load", "ycsb"},
 				{"cleanup", "ycsb"},
 			} {
-				code, _, stderr := runCLI(t, dir, nil, withOut(args, dir, append([]string{"--target", url, "-q"}, props...))...)
+				code, _, stderr := runAt(t, dir, withOut(args, dir, append([]string{"--target", url, "-q"}, props...))...)
 				if code != ExitUnsupported || !strings.Contains(stderr, "table "+table+" is not the table candor created") ||
 					!strings.Contains(stderr, "identity is") || !strings.Contains(stderr, "drop it yourself") {
 					t.Errorf("%v on a replaced table: exit %d, want %d naming the table, its identity and the fix:\n%s", args, code, ExitUnsupported, stderr)
@@ -153,7 +155,7 @@ func TestReplacedTableRefused(t *testing.T) {
 			if n := db.count(t, table); n != 7 {
 				t.Errorf("the other tool's table holds %d rows after candor's commands, want its 7", n)
 			}
-			if code, _, stderr := runCLI(t, dir, nil, append([]string{"cleanup", "ycsb", "--target", url, "-q", "--allow-foreign-tables"}, props...)...); code != 0 {
+			if code, _, stderr := runAt(t, dir, append([]string{"cleanup", "ycsb", "--target", url, "-q", "--allow-foreign-tables"}, props...)...); code != 0 {
 				t.Errorf("cleanup --allow-foreign-tables: exit %d\n%s", code, stderr)
 			}
 			if n := db.count(t, table); n != -1 {
@@ -168,13 +170,15 @@ func TestReplacedTableRefused(t *testing.T) {
 // tool's: candor refuses to use or drop it, says why and what to do, and
 // --allow-foreign-tables still works.
 func TestMarkWithoutIdentityRefused(t *testing.T) {
-	for name, url := range targettest.RealTargets(t, false) {
+	t.Parallel()
+	for name, url := range targettest.RealTargets(t, true) { // databases of its own: tests run at once
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			table := "unidentified_" + name
 			props := []string{"-p", "table=" + table, "-p", "recordcount=100"}
 			freshLoad(t, dir, url, props)
-			defer runCLI(t, dir, nil, append([]string{"cleanup", "ycsb", "--target", url, "-q", "--allow-foreign-tables"}, props...)...)
+			defer runAt(t, dir, append([]string{"cleanup", "ycsb", "--target", url, "-q", "--allow-foreign-tables"}, props...)...)
 			m := markOf(t, url, table)
 			if m.ID == "" || m.ID == tables.NoIdentity {
 				t.Fatalf("the load recorded no identity: %q", m.Raw)
@@ -186,7 +190,7 @@ func TestMarkWithoutIdentityRefused(t *testing.T) {
 				}
 			})
 			for _, args := range [][]string{{"run", "ycsb/c", "--operations", "10", "--load", "never"}, {"cleanup", "ycsb"}} {
-				code, _, stderr := runCLI(t, dir, nil, withOut(args, dir, append([]string{"--target", url, "-q"}, props...))...)
+				code, _, stderr := runAt(t, dir, withOut(args, dir, append([]string{"--target", url, "-q"}, props...))...)
 				if code != ExitUnsupported || !strings.Contains(stderr, "earlier version of candor") {
 					t.Errorf("%v on a mark without identity: exit %d\n%s", args, code, stderr)
 				}
@@ -194,7 +198,7 @@ func TestMarkWithoutIdentityRefused(t *testing.T) {
 			if n := openOwnDB(t, url).count(t, table); n != 100 {
 				t.Errorf("%d rows after the refusals, want 100", n)
 			}
-			code, _, stderr := runCLI(t, dir, nil, append([]string{"run", "ycsb/c", "--operations", "10", "--load", "never", "--allow-foreign-tables",
+			code, _, stderr := runAt(t, dir, append([]string{"run", "ycsb/c", "--operations", "10", "--load", "never", "--allow-foreign-tables",
 				"--target", url, "-q", "-o", filepath.Join(dir, "r.json")}, props...)...)
 			if code != 0 {
 				t.Errorf("run --allow-foreign-tables on a mark without identity: exit %d\n%s", code, stderr)
@@ -207,17 +211,19 @@ func TestMarkWithoutIdentityRefused(t *testing.T) {
 // the load batch the load used (from the tables' marks), not its own
 // --batch-size; a run that loads records its own.
 func TestReusedDataKeepsItsLoadBatch(t *testing.T) {
-	for name, url := range targettest.RealTargets(t, false) {
+	t.Parallel()
+	for name, url := range targettest.RealTargets(t, true) { // databases of its own: tests run at once
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			table := "provenance_" + name
 			props := []string{"-p", "table=" + table, "-p", "recordcount=200"}
 			freshLoad(t, dir, url, props, "--batch-size", "37", "-o", "load.json")
-			defer runCLI(t, dir, nil, append([]string{"cleanup", "ycsb", "--target", url, "-q"}, props...)...)
+			defer runAt(t, dir, append([]string{"cleanup", "ycsb", "--target", url, "-q"}, props...)...)
 			if b := resulttest.Read(t, filepath.Join(dir, "load.json")).Run.LoadBatch; b != 37 {
 				t.Errorf("load's result: load batch %d, want 37", b)
 			}
-			code, _, stderr := runCLI(t, dir, nil, append([]string{"run", "ycsb/c", "--target", url, "-q", "--operations", "10", "--batch-size", "500", "-o", "run.json"}, props...)...)
+			code, _, stderr := runAt(t, dir, append([]string{"run", "ycsb/c", "--target", url, "-q", "--operations", "10", "--batch-size", "500", "-o", "run.json"}, props...)...)
 			if code != 0 {
 				t.Fatalf("run: exit %d\n%s", code, stderr)
 			}
