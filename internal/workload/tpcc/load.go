@@ -100,6 +100,7 @@ type loader struct {
 	args     []any
 	progress func(written int64)
 	written  int64
+	tls      tableLoadState // with TableLoad
 }
 
 // SetProgress implements workload.ProgressLoader.
@@ -107,8 +108,12 @@ func (l *loader) SetProgress(f func(written int64)) { l.progress = f }
 
 // LoadBatch loads, in one transaction, every unit that begins in [from,
 // to). A failed batch is rolled back whole, so the runner's retry of it
-// inserts no row twice.
+// inserts no row twice. With TableLoad it loads the pieces of whole tables
+// that begin there instead (tableload.go).
 func (l *loader) LoadBatch(ctx context.Context, c target.Conn, from, to int64) error {
+	if l.w.tableLoad {
+		return l.loadTables(ctx, c, from, to)
+	}
 	var units []unit
 	for rec := from; rec < to; {
 		u := unitAt(rec)
