@@ -85,7 +85,12 @@ func unitAt(rec int64) unit {
 
 // NewLoader returns a loader for one load worker; r is reseeded by the
 // runner per batch, so the data depends on the seed and the batch size.
-func (w *Workload) NewLoader(_ int, r *rand.Rand) workload.Loader {
+// Worker 0's generator, before its first batch, gives the seed of a
+// whole-table load (tableload.go), which depends on the seed alone.
+func (w *Workload) NewLoader(worker int, r *rand.Rand) workload.Loader {
+	if worker == 0 {
+		w.loadSeed = r.Int63()
+	}
 	return &loader{w: w, r: r, now: time.Now().UTC().Truncate(time.Second)}
 }
 

@@ -12,16 +12,17 @@ import (
 // Loading on targets that load a whole empty table fastest in one go
 // (target.Capabilities.TableLoad: MariaDB's LOAD DATA LOCAL into an empty
 // table, which builds every index in one pass at commit). The record space
-// then runs table by table instead of warehouse by warehouse, in pieces of
-// one or more whole tables, largest first so that the longest starts
-// first: ORDERS, NEW-ORDER and ORDER-LINE (whose line counts must agree
-// with the orders'), STOCK, ITEM, CUSTOMER, HISTORY, DISTRICT, WAREHOUSE.
-// Each piece is one load batch (workload.BatchEnder), and each of its
-// tables one target.TableLoader call, its secondary index defined first.
-// A piece's rows are drawn from generators seeded per table and district
-// from one value drawn at the batch's start, so a retried batch writes
-// the same rows; a table its failed attempt committed (found not empty)
-// is skipped, so no row is inserted twice. Record counts stay the
+// then runs table by table instead of warehouse by warehouse, largest
+// first so that the longest starts first: ORDER-LINE, STOCK, ITEM,
+// CUSTOMER, HISTORY, ORDER, NEW-ORDER, DISTRICT, WAREHOUSE. Each table is
+// one load batch (workload.BatchEnder) and one target.TableLoader call,
+// its secondary index defined first. Its rows are drawn from generators
+// seeded per table (and per district for the orders and their lines) from
+// the load's seed (drawn from worker 0's generator when the loaders are
+// made), so the order lines agree with the orders' line counts though
+// loaded apart, and a retried batch writes the same rows; a table its
+// failed attempt committed (found not empty) is skipped, so no row is
+// inserted twice. Record counts stay the
 // nominal ones of the unit layout (an order has 10 lines on average), so
 // progress and ETA read as rows.
 
@@ -66,7 +67,7 @@ func (w *Workload) nominalRows(ti int) int64 {
 func (w *Workload) layPieces() {
 	w.pieces = nil
 	var at int64
-	for _, ts := range [][]int{{tOrders, tNewOrder, tOrderLine}, {tStock}, {tItem}, {tCustomer}, {tHistory}, {tDistrict}, {tWarehouse}} {
+	for _, ts := range [][]int{{tOrderLine}, {tStock}, {tItem}, {tCustomer}, {tHistory}, {tOrders}, {tNewOrder}, {tDistrict}, {tWarehouse}} {
 		p := piece{tables: ts, start: at}
 		for _, ti := range ts {
 			p.size += w.nominalRows(ti)
@@ -91,7 +92,7 @@ func (w *Workload) LoadBatchEnd(from int64) int64 {
 // the runner's retries of it.
 type tableLoadState struct {
 	from, to int64
-	base     int64        // the batch's seed
+	base     int64        // the load's seed
 	tried    map[int]bool // tables an attempt of this batch has sent
 	g1, g2   *rand.Rand
 }
@@ -104,7 +105,7 @@ func (l *loader) loadTables(ctx context.Context, c target.Conn, from, to int64) 
 	}
 	s := &l.tls
 	if s.tried == nil || s.from != from || s.to != to {
-		*s = tableLoadState{from: from, to: to, base: l.r.Int63(), tried: map[int]bool{},
+		*s = tableLoadState{from: from, to: to, base: l.w.loadSeed, tried: map[int]bool{},
 			g1: rand.New(rand.NewSource(1)), g2: rand.New(rand.NewSource(1))}
 	}
 	l.written = 0

@@ -146,6 +146,7 @@ type Workload struct {
 	// and the secondary indexes made before their tables' rows.
 	tableLoad bool
 	pieces    []piece
+	loadSeed  int64 // set by NewLoader(0, ...)
 	tableLoadIndexes
 
 	// Run-wide NURand constants, drawn from the first worker's generator.
