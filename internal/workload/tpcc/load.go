@@ -86,10 +86,14 @@ func unitAt(rec int64) unit {
 // NewLoader returns a loader for one load worker; r is reseeded by the
 // runner per batch, so the data depends on the seed and the batch size.
 // Worker 0's generator, before its first batch, gives the seed of a
-// whole-table load (tableload.go), which depends on the seed alone.
+// whole-table load (tableload.go), which depends on the seed alone; a
+// new load makes its tables' indexes anew.
 func (w *Workload) NewLoader(worker int, r *rand.Rand) workload.Loader {
 	if worker == 0 {
 		w.loadSeed = r.Int63()
+		w.indexMu.Lock()
+		w.indexed = map[int]bool{}
+		w.indexMu.Unlock()
 	}
 	return &loader{w: w, r: r, now: time.Now().UTC().Truncate(time.Second)}
 }
