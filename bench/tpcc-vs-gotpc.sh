@@ -7,6 +7,7 @@
 # per transaction (user + system of the client process, from /usr/bin/time).
 #
 #   bench/tpcc-vs-gotpc.sh      # W (1), THREADS ("4 16"), TIME (30), ROUNDS (2), DBS ("postgres mariadb")
+#   LOAD_ROUNDS=3 THREADS=none DBS=mariadb bench/tpcc-vs-gotpc.sh   # the loads only, 3 alternating rounds
 #   GOTPC=/path/to/go-tpc bench/tpcc-vs-gotpc.sh
 #
 # go-tpc is built with `go install github.com/pingcap/go-tpc/cmd/go-tpc@v1.0.12`
@@ -21,6 +22,8 @@ BENCH_NAME=tpcc-vs-gotpc
 . bench/lib.sh
 W=${W:-1}
 THREADS=${THREADS:-"4 16"}
+[ "$THREADS" = none ] && THREADS=""
+LOAD_ROUNDS=${LOAD_ROUNDS:-1}
 TIME=${TIME:-30}
 ROUNDS=${ROUNDS:-2}
 DBS=${DBS:-"postgres mariadb"}
@@ -59,6 +62,7 @@ for db in $DBS; do
 		"${PSQL[@]}" -d candor -c "CREATE DATABASE gotpc"
 		G=(-d postgres -H 127.0.0.1 -P "$PORT" -U postgres -D gotpc --conn-params sslmode=disable)
 		analyze() { for t in warehouse district customer history new_order orders order_line item stock; do "${PSQL[@]}" -d gotpc -c "VACUUM ANALYZE $t"; done; }
+		fresh() { "${PSQL[@]}" -d postgres -c "DROP DATABASE candor" -c "CREATE DATABASE candor" -c "DROP DATABASE gotpc" -c "CREATE DATABASE gotpc"; }
 		;;
 	mariadb)
 		URL=$(scripts/mariadb-sandbox.sh start "$dir" 2>/dev/null)
@@ -68,14 +72,22 @@ for db in $DBS; do
 		"${MY[@]}" -e "CREATE DATABASE candor_gotpc"
 		G=(-d mysql -H 127.0.0.1 -P "$PORT" -U candor -p candor -D candor_gotpc)
 		analyze() { "${MY[@]}" candor_gotpc -e "ANALYZE TABLE warehouse, district, customer, history, new_order, orders, order_line, item, stock" >/dev/null; }
+		fresh() { "${MY[@]}" -e "DROP DATABASE candor; CREATE DATABASE candor; DROP DATABASE candor_gotpc; CREATE DATABASE candor_gotpc"; }
 		;;
 	esac
-	read -r cw cc < <(timed "$OUT/$db-load-candor" "$CANDOR" load tpcc --target "$URL" --warehouses "$W" --threads 4 -q -o "$OUT/$db-load-candor.json")
-	read -r gw gc < <(timed "$OUT/$db-load-gotpc" "$GOTPC" tpcc prepare "${G[@]}" --warehouses "$W" -T 4 --no-check)
-	t0=$(date +%s.%N)
-	analyze
-	ga=$(calc "round($(date +%s.%N) - $t0, 1)")
-	echo "load $db W=$W 4 threads: candor ${cw}s (client CPU ${cc}s, statistics included) | go-tpc prepare ${gw}s (client CPU ${gc}s) + statistics ${ga}s | go-tpc/candor $(calc "round(($gw + $ga) / $cw, 2)")"
+	# The loads, alternating, each round into fresh databases; the runs
+	# below use the last round's tables.
+	for lround in $(seq 1 "$LOAD_ROUNDS"); do
+		[ "$lround" -gt 1 ] && fresh
+		la=$(cut -d' ' -f1 /proc/loadavg)
+		read -r cw cc < <(timed "$OUT/$db-load-candor" "$CANDOR" load tpcc --target "$URL" --warehouses "$W" --threads 4 -q -o "$OUT/$db-load-candor.json")
+		read -r gw gc < <(timed "$OUT/$db-load-gotpc" "$GOTPC" tpcc prepare "${G[@]}" --warehouses "$W" -T 4 --no-check)
+		t0=$(date +%s.%N)
+		analyze
+		ga=$(calc "round($(date +%s.%N) - $t0, 1)")
+		echo "load $db W=$W 4 threads round $lround (load average $la): candor ${cw}s (client CPU ${cc}s, statistics included) | go-tpc prepare ${gw}s (client CPU ${gc}s) + statistics ${ga}s | go-tpc/candor $(calc "round(($gw + $ga) / $cw, 2)")"
+	done
+	[ -n "$THREADS" ] || continue
 
 	echo "| db | threads | round | candor tpmC (incl. rollbacks) | candor tpmC (committed) | go-tpc tpmC | ratio | candor CPU µs/txn | go-tpc CPU µs/txn |"
 	echo "|---|---|---|---|---|---|---|---|---|"

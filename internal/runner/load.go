@@ -54,9 +54,30 @@ func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 		return nil, err
 	}
 	batch := LoadBatch(cfg, r.Workload)
+	ender, _ := r.Workload.(workload.BatchEnder)
+	if cfg.LoadBatch > 0 {
+		ender = nil
+	}
+	// batchEnd is the end of the batch that begins at record from.
+	batchEnd := func(from int64) int64 {
+		to := from + batch
+		if ender != nil {
+			if e := ender.LoadBatchEnd(from); e > from {
+				to = e
+			}
+		}
+		return min(to, first+count)
+	}
 	threads := cfg.Threads
-	if n := (count + batch - 1) / batch; n < int64(threads) {
+	if n := (count + batch - 1) / batch; ender == nil && n < int64(threads) {
 		threads = int(n)
+	}
+	if ender != nil {
+		n := 0
+		for from := first; from < first+count && n < threads; from = batchEnd(from) {
+			n++
+		}
+		threads = n
 	}
 	if threads < 1 {
 		threads = 1
@@ -75,6 +96,24 @@ func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 	start := time.Now()
 	coll := measure.NewCollector([]string{LoadOp}, 0, start)
 	var next, rows atomic.Int64
+	// claim takes the next batch: one atomic add of the fixed size, or
+	// with variable batches a compare-and-swap of the next one's start.
+	claim := func() (from, to int64) {
+		if ender == nil {
+			from = first + next.Add(batch) - batch
+			return from, min(from+batch, first+count)
+		}
+		for {
+			off := next.Load()
+			if off >= count {
+				return first + count, first + count
+			}
+			to := batchEnd(first + off)
+			if next.CompareAndSwap(off, to-first) {
+				return first + off, to
+			}
+		}
+	}
 	var failOnce sync.Once
 	var failErr error
 	lctx, cancel := context.WithCancel(ctx)
@@ -98,11 +137,10 @@ func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 			defer wg.Done()
 			var o measure.Outcome
 			for lctx.Err() == nil {
-				from := first + next.Add(batch) - batch
+				from, to := claim()
 				if from >= first+count {
 					return
 				}
-				to := min(from+batch, first+count)
 				rng.Seed(cfg.Seed ^ (from * 0x2545F4914F6CDD1D))
 				o = measure.Outcome{}
 				t0 := time.Now()

@@ -3,10 +3,13 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -976,4 +979,65 @@ func TestFinisherRunsOnceAfterTheLastOperation(t *testing.T) {
 	if n := w.finished.Load(); n != 0 {
 		t.Fatalf("Finish called %d times after an interrupt, want 0", n)
 	}
+}
+
+// A workload's batches of its own sizes (workload.BatchEnder) are loaded
+// each once, whole, unless the user set a batch size.
+func TestLoadBatchEnder(t *testing.T) {
+	for _, userBatch := range []int{0, 100} {
+		ft := fake.New(fake.Config{})
+		w := &endedWorkload{ends: map[int64]int64{10: 20, 20: 700, 700: 1015}}
+		r := &Runner{Target: ft, Workload: w, Config: Config{Threads: 4, LoadBatch: userBatch, ReportInterval: 10 * time.Millisecond}}
+		p, err := r.Load(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "10-20 20-700 700-1015" // records 10..1014
+		if userBatch > 0 {
+			want = "10-110 110-210 210-310 310-410 410-510 510-610 610-710 710-810 810-910 910-1010 1010-1015"
+		}
+		if got := w.seen(); p.Rows != 1005 || got != want {
+			t.Errorf("batch %d: rows %d, batches %s; want 1005 rows in %s", userBatch, p.Rows, got, want)
+		}
+		if userBatch == 0 && w.loaders.Load() != 3 {
+			t.Errorf("%d loaders for 3 batches; want 3", w.loaders.Load())
+		}
+	}
+}
+
+// endedWorkload's batches end where ends says; its loaders record them.
+type endedWorkload struct {
+	opWorkload
+	ends    map[int64]int64
+	loaders atomic.Int64
+	mu      sync.Mutex
+	batches []string
+}
+
+func (w *endedWorkload) LoadBatchEnd(from int64) int64 { return w.ends[from] }
+func (w *endedWorkload) NewLoader(int, *rand.Rand) workload.Loader {
+	w.loaders.Add(1)
+	return endedLoader{w}
+}
+
+func (w *endedWorkload) seen() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	sort.Slice(w.batches, func(i, j int) bool {
+		a, _, _ := strings.Cut(w.batches[i], "-")
+		b, _, _ := strings.Cut(w.batches[j], "-")
+		x, _ := strconv.Atoi(a)
+		y, _ := strconv.Atoi(b)
+		return x < y
+	})
+	return strings.Join(w.batches, " ")
+}
+
+type endedLoader struct{ w *endedWorkload }
+
+func (l endedLoader) LoadBatch(ctx context.Context, c target.Conn, from, to int64) error {
+	l.w.mu.Lock()
+	l.w.batches = append(l.w.batches, fmt.Sprintf("%d-%d", from, to))
+	l.w.mu.Unlock()
+	return nil
 }

@@ -258,6 +258,15 @@ type BatchSizer interface {
 	LoadBatchSize() int64
 }
 
+// BatchEnder is implemented by workloads whose load batches are not all of
+// one size (a whole table each where the target loads a table fastest in
+// one go, and the tables differ in size). LoadBatchEnd returns the end
+// (exclusive) of the batch that begins at record from, or 0 for the fixed
+// batch size. A batch size given by the user wins.
+type BatchEnder interface {
+	LoadBatchEnd(from int64) int64
+}
+
 // Env is what a workload learns about the target before it builds
 // statements: its dialect and capabilities. No connection is open yet.
 type Env struct {

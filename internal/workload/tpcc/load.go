@@ -85,7 +85,16 @@ func unitAt(rec int64) unit {
 
 // NewLoader returns a loader for one load worker; r is reseeded by the
 // runner per batch, so the data depends on the seed and the batch size.
-func (w *Workload) NewLoader(_ int, r *rand.Rand) workload.Loader {
+// Worker 0's generator, before its first batch, gives the seed of a
+// whole-table load (tableload.go), which depends on the seed alone; a
+// new load makes its tables' indexes anew.
+func (w *Workload) NewLoader(worker int, r *rand.Rand) workload.Loader {
+	if worker == 0 {
+		w.loadSeed = r.Int63()
+		w.indexMu.Lock()
+		w.indexed = map[int]bool{}
+		w.indexMu.Unlock()
+	}
 	return &loader{w: w, r: r, now: time.Now().UTC().Truncate(time.Second)}
 }
 
@@ -100,6 +109,7 @@ type loader struct {
 	args     []any
 	progress func(written int64)
 	written  int64
+	tls      tableLoadState // with TableLoad
 }
 
 // SetProgress implements workload.ProgressLoader.
@@ -107,8 +117,12 @@ func (l *loader) SetProgress(f func(written int64)) { l.progress = f }
 
 // LoadBatch loads, in one transaction, every unit that begins in [from,
 // to). A failed batch is rolled back whole, so the runner's retry of it
-// inserts no row twice.
+// inserts no row twice. With TableLoad it loads the pieces of whole tables
+// that begin there instead (tableload.go).
 func (l *loader) LoadBatch(ctx context.Context, c target.Conn, from, to int64) error {
+	if l.w.tableLoad {
+		return l.loadTables(ctx, c, from, to)
+	}
 	var units []unit
 	for rec := from; rec < to; {
 		u := unitAt(rec)
@@ -169,51 +183,33 @@ func (l *loader) loadUnit(ctx context.Context, c target.Conn, u unit) error {
 	switch u.kind {
 	case unitItems:
 		for i := u.chunk*itemChunk + 1; i <= (u.chunk+1)*itemChunk; i++ {
-			l.add(int64(i), randInt(r, 1, 10000), aString(r, 14, 24), l.money(randInt(r, 100, 10000)), data(r))
+			l.add(l.itemRow(nil, r, i))
 		}
 		return l.flush(ctx, c, 7)
 	case unitWarehouse:
-		l.add(int64(u.w), aString(r, 6, 10), aString(r, 10, 20), aString(r, 10, 20), aString(r, 10, 20), letters(r, 2), zip(r), l.tax(randInt(r, 0, 2000)), l.money(30000000))
+		l.add(l.warehouseRow(nil, r, u.w))
 		if err := l.flush(ctx, c, 0); err != nil {
 			return err
 		}
 		for d := 1; d <= DistrictsPerWarehouse; d++ {
-			l.add(int64(d), int64(u.w), aString(r, 6, 10), aString(r, 10, 20), aString(r, 10, 20), aString(r, 10, 20), letters(r, 2), zip(r),
-				l.tax(randInt(r, 0, 2000)), l.money(3000000), int64(OrdersPerDistrict+1))
+			l.add(l.districtRow(nil, r, u.w, d))
 		}
 		return l.flush(ctx, c, 1)
 	case unitStock:
 		for i := u.chunk*stockChunk + 1; i <= (u.chunk+1)*stockChunk; i++ {
-			row := []any{int64(i), int64(u.w), randInt(r, 10, 100)}
-			for d := 0; d < 10; d++ {
-				row = append(row, aString(r, 24, 24))
-			}
-			row = append(row, int64(0), int64(0), int64(0), data(r))
-			l.add(row...)
+			l.add(l.stockRow(nil, r, u.w, i))
 		}
 		return l.flush(ctx, c, 8)
 	case unitCustomers:
 		since := l.when(l.now)
 		for i := 1; i <= CustomersPerDistrict; i++ {
-			last := LastName(0)
-			if i <= 1000 {
-				last = LastName(int64(i - 1))
-			} else {
-				last = LastName(keydist.NURand{A: keydist.NURandLast, X: 0, Y: 999, C: CLastLoad}.Next(r))
-			}
-			credit := "GC"
-			if r.Intn(10) == 0 {
-				credit = "BC"
-			}
-			l.add(int64(i), int64(u.d), int64(u.w), aString(r, 8, 16), "OE", last, aString(r, 10, 20), aString(r, 10, 20), aString(r, 10, 20),
-				letters(r, 2), zip(r), nString(r, 16), since, credit, l.money(5000000), l.tax(randInt(r, 0, 5000)), l.money(-1000), l.money(1000),
-				int64(1), int64(0), aString(r, 300, 500))
+			l.add(l.customerRow(nil, r, u.w, u.d, i, since))
 		}
 		if err := l.flush(ctx, c, 2); err != nil {
 			return err
 		}
 		for i := 1; i <= CustomersPerDistrict; i++ {
-			l.add(int64(i), int64(u.d), int64(u.w), int64(u.d), int64(u.w), since, l.money(1000), aString(r, 12, 24))
+			l.add(l.historyRow(nil, r, u.w, u.d, i, since))
 		}
 		return l.flush(ctx, c, 3)
 	}
@@ -225,31 +221,20 @@ func (l *loader) loadUnit(ctx context.Context, c target.Conn, u unit) error {
 	cnt := make([]int64, OrdersPerDistrict+1)
 	for o := 1; o <= OrdersPerDistrict; o++ {
 		cnt[o] = randInt(r, 5, 15)
-		var carrier any
-		if o < firstNewOrder {
-			carrier = randInt(r, 1, 10)
-		}
-		l.add(int64(o), int64(u.d), int64(u.w), int64(perm[o-1]+1), entry, carrier, cnt[o], int64(1))
+		l.add(l.orderRow(nil, r, u.w, u.d, o, perm[o-1]+1, entry, cnt[o]))
 	}
 	if err := l.flush(ctx, c, 5); err != nil {
 		return err
 	}
 	for o := firstNewOrder; o <= OrdersPerDistrict; o++ {
-		l.add(int64(o), int64(u.d), int64(u.w))
+		l.add([]any{int64(o), int64(u.d), int64(u.w)})
 	}
 	if err := l.flush(ctx, c, 4); err != nil {
 		return err
 	}
 	for o := 1; o <= OrdersPerDistrict; o++ {
 		for n := int64(1); n <= cnt[o]; n++ {
-			var delivered any
-			amount := l.money(0)
-			if o < firstNewOrder {
-				delivered = entry
-			} else {
-				amount = l.money(randInt(r, 1, 999999))
-			}
-			l.add(int64(o), int64(u.d), int64(u.w), n, randInt(r, 1, Items), int64(u.w), delivered, int64(5), amount, aString(r, 24, 24))
+			l.add(l.orderLineRow(nil, r, u.w, u.d, o, n, entry))
 		}
 		if len(l.rows) >= maxRowsPerStmt {
 			if err := l.flush(ctx, c, 6); err != nil {
@@ -260,9 +245,79 @@ func (l *loader) loadUnit(ctx context.Context, c target.Conn, u unit) error {
 	return l.flush(ctx, c, 6)
 }
 
+// The rows of each table, appended to dst in the table's column order,
+// with the values clause 4.3.3.1 gives; r's draws come in column order.
+
+func (l *loader) itemRow(dst []any, r *rand.Rand, i int) []any {
+	return append(dst, int64(i), randInt(r, 1, 10000), aString(r, 14, 24), l.money(randInt(r, 100, 10000)), data(r))
+}
+
+func (l *loader) warehouseRow(dst []any, r *rand.Rand, w int) []any {
+	return append(dst, int64(w), aString(r, 6, 10), aString(r, 10, 20), aString(r, 10, 20), aString(r, 10, 20), letters(r, 2), zip(r),
+		l.tax(randInt(r, 0, 2000)), l.money(30000000))
+}
+
+func (l *loader) districtRow(dst []any, r *rand.Rand, w, d int) []any {
+	return append(dst, int64(d), int64(w), aString(r, 6, 10), aString(r, 10, 20), aString(r, 10, 20), aString(r, 10, 20), letters(r, 2), zip(r),
+		l.tax(randInt(r, 0, 2000)), l.money(3000000), int64(OrdersPerDistrict+1))
+}
+
+func (l *loader) stockRow(dst []any, r *rand.Rand, w, i int) []any {
+	dst = append(dst, int64(i), int64(w), randInt(r, 10, 100))
+	for d := 0; d < 10; d++ {
+		dst = append(dst, aString(r, 24, 24))
+	}
+	return append(dst, int64(0), int64(0), int64(0), data(r))
+}
+
+// customerRow is customer i: the first 1,000 take the last names of
+// 0..999 in turn, the others NURand's; 10% have bad credit.
+func (l *loader) customerRow(dst []any, r *rand.Rand, w, d, i int, since any) []any {
+	last := LastName(0)
+	if i <= 1000 {
+		last = LastName(int64(i - 1))
+	} else {
+		last = LastName(keydist.NURand{A: keydist.NURandLast, X: 0, Y: 999, C: CLastLoad}.Next(r))
+	}
+	credit := "GC"
+	if r.Intn(10) == 0 {
+		credit = "BC"
+	}
+	return append(dst, int64(i), int64(d), int64(w), aString(r, 8, 16), "OE", last, aString(r, 10, 20), aString(r, 10, 20), aString(r, 10, 20),
+		letters(r, 2), zip(r), nString(r, 16), since, credit, l.money(5000000), l.tax(randInt(r, 0, 5000)), l.money(-1000), l.money(1000),
+		int64(1), int64(0), aString(r, 300, 500))
+}
+
+func (l *loader) historyRow(dst []any, r *rand.Rand, w, d, i int, since any) []any {
+	return append(dst, int64(i), int64(d), int64(w), int64(d), int64(w), since, l.money(1000), aString(r, 12, 24))
+}
+
+// orderRow is order o of customer cid with cnt lines: delivered (a
+// carrier drawn from r) below firstNewOrder.
+func (l *loader) orderRow(dst []any, r *rand.Rand, w, d, o, cid int, entry any, cnt int64) []any {
+	var carrier any
+	if o < firstNewOrder {
+		carrier = randInt(r, 1, 10)
+	}
+	return append(dst, int64(o), int64(d), int64(w), int64(cid), entry, carrier, cnt, int64(1))
+}
+
+// orderLineRow is line n of order o: delivered at entry with amount 0
+// below firstNewOrder, else undelivered with a random amount.
+func (l *loader) orderLineRow(dst []any, r *rand.Rand, w, d, o int, n int64, entry any) []any {
+	var delivered any
+	amount := l.money(0)
+	if o < firstNewOrder {
+		delivered = entry
+	} else {
+		amount = l.money(randInt(r, 1, 999999))
+	}
+	return append(dst, int64(o), int64(d), int64(w), n, randInt(r, 1, Items), int64(w), delivered, int64(5), amount, aString(r, 24, 24))
+}
+
 // add appends one row to the pending rows.
-func (l *loader) add(vals ...any) {
-	l.rows = append(l.rows, vals)
+func (l *loader) add(row []any) {
+	l.rows = append(l.rows, row)
 }
 
 // flush writes the pending rows into table ti (index in Tables): with COPY

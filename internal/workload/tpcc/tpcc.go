@@ -142,6 +142,13 @@ type Workload struct {
 
 	loadMu sync.Mutex // embedded targets: one load batch at a time
 
+	// With TableLoad (tableload.go): the load's pieces of whole tables,
+	// and the secondary indexes made before their tables' rows.
+	tableLoad bool
+	pieces    []piece
+	loadSeed  int64 // set by NewLoader(0, ...)
+	tableLoadIndexes
+
 	// Run-wide NURand constants, drawn from the first worker's generator.
 	cOnce             sync.Once
 	cLast, cID, cItem int64
@@ -154,6 +161,7 @@ var (
 	_ workload.Checker      = (*Workload)(nil)
 	_ workload.Deriver      = (*Workload)(nil)
 	_ workload.BatchSizer   = (*Workload)(nil)
+	_ workload.BatchEnder   = (*Workload)(nil)
 	_ workload.TableReuser  = (*Workload)(nil)
 )
 
@@ -305,6 +313,10 @@ func (w *Workload) Bind(env workload.Env) error {
 		}
 	}
 	w.opts.AfterLoad = append(append([]string(nil), st.Analyze...), st.Checkpoint...)
+	w.tableLoad, w.pieces, w.indexed = env.Capabilities.TableLoad, nil, map[int]bool{}
+	if w.tableLoad {
+		w.layPieces()
+	}
 	w.lineRows = 1
 	if env.Capabilities.MultiRowInsert {
 		w.lineRows = 1000
@@ -333,7 +345,8 @@ func (w *Workload) Schema() []workload.Table {
 	return out
 }
 
-// PostLoad creates the secondary indexes, then brings the tables to a
+// PostLoad creates the secondary indexes (those a whole-table load has
+// not made before its rows), then brings the tables to a
 // measurable state: statistics (VACUUM ANALYZE on PostgreSQL, ANALYZE
 // TABLE on MySQL wire, ANALYZE on SQLite and the distributed products) and
 // a checkpoint where the product has one (CHECKPOINT on PostgreSQL, a WAL
@@ -346,7 +359,13 @@ func (w *Workload) PostLoad(ctx context.Context, c target.Conn) error {
 	if !w.bound {
 		return errors.New("tpcc: PostLoad before Bind")
 	}
-	for _, t := range w.st.Tables {
+	for ti, t := range w.st.Tables {
+		w.indexMu.Lock()
+		made := w.indexed[ti]
+		w.indexMu.Unlock()
+		if made {
+			continue // defined before the table's rows (TableLoad)
+		}
 		for _, ix := range t.Indexes {
 			if _, err := c.Exec(ctx, ix); err != nil {
 				return fmt.Errorf("tpcc: %s: %w", ix, err)
