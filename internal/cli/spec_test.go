@@ -2,8 +2,10 @@ package cli
 
 import (
 	"io"
+	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/candor-bench/candor/internal/engine"
@@ -28,6 +30,14 @@ func TestSpecRoundTrip(t *testing.T) {
 		{"kv", []string{"kv-basic", "--operations", "20", "--connect-timeout", "3s"}},
 		{"commit-loop", []string{"commit-loop", "--ledger", "--recovery-timeout", "2s", "--time", "300ms"}},
 		{"ledger", []string{"ledger", "--time", "300ms", "--on-fault-error", "continue", "--target-role", "any"}},
+		{"tpcc", []string{"tpcc", "--warehouses", "1", "--time", "300ms", "--spec-waits", "--max-error-rate", "100%"}},
+		{"bank", []string{"bank", "--accounts", "50", "--locking", "optimistic", "--time", "300ms", "--check", "--target", "sqlite://SB"}},
+		{"pgbench script", []string{"script/pgbench", "-p", "file=SCRIPT", "-p", "protocol=prepared", "--time", "300ms"}},
+		{"sysbench lua", []string{"sysbench-lua", "-p", "file=SCRIPT", "--time", "300ms"}},
+	}
+	scripts := map[string]string{
+		"pgbench script": "\\set x random(1, 10)\nSELECT :x;\n",
+		"sysbench lua":   "function thread_init() con = sysbench.sql.driver():connect() end\nfunction event() con:query(\"SELECT 1\") end\n",
 	}
 	for _, c := range cases {
 		t.Run(c.family, func(t *testing.T) {
@@ -35,9 +45,19 @@ func TestSpecRoundTrip(t *testing.T) {
 			dir := t.TempDir()
 			out := filepath.Join(dir, "r.json")
 			args := append([]string{}, c.args...)
-			if c.family == "sysbench" {
-				args[len(args)-1] = "sqlite://" + filepath.Join(dir, "sb.db")
-			} else {
+			script := filepath.Join(dir, "script")
+			for i, a := range args {
+				switch a {
+				case "sqlite://SB":
+					args[i] = "sqlite://" + filepath.Join(dir, "sb.db")
+				case "file=SCRIPT":
+					args[i] = "file=" + script
+					if err := os.WriteFile(script, []byte(scripts[c.family]), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if !strings.Contains(strings.Join(args, " "), "sqlite://") {
 				args = append(args, "--target", "null://")
 			}
 			args = append(args, "--seed", "42", "-q", "-o", out)
@@ -57,6 +77,14 @@ func TestSpecRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if text, ok := scripts[c.family]; ok {
+				// The result carries the script's text, which the command
+				// line names by its file.
+				if len(recorded.Scripts) != 1 || recorded.Scripts[0].Name != script || recorded.Scripts[0].Text != text {
+					t.Errorf("recorded scripts %+v, want %s with its text", recorded.Scripts, script)
+				}
+				spec.Scripts = recorded.Scripts
+			}
 			if !reflect.DeepEqual(recorded, spec) {
 				t.Errorf("recorded Spec differs:\n got %+v\nwant %+v", recorded, spec)
 			}
@@ -68,6 +96,7 @@ func TestSpecRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("candor %v: %v", rendered, err)
 			}
+			again.Scripts = spec.Scripts
 			if !reflect.DeepEqual(again, spec) {
 				t.Errorf("candor %v parses to another Spec:\n got %+v\nwant %+v", rendered, again, spec)
 			}
