@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -313,4 +314,20 @@ func TestBadURLMessageHidesSecrets(t *testing.T) {
 			t.Errorf("%s: the secret reached the output: %s", url, stderr)
 		}
 	}
+}
+
+// TestMain fails the package when a test left files in the package's own
+// directory: a command given a relative path while another test had
+// changed directory (runCLI), or a run without -o from a test that does
+// not change directory (runAbs, runAt), writes there.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, stray := range []string{"results", "candor.db", "reruns"} {
+		if _, err := os.Stat(stray); err == nil {
+			fmt.Fprintf(os.Stderr, "a test left %s in internal/cli: give its commands absolute paths or -o (runAt)\n", stray)
+			os.RemoveAll(stray)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }

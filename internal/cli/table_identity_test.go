@@ -106,8 +106,8 @@ func withOut(args []string, dir string, rest []string) []string {
 // (whoever created it) and loads ycsb into it with the extra load args.
 func freshLoad(t *testing.T, dir, url string, props []string, extra ...string) {
 	t.Helper()
-	runCLI(t, dir, nil, append([]string{"cleanup", "ycsb", "--target", url, "-q", "--allow-foreign-tables"}, props...)...)
-	if code, _, stderr := runCLI(t, dir, nil, append(append([]string{"load", "ycsb", "--target", url, "-q"}, extra...), props...)...); code != 0 {
+	runAt(t, dir, append([]string{"cleanup", "ycsb", "--target", url, "-q", "--allow-foreign-tables"}, props...)...)
+	if code, _, stderr := runAt(t, dir, append(append([]string{"load", "ycsb", "--target", url, "-q"}, extra...), props...)...); code != 0 {
 		t.Fatalf("load: exit %d\n%s", code, stderr)
 	}
 }
