@@ -162,6 +162,9 @@ func rerunSpec(env *Env, r *result.Result, targets []string) (engine.Spec, error
 		if strings.Contains(f, "run=") {
 			return spec, fmt.Errorf("its run executed a shell command (--fault %q): rerun never executes commands read from a result file; read it and run the command line by hand", f)
 		}
+		if strings.Contains(f, "sql=") {
+			return spec, fmt.Errorf("its run executed an SQL statement of its own (--fault %q): rerun never executes statements read from a result file; read it and run the command line by hand", f)
+		}
 	}
 	for _, list := range [][]string{spec.Options, spec.Properties, spec.PropertyFiles} {
 		for _, a := range list {
