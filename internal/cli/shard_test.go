@@ -79,7 +79,9 @@ func TestMergeCommand(t *testing.T) {
 	dir := t.TempDir()
 	start := time.Now().Add(5 * time.Second).UTC().Format(time.RFC3339Nano)
 	// The shards run together, as separate processes would: one waits
-	// for --start-at while the other starts.
+	// for --start-at while the other starts. 3 ms a round trip makes each
+	// shard's phase last seconds: merge refuses shards that shared less
+	// than half their time, and a busy machine starts one late.
 	files := []string{filepath.Join(dir, "shard-0.json"), filepath.Join(dir, "shard-1.json")}
 	var wg sync.WaitGroup
 	codes, errs := make([]int, 2), make([]string, 2)
@@ -88,7 +90,7 @@ func TestMergeCommand(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			var out, errb bytes.Buffer
-			args := []string{"run", "ycsb/a", "--target", "null://", "--threads", "4", "--operations", "4000", "--seed", "5",
+			args := []string{"run", "ycsb/a", "--target", "null://?latency=3ms", "--threads", "4", "--operations", "4000", "--seed", "5",
 				"--shard", string(rune('0'+i)) + "/2", "--start-at", start, "-q", "-o", files[i]}
 			codes[i] = Main(&Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }, Args: append([]string{"candor"}, args...)}, args)
 			errs[i] = errb.String()
@@ -101,7 +103,7 @@ func TestMergeCommand(t *testing.T) {
 		}
 	}
 	one := filepath.Join(dir, "one.json")
-	if code, _, stderr := runAbs(t, dir, "run", "ycsb/a", "--target", "null://", "--threads", "4", "--operations", "4000", "--seed", "5", "-q", "-o", one); code != 0 {
+	if code, _, stderr := runAbs(t, dir, "run", "ycsb/a", "--target", "null://?latency=3ms", "--threads", "4", "--operations", "4000", "--seed", "5", "-q", "-o", one); code != 0 {
 		t.Fatalf("one process: %s", stderr)
 	}
 	merged := filepath.Join(dir, "merged.json")

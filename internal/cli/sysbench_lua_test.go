@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A MariaDB of the test's own with its general query log on: the server
@@ -141,6 +142,19 @@ func pgLogSince(t *testing.T, file string, off int64) ([]string, int64) {
 	return busiest(byConn), int64(len(data))
 }
 
+// settled waits until the server's log file has stopped growing for 300
+// ms (at most 10 s): a busy server writes its log after the statements.
+func settled(file string) {
+	var last int64 = -1
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
+		st, err := os.Stat(file)
+		if err != nil || st.Size() == last {
+			return
+		}
+		last = st.Size()
+	}
+}
+
 // busiest is the statements of the connection that named sbtest tables
 // most, from its first BEGIN or sbtest statement.
 func busiest(byConn map[string][]string) []string {
@@ -224,8 +238,10 @@ func luaMatchesGo(t *testing.T, u, logFile string, since func(*testing.T, string
 		args := append(append([]string{}, opts...), "--threads=1", "--events=20", "--time=0", "--seed=4242", "--out=r.json")
 		goOut := sb(append(args, test, "run")...)
 		var want, got []string
+		settled(logFile)
 		want, off = since(t, logFile, off)
 		luaOut := sb(append(args, filepath.Join(share, test+".lua"), "run")...)
+		settled(logFile)
 		got, off = since(t, logFile, off)
 		if len(want) == 0 {
 			t.Fatalf("%v: the general log holds no statement of the Go run", run)
