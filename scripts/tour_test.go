@@ -112,7 +112,7 @@ func TestReadmeTour(t *testing.T) {
 		}
 	}
 	t.Logf("the tour ran in %s; its commands began at:\n%s", took, strings.Join(steps, "\n"))
-	for _, f := range []string{"results/a-sqlite.json", "results/a-pg.json", "results/a-pg-t8.json", "results/c-merged.json", "e3.html"} {
+	for _, f := range []string{"results/a-sqlite.json", "results/a-pg.json", "results/a-pg-t2.json", "results/c-merged.json", "e3.html"} {
 		if _, err := os.Stat(filepath.Join(clone, f)); err != nil {
 			t.Errorf("the tour left no %s", f)
 		}
@@ -121,7 +121,7 @@ func TestReadmeTour(t *testing.T) {
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`A and B differ only in the target`),                   // step 5: comparable
 		regexp.MustCompile(`compared with --force although A and B differ`),       // step 5, --force: a warning,
-		regexp.MustCompile(`threads +4 +8 +yes`),                                  // and the differences listed
+		regexp.MustCompile(`threads +4 +2 +yes`),                                  // and the differences listed
 		regexp.MustCompile(`Fairness audit: 0 error\(s\)`),                        // step 6
 		regexp.MustCompile(`verdict: (reproduced|no significant|not reproduced)`), // step 6: rerun
 	} {
