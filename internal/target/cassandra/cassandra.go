@@ -327,12 +327,32 @@ func (t *Target) Close() error {
 	}
 	t.closed = true
 	if t.sess != nil {
-		t.sess.Close()
+		closeWithin(t.sess, sessionCloseWait)
 	}
 	if t.boot != nil {
-		t.boot.Close()
+		closeWithin(t.boot, sessionCloseWait)
 	}
 	return nil
+}
+
+// sessionCloseWait bounds how long Close waits for a driver session.
+const sessionCloseWait = 10 * time.Second
+
+// closeWithin closes a driver session, giving up after d: the driver's
+// Session.Close waits for its schema refresh, which can itself wait
+// forever on a control connection that a fault broke (the fault matrix hung
+// 20 minutes there once, on a busy machine). A run must end: the session is
+// then left to the driver.
+func closeWithin(s *gocql.Session, d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		s.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
 }
 
 // ready returns the session bound to the keyspace, checking the keyspace
