@@ -95,6 +95,9 @@ func runMerge(env *Env, files []string, out string, force, quiet bool) error {
 		out = filepath.Join("results", merged.Merged.RunID+".json")
 	}
 	engine.MergeLedgers(merged, in, out)
+	if err := engine.Rederive(merged); err != nil {
+		fmt.Fprintf(env.Stderr, "candor merge: %v\n", err)
+	}
 	if abs, _ := filepath.Abs(out); seen[abs] != "" {
 		return usagef("--out %s is one of the shard results: name another file", out)
 	}

@@ -2,12 +2,11 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
-	"github.com/candor-bench/candor/internal/runner"
-	"maps"
-
 	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/runner"
 	"github.com/candor-bench/candor/internal/workload"
 )
 
@@ -41,4 +40,46 @@ func sayPostLoad(r *runner.Runner, wl workload.Workload) {
 		return
 	}
 	fmt.Fprintf(r.Status, "after the load, for a measurable state: %s\n", strings.Join(ps.PostLoadSteps(), "; "))
+}
+
+// Rederive computes again, on a merged result, the figures its workload
+// derives from a phase's counts (workload.Deriver: TPC-C's tpmC). A merge
+// adds the shards' counts, but each shard's derived figures describe its
+// own share: the merged phase would keep the first shard's. The workload
+// is rebuilt from the options its result records. When it derives figures
+// and cannot be rebuilt, its derived figures are removed rather than left
+// wrong, and the error says why.
+func Rederive(res *result.Result) error {
+	entry, variant, err := workload.Lookup(res.Workload.Name)
+	if err != nil {
+		return nil // a workload this candor does not know derives nothing here
+	}
+	opts, _ := res.Workload.Options.(map[string]any)
+	var props []string
+	for _, o := range entry.Options {
+		if v, ok := opts[o.Name]; ok {
+			props = append(props, fmt.Sprintf("%s=%v", o.Name, v))
+		}
+	}
+	wl, err := entry.New(variant, nil, props)
+	if err == nil {
+		if _, ok := wl.(workload.Deriver); !ok {
+			return nil
+		}
+	}
+	for i := range res.Phases {
+		p := &res.Phases[i]
+		if p.Name != PhaseRun {
+			continue
+		}
+		if err != nil {
+			p.Derived = nil
+			continue
+		}
+		derive(wl, p)
+	}
+	if err != nil {
+		return fmt.Errorf("the figures %s derives from its counts (removed from the merged result): its options cannot be read back: %w", res.Workload.Name, err)
+	}
+	return nil
 }
