@@ -293,7 +293,23 @@ func intervalVerdicts(recs []result.IntervalCheck, when string) []result.DataChe
 		}
 		out = append(out, result.DataCheck{Name: n, Passed: a.failed == 0, Offending: a.failed, Detail: detail, When: when})
 	}
+	if len(names) == 0 && errs > 0 {
+		// Not one snapshot was made: the check did not hold, it was not
+		// made (as an after-run check that cannot connect).
+		out = append(out, result.DataCheck{Name: "checks during the run", When: when,
+			Detail: fmt.Sprintf("could not be made: none of %d snapshot(s) got a session or an answer; first: %s", errs, firstError(recs))})
+	}
 	return out
+}
+
+// firstError is the first interval check's error of recs.
+func firstError(recs []result.IntervalCheck) string {
+	for _, r := range recs {
+		if r.Error != "" {
+			return r.Error
+		}
+	}
+	return ""
 }
 
 // markChecks makes a complete result whose checks failed check_failed.
