@@ -193,7 +193,7 @@ func (m *monitor) status(iv result.Interval, rows int64) {
 		// what was dropped, labelled as the end rather than again with the
 		// last line's time.
 		if iv.Dropped != nil && *iv.Dropped > 0 {
-			fmt.Fprintf(w, "[%s] %8s | dropped %s\n", m.name, "end", Thousands(*iv.Dropped))
+			fmt.Fprintf(w, "[%s] %8s | dropped %s\n", m.name, "end", result.Thousands(*iv.Dropped))
 		}
 		return
 	}
@@ -222,7 +222,7 @@ func (m *monitor) status(iv result.Interval, rows int64) {
 			continue
 		}
 		shown = true
-		fmt.Fprintf(&b, " | %s %.0f ops/s p50 %s p99 %s err %d", o.Name, o.Rate, FormatNs(o.P50), FormatNs(o.P99), o.Errors)
+		fmt.Fprintf(&b, " | %s %.0f ops/s p50 %s p99 %s err %d", o.Name, o.Rate, result.FormatNs(o.P50), result.FormatNs(o.P99), o.Errors)
 	}
 	if !shown {
 		b.WriteString(" | 0 ops/s")
@@ -231,7 +231,7 @@ func (m *monitor) status(iv result.Interval, rows int64) {
 		fmt.Fprintf(&b, " | reconnects %d", iv.Reconnects)
 	}
 	if iv.Dropped != nil && *iv.Dropped > 0 {
-		fmt.Fprintf(&b, " | dropped %s", Thousands(*iv.Dropped))
+		fmt.Fprintf(&b, " | dropped %s", result.Thousands(*iv.Dropped))
 	}
 	fmt.Fprintln(w, b.String())
 }
@@ -284,7 +284,3 @@ func (m *monitor) phase(end time.Time) *result.Phase {
 	}
 	return p
 }
-
-// FormatNs prints a latency with a unit that keeps 3-4 significant digits
-// (result.FormatNs).
-func FormatNs(ns int64) string { return result.FormatNs(ns) }

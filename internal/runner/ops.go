@@ -126,7 +126,7 @@ func errorBudget(p *result.Phase, max float64) string {
 		var parts []string
 		for _, c := range target.Classes {
 			if n := o.Errors[string(c)]; n > 0 {
-				parts = append(parts, string(c)+" "+Thousands(n))
+				parts = append(parts, string(c)+" "+result.Thousands(n))
 			}
 		}
 		if len(parts) > 0 {
@@ -145,6 +145,3 @@ func errorBudget(p *result.Phase, max float64) string {
 func FormatFraction(f float64) string {
 	return strconv.FormatFloat(100*f, 'g', 4, 64) + "%"
 }
-
-// Thousands prints n with thousands separators (result.Thousands).
-func Thousands(n int64) string { return result.Thousands(n) }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
+
+	"github.com/candor-bench/candor/internal/result"
 )
 
 // FormatRate prints failed of total operations as a percentage with the
@@ -17,10 +19,10 @@ import (
 // of 0 prints "no rate (0 operations)". It is exact: the digits come from
 // integer arithmetic, not from a float64.
 func FormatRate(failed, total int64) string {
-	counts := fmt.Sprintf("(%s of %s operations)", Thousands(failed), Thousands(total))
+	counts := fmt.Sprintf("(%s of %s operations)", result.Thousands(failed), result.Thousands(total))
 	switch {
 	case total <= 0:
-		return fmt.Sprintf("no rate (%s operations)", Thousands(total))
+		return fmt.Sprintf("no rate (%s operations)", result.Thousands(total))
 	case failed <= 0:
 		return "0% " + counts
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/candor-bench/candor/internal/result"
 )
 
 // RowSizer is a workload that declares the approximate size of one loaded
@@ -58,11 +60,11 @@ func (r *Runner) checkSpace(ctx context.Context, rows int64) error {
 	if room >= 0 && est > room {
 		return fmt.Errorf("%w: %s rows of about %s each need at least %s, and %s has %s free: "+
 			"load fewer rows or smaller values, or put the database file on a disk with more room",
-			ErrDiskSpace, Thousands(rows), FormatBytes(est/rows), FormatBytes(est), where, FormatBytes(room))
+			ErrDiskSpace, result.Thousands(rows), FormatBytes(est/rows), FormatBytes(est), where, FormatBytes(room))
 	}
 	if est > LargeLoad && r.Status != nil {
 		line := fmt.Sprintf("[load] about %s to write (%s rows of about %s; more on disk with indexes and logs)",
-			FormatBytes(est), Thousands(rows), FormatBytes(est/rows))
+			FormatBytes(est), result.Thousands(rows), FormatBytes(est/rows))
 		if room >= 0 {
 			line += fmt.Sprintf("; %s free in %s", FormatBytes(room), where)
 		}
