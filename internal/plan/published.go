@@ -7,7 +7,7 @@ import "github.com/candor-bench/candor/internal/published"
 func (p *Plan) PublishedCells() []published.Cell {
 	var out []published.Cell
 	for _, c := range p.Cells() {
-		out = append(out, published.Cell{Workload: c.Workload, Params: c.Params})
+		out = append(out, published.Cell{Workload: c.Workload, Params: c.Params, ID: c.ID, Identity: c.Identity})
 	}
 	return out
 }

@@ -339,6 +339,11 @@ func metricNames() []string {
 type Cell struct {
 	Workload string
 	Params   map[string]string
+	// ID and Identity are the cell's name and the hash of everything that
+	// makes it (plan.Cell): a result counts for the cell only when it
+	// records both, not one of an older version of the plan left in its
+	// output directory.
+	ID, Identity string
 }
 
 // Values are the distinct values of the parameters keys over the cells,

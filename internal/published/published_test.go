@@ -71,7 +71,7 @@ tables:
 // Selectors match cells by their parameters as the plan writes them;
 // Check names each selector that matches no cell.
 func TestSelectorsAndCheck(t *testing.T) {
-	cells := []Cell{{"commit-loop", map[string]string{"target": "a", "jobs": "1"}}, {"commit-loop", map[string]string{"target": "b", "jobs": "3"}}}
+	cells := []Cell{{Workload: "commit-loop", Params: map[string]string{"target": "a", "jobs": "1"}}, {Workload: "commit-loop", Params: map[string]string{"target": "b", "jobs": "3"}}}
 	if n := len(MatchCells(cells, Selector{"workload": "commit-loop", "jobs": "1"})); n != 1 {
 		t.Errorf("matched %d", n)
 	}

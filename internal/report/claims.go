@@ -122,6 +122,9 @@ func claimsOf(inputs []Input) (plans []*ClaimsPlan, claims []*Verdict, warnings 
 			continue
 		}
 		plans = append(plans, p)
+		if _, stale := p.madeHere(inputs); stale > 0 {
+			warnings = append(warnings, fmt.Sprintf("plan %s: %d result(s) were made by cells the plan no longer has, or with other settings: left out of its claims", p.Name, stale))
+		}
 		claims = append(claims, CheckClaims(p, inputs)...)
 	}
 	return plans, claims, warnings
@@ -130,12 +133,47 @@ func claimsOf(inputs []Input) (plans []*ClaimsPlan, claims []*Verdict, warnings 
 // CheckClaims checks each published claim of p against the inputs made by
 // p's cells.
 func CheckClaims(p *ClaimsPlan, inputs []Input) []*Verdict {
+	inputs, _ = p.madeHere(inputs)
 	var out []*Verdict
 	for _, c := range p.Published.Claims {
 		out = append(out, checkClaim(p.Name, c, inputs))
 	}
 	return out
 }
+
+// madeHere keeps the inputs made by a cell of p as it is now: the result
+// names the cell and records its identity (a hash of the cell's workload,
+// target, options, files and the plan's run settings). A result of the
+// same plan name left by an older version of the plan (another duration,
+// a cell since renamed) is left out, and counted in stale. Without the
+// plan's cells, every input of the plan is kept.
+func (p *ClaimsPlan) madeHere(inputs []Input) (kept []Input, stale int) {
+	ids := map[string]string{}
+	for _, c := range p.Cells {
+		if c.ID != "" {
+			ids[c.ID] = c.Identity
+		}
+	}
+	for _, in := range inputs {
+		ref := in.Result.Plan
+		if ref == nil || ref.Name != p.Name {
+			continue
+		}
+		if len(ids) > 0 {
+			identity, ok := ids[ref.Cell]
+			if !ok || (identity != "" && ref.Params[planIdentityParam] != identity) {
+				stale++
+				continue
+			}
+		}
+		kept = append(kept, in)
+	}
+	return kept, stale
+}
+
+// planIdentityParam is the plan parameter a cell's result records its
+// identity in (planrun.IdentityParam).
+const planIdentityParam = "identity"
 
 // metricValues are the claim's metric in every complete repetition of the
 // cells sel names, among the inputs of plan name.
@@ -419,6 +457,7 @@ func buildClaimsSection(d *document, m *Model) {
 // measured here: per row and column the mean of the metric over the
 // repetitions with its 95% confidence interval.
 func publishedTables(p *ClaimsPlan, inputs []Input) []*table {
+	inputs, _ = p.madeHere(inputs)
 	cells := p.Cells
 	var out []*table
 	for _, pt := range p.Published.Tables {

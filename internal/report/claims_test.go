@@ -127,3 +127,30 @@ func TestTimeSeriesLoadAndRunApart(t *testing.T) {
 		t.Errorf("%d throughput axes, want 2", n)
 	}
 }
+
+// A plan's claims count only the results of its cells as they are now: a
+// result of the same plan name and cell parameters but another identity
+// (the plan's duration changed since, say) is left out with a warning,
+// not pooled with the fresh ones.
+func TestClaimsLeaveOutOlderCells(t *testing.T) {
+	a := map[string]string{"target": "a", "identity": "aaaa0001"}
+	b := map[string]string{"target": "b", "identity": "bbbb0001"}
+	stale := map[string]string{"target": "a", "identity": "aaaa0000"}
+	in := func(params map[string]string, cell string, tputs ...float64) Input {
+		x := claimInput(params, tputs, nil)
+		x.Result.Plan.Cell = cell
+		return x
+	}
+	p := &ClaimsPlan{Name: "p", Published: &published.Published{Claims: []published.Claim{
+		{ID: "r", Metric: "throughput", Ratio: []published.Selector{{"target": "a"}, {"target": "b"}}, Expect: 2, Tolerance: 0.25}}},
+		Cells: []published.Cell{{Workload: "w", Params: map[string]string{"target": "a"}, ID: "w_a", Identity: "aaaa0001"},
+			{Workload: "w", Params: map[string]string{"target": "b"}, ID: "w_b", Identity: "bbbb0001"}}}
+	inputs := []Input{in(a, "w_a", 200, 202, 198), in(b, "w_b", 100, 101, 99), in(stale, "w_a", 900, 910, 905), in(a, "w_gone", 10, 11)}
+	v := CheckClaims(p, inputs)
+	if len(v) != 1 || v[0].Verdict != Reproduced || math.Abs(v[0].Value-2) > 1e-9 {
+		t.Errorf("verdict %+v: want 2.0 from the current cells only", v)
+	}
+	if kept, stale := p.madeHere(inputs); len(kept) != 2 || stale != 2 {
+		t.Errorf("kept %d, stale %d; want 2 and 2", len(kept), stale)
+	}
+}
