@@ -84,8 +84,3 @@ func initTables() [][2]string {
 		{"pgbench_branches", "CREATE TABLE pgbench_branches (bid INTEGER NOT NULL PRIMARY KEY, bbalance INTEGER, filler CHAR(88))"},
 	}
 }
-
-// builtinEnd is, by dialect, what a built-in script's "END;" is sent as
-// where the dialect has no END (MySQL and TiDB: COMMIT). Users' scripts
-// are sent as they are written.
-var builtinEnd = map[string]string{"mysql": "COMMIT;", "tidb": "COMMIT;"}

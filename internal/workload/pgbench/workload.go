@@ -423,7 +423,7 @@ func (w *Workload) Bind(env workload.Env) error {
 			if c.kind != cSQL {
 				continue
 			}
-			if end, ok := builtinEnd[env.Dialect.Name]; ok && s.info.Builtin != "" && c.plain == "END;" {
+			if end := dialect.PgbenchEnd(env.Dialect); s.info.Builtin != "" && c.plain == "END;" && end != c.plain {
 				c.plain, c.parts = end, []sqlPart{{text: end, slot: -1}}
 			}
 			var b strings.Builder
