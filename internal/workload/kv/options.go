@@ -3,11 +3,12 @@ package kv
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/candor-bench/candor/internal/target"
+	"github.com/candor-bench/candor/internal/workload"
 )
 
 // Defaults and bounds of the options. The sizes are the published ones
@@ -58,29 +59,13 @@ type props struct {
 // Unknown names, a missing '=' and property files are errors; all are
 // returned together.
 func parseProps(workloadName string, files, in []string, known []string) *props {
-	p := &props{vals: map[string]string{}}
+	p := &props{}
 	if len(files) > 0 {
 		p.errs = append(p.errs, fmt.Errorf("%s takes no property files (%s); give its options as flags (--%s=...) or -p name=value",
 			workloadName, strings.Join(files, ", "), known[0]))
 	}
-	valid := map[string]bool{operationCount: true}
-	for _, k := range known {
-		valid[k] = true
-	}
-	for _, s := range in {
-		name, val, ok := strings.Cut(s, "=")
-		name = strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "_", "-")
-		switch {
-		case !ok:
-			p.errs = append(p.errs, fmt.Errorf("option %q: expected name=value", s))
-		case !valid[name]:
-			names := append([]string(nil), known...)
-			sort.Strings(names)
-			p.errs = append(p.errs, fmt.Errorf("unknown option %q; valid options of %s: %s", name, workloadName, strings.Join(names, ", ")))
-		default:
-			p.vals[name] = strings.TrimSpace(val)
-		}
-	}
+	r := workload.ReadOptions(workloadName, slices.Sorted(slices.Values(known)), []string{operationCount}, in)
+	p.vals, p.errs = r.Values, append(p.errs, r.Errs...)
 	return p
 }
 
