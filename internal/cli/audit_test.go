@@ -24,6 +24,7 @@ func fixturePath(t *testing.T, name string) string {
 // TestAuditExitCodes: 0 without an error-level finding, 1 with one, 2 on
 // bad input (a missing file, a result of another schema major version).
 func TestAuditExitCodes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	v2 := filepath.Join(dir, "v2.json")
 	os.WriteFile(v2, []byte(`{"schema": "candor.result/v2", "id": "x"}`), 0o644)
@@ -49,7 +50,7 @@ func TestAuditExitCodes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, out, errOut := runCLI(t, dir, nil, c.args...)
+			code, out, errOut := runAbs(t, dir, c.args...)
 			if code != c.code {
 				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, c.code, out, errOut)
 			}
@@ -117,7 +118,8 @@ func TestRerunArgs(t *testing.T) {
 // TestRerunOnNull: a run on null:// reruns "slower" against a null://
 // target that waits 2 ms per statement (one session then serves at most
 // 500 of the 1,000 operations per second due), with the recorded seed, options,
-// duration and the original's number of repetitions.
+// duration and the original's number of repetitions. The reruns of the one
+// original run at once (subtests).
 func TestRerunOnNull(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -128,77 +130,92 @@ func TestRerunOnNull(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, errOut)
 	}
-	code, out, errOut := runAbs(t, dir, "rerun", at("orig.json"), "--target", "null://?latency=2ms", "-o", at("slow.json"))
-	if code != 0 {
-		t.Fatalf("rerun: exit %d\n%s\n%s", code, out, errOut)
-	}
-	for _, w := range []string{"verdict: not reproduced: the rerun is significantly slower (throughput -", "95% CI −", "Fairness audit"} {
-		if !strings.Contains(out, w) {
-			t.Errorf("rerun output lacks %q:\n%s", w, out)
-		}
-	}
-	if !strings.Contains(errOut, "--seed") || !strings.Contains(errOut, "--repeat 3") {
-		t.Errorf("rerun's command line (stderr) lacks the recorded seed or the original's 3 repetitions:\n%s", errOut)
-	}
-	// A failed original is refused before anything runs.
-	failed := at("failed.json")
-	copyFailed, _ := result.Read(at("orig.json"))
-	for i := range copyFailed.Phases {
-		copyFailed.Phases[i].Status = result.StatusFailed
-	}
-	copyFailed.Status, copyFailed.Error, copyFailed.Repetitions = result.StatusFailed, "every phase failed", nil
-	result.Write(failed, copyFailed)
-	if code, _, errOut := runAbs(t, dir, "rerun", at("failed.json"), "-o", at("never.json")); code != ExitUsage || !strings.Contains(errOut, "no complete run phase") {
-		t.Errorf("rerun of a failed result: exit %d\n%s", code, errOut)
-	}
-	if _, err := os.Stat(at("never.json")); err == nil {
-		t.Errorf("a failed original was rerun")
-	}
-	// Another product is allowed, and the audit says what differs.
-	code, out, errOut = runAbs(t, dir, "rerun", at("orig.json"), "--target", "sqlite://"+at("other.db"), "-o", at("sqlite.json"))
-	if code != 0 || !strings.Contains(out, "verdict: ") || !strings.Contains(out, "target-differs") ||
-		!strings.Contains(out, "DIFFERS product") || !strings.Contains(out, "B: SQLite") || !strings.Contains(out, "same    candor") {
-		t.Errorf("rerun on SQLite: exit %d\n%s\n%s", code, out, errOut)
-	}
-	again, err := result.Read(at("slow.json"))
+	orig, err := result.Read(at("orig.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	orig, _ := result.Read(at("orig.json"))
-	if again.Workload.Seed != orig.Workload.Seed || !reflect.DeepEqual(again.Workload.Options, orig.Workload.Options) || again.Run.DurationSec != orig.Run.DurationSec {
-		t.Errorf("rerun's configuration differs: seed %d vs %d, duration %v vs %v", again.Workload.Seed, orig.Workload.Seed, again.Run.DurationSec, orig.Run.DurationSec)
-	}
+	t.Run("slower", func(t *testing.T) {
+		t.Parallel()
+		code, out, errOut := runAbs(t, dir, "rerun", at("orig.json"), "--target", "null://?latency=2ms", "-o", at("slow.json"))
+		if code != 0 {
+			t.Fatalf("rerun: exit %d\n%s\n%s", code, out, errOut)
+		}
+		for _, w := range []string{"verdict: not reproduced: the rerun is significantly slower (throughput -", "95% CI −", "Fairness audit"} {
+			if !strings.Contains(out, w) {
+				t.Errorf("rerun output lacks %q:\n%s", w, out)
+			}
+		}
+		if !strings.Contains(errOut, "--seed") || !strings.Contains(errOut, "--repeat 3") {
+			t.Errorf("rerun's command line (stderr) lacks the recorded seed or the original's 3 repetitions:\n%s", errOut)
+		}
+		again, err := result.Read(at("slow.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.Workload.Seed != orig.Workload.Seed || !reflect.DeepEqual(again.Workload.Options, orig.Workload.Options) || again.Run.DurationSec != orig.Run.DurationSec {
+			t.Errorf("rerun's configuration differs: seed %d vs %d, duration %v vs %v", again.Workload.Seed, orig.Workload.Seed, again.Run.DurationSec, orig.Run.DurationSec)
+		}
+	})
+	// A failed original is refused before anything runs.
+	t.Run("failed original", func(t *testing.T) {
+		t.Parallel()
+		failed := at("failed.json")
+		copyFailed, _ := result.Read(at("orig.json"))
+		for i := range copyFailed.Phases {
+			copyFailed.Phases[i].Status = result.StatusFailed
+		}
+		copyFailed.Status, copyFailed.Error, copyFailed.Repetitions = result.StatusFailed, "every phase failed", nil
+		result.Write(failed, copyFailed)
+		if code, _, errOut := runAbs(t, dir, "rerun", failed, "-o", at("never.json")); code != ExitUsage || !strings.Contains(errOut, "no complete run phase") {
+			t.Errorf("rerun of a failed result: exit %d\n%s", code, errOut)
+		}
+		if _, err := os.Stat(at("never.json")); err == nil {
+			t.Errorf("a failed original was rerun")
+		}
+	})
+	// Another product is allowed, and the audit says what differs.
+	t.Run("other product", func(t *testing.T) {
+		t.Parallel()
+		code, out, errOut := runAbs(t, dir, "rerun", at("orig.json"), "--target", "sqlite://"+at("other.db"), "-o", at("sqlite.json"))
+		if code != 0 || !strings.Contains(out, "verdict: ") || !strings.Contains(out, "target-differs") ||
+			!strings.Contains(out, "DIFFERS product") || !strings.Contains(out, "B: SQLite") || !strings.Contains(out, "same    candor") {
+			t.Errorf("rerun on SQLite: exit %d\n%s\n%s", code, out, errOut)
+		}
+	})
 }
 
 // TestBundleRerunFromCleanDirectory: a bundle holds the report, the
 // results, the audit and a README whose rerun command works once the
 // bundle is copied to a directory of its own.
 func TestBundleRerunFromCleanDirectory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	code, _, errOut := runCLI(t, dir, nil, "run", "ycsb/c", "--target", "null://", "--time", "1s", "--repeat", "2", "-q", "-o", "runs/c.json", "-p", "recordcount=100")
+	runs, pubDir := filepath.Join(dir, "runs"), filepath.Join(dir, "pub")
+	code, _, errOut := runAbs(t, dir, "run", "ycsb/c", "--target", "null://", "--time", "500ms", "--repeat", "2", "-q", "-o", filepath.Join(runs, "c.json"), "-p", "recordcount=100")
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, errOut)
 	}
-	code, _, errOut = runCLI(t, dir, nil, "report", "--bundle", "pub", "runs")
+	code, _, errOut = runAbs(t, dir, "report", "--bundle", pubDir, runs)
 	if code != 0 {
 		t.Fatalf("report --bundle: exit %d\n%s", code, errOut)
 	}
 	for _, f := range []string{"report.html", "audit.txt", "README.md", "results/c.json", "results/c.intervals.jsonl"} {
-		if _, err := os.Stat(filepath.Join(dir, "pub", f)); err != nil {
+		if _, err := os.Stat(filepath.Join(pubDir, f)); err != nil {
 			t.Errorf("bundle lacks %s: %v", f, err)
 		}
 	}
-	html, _ := os.ReadFile(filepath.Join(dir, "pub", "report.html"))
+	html, _ := os.ReadFile(filepath.Join(pubDir, "report.html"))
 	if !strings.Contains(string(html), "Fairness audit") {
 		t.Errorf("bundled report has no fairness audit")
 	}
 	// A second bundle into the same directory is refused.
-	if code, _, errOut = runCLI(t, dir, nil, "report", "--bundle", "pub", "runs"); code != ExitUsage || !strings.Contains(errOut, "not empty") {
+	if code, _, errOut = runAbs(t, dir, "report", "--bundle", pubDir, runs); code != ExitUsage || !strings.Contains(errOut, "not empty") {
 		t.Errorf("bundle over a bundle: exit %d, %s", code, errOut)
 	}
-	// Copy the bundle elsewhere, alone, and run its README's command.
+	// Copy the bundle elsewhere, alone, and run its README's command there
+	// (in a child process: its paths are relative to the bundle).
 	clean := t.TempDir()
-	if out, err := exec.Command("cp", "-r", filepath.Join(dir, "pub"), clean).CombinedOutput(); err != nil {
+	if out, err := exec.Command("cp", "-r", pubDir, clean).CombinedOutput(); err != nil {
 		t.Fatalf("cp: %v %s", err, out)
 	}
 	pub := filepath.Join(clean, "pub")
@@ -215,7 +232,7 @@ func TestBundleRerunFromCleanDirectory(t *testing.T) {
 		t.Fatal("README has no candor rerun command")
 	}
 	args := strings.Fields(strings.TrimPrefix(command, "candor "))
-	code, out, errOut := runCLI(t, pub, nil, args...)
+	code, out, errOut := runChild(t, pub, args...)
 	if code != 0 || !strings.Contains(out, "verdict: ") {
 		t.Errorf("%s in a clean directory: exit %d\n%s\n%s", command, code, out, errOut)
 	}
@@ -224,15 +241,17 @@ func TestBundleRerunFromCleanDirectory(t *testing.T) {
 // TestRerunSysbenchLine: a result of a sysbench command line reruns as the
 // candor run it was, loading the tables where they are absent.
 func TestRerunSysbenchLine(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	base := []string{"sysbench", "--target=sqlite://sb.db", "--tables=1", "--table-size=100"}
-	if code, _, errOut := runCLI(t, dir, nil, append(base, "oltp_point_select", "prepare")...); code != 0 {
+	base := []string{"sysbench", "--target=sqlite://" + filepath.Join(dir, "sb.db"), "--tables=1", "--table-size=100"}
+	if code, _, errOut := runAbs(t, dir, append(base, "--out="+filepath.Join(dir, "prepare.json"), "oltp_point_select", "prepare")...); code != 0 {
 		t.Fatalf("prepare: exit %d\n%s", code, errOut)
 	}
-	if code, _, errOut := runCLI(t, dir, nil, append(base, "--time=1", "--out=sb.json", "oltp_point_select", "run")...); code != 0 {
+	sb := filepath.Join(dir, "sb.json")
+	if code, _, errOut := runAbs(t, dir, append(base, "--time=1", "--out="+sb, "oltp_point_select", "run")...); code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, errOut)
 	}
-	code, out, errOut := runCLI(t, dir, nil, "rerun", "sb.json", "--target", "sqlite://fresh.db", "-o", "again.json")
+	code, out, errOut := runAbs(t, dir, "rerun", sb, "--target", "sqlite://"+filepath.Join(dir, "fresh.db"), "-o", filepath.Join(dir, "again.json"))
 	if code != 0 || !strings.Contains(out, "verdict: ") {
 		t.Fatalf("rerun: exit %d\n%s\n%s", code, out, errOut)
 	}

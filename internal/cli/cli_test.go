@@ -2,9 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -37,14 +39,23 @@ func runCLI(t *testing.T, dir string, sig <-chan os.Signal, args ...string) (int
 // directory (runCLI) has ended.
 func runAbs(t *testing.T, dir string, args ...string) (int, string, string) {
 	t.Helper()
+	return runAbsSig(t, dir, nil, args...)
+}
+
+// runAbsSig is runAbs with the signals candor receives read from sig
+// (Env.Signals) rather than the process's: a test that interrupts its own
+// run this way may run in parallel.
+func runAbsSig(t *testing.T, dir string, sig <-chan os.Signal, args ...string) (int, string, string) {
+	t.Helper()
 	var out, errb lockedBuffer
 	began := time.Now().Add(-time.Second) // file times may be coarse
-	code := mainAbs(nil, &out, &errb, args...)
+	code := mainAbs(sig, &out, &errb, args...)
 	resulttest.CheckFilesSince(t, dir, began)
 	return code, out.String(), errb.String()
 }
 
 func TestBadInputExitCodes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.properties")
 	os.WriteFile(bad, []byte("recordcount=100\nreadproportion=abc\n"), 0o644)
@@ -87,7 +98,7 @@ func TestBadInputExitCodes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, _, stderr := runCLI(t, dir, nil, c.args...)
+			code, _, stderr := runAbs(t, dir, c.args...)
 			if code != c.code {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", code, c.code, stderr)
 			}
@@ -180,11 +191,12 @@ func TestRunOnSQLiteWritesResult(t *testing.T) {
 }
 
 func TestInterruptWritesPartialResult(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sig := make(chan os.Signal, 1)
 	time.AfterFunc(1500*time.Millisecond, func() { sig <- syscall.SIGINT })
 	t0 := time.Now()
-	code, _, stderr := runCLI(t, dir, sig, "run", "ycsb/c", "--target", "null://?latency=200us", "--time", "1m", "-o", "i.json", "--report-interval", "250ms")
+	code, _, stderr := runAbsSig(t, dir, sig, "run", "ycsb/c", "--target", "null://?latency=200us", "--time", "1m", "-o", filepath.Join(dir, "i.json"), "--report-interval", "250ms")
 	if code != ExitInterrupted {
 		t.Fatalf("exit %d, want %d\n%s", code, ExitInterrupted, stderr)
 	}
@@ -204,10 +216,11 @@ func TestInterruptWritesPartialResult(t *testing.T) {
 // signals candor, then its process group) ends the run and writes the
 // result; it is not the second Ctrl-C that quits at once.
 func TestDoubleSignalOfOneStopWritesResult(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sig := make(chan os.Signal, 2)
 	time.AfterFunc(1500*time.Millisecond, func() { sig <- syscall.SIGINT; sig <- syscall.SIGINT })
-	code, _, stderr := runCLI(t, dir, sig, "run", "ycsb/c", "--target", "null://?latency=200us", "--time", "1m", "-o", "i.json", "--report-interval", "250ms")
+	code, _, stderr := runAbsSig(t, dir, sig, "run", "ycsb/c", "--target", "null://?latency=200us", "--time", "1m", "-o", filepath.Join(dir, "i.json"), "--report-interval", "250ms")
 	if code != ExitInterrupted {
 		t.Fatalf("exit %d, want %d\n%s", code, ExitInterrupted, stderr)
 	}
@@ -305,8 +318,9 @@ func TestOtherDataOptionsReload(t *testing.T) {
 // A secret in a target URL never reaches a message, whichever driver
 // refuses the URL.
 func TestBadURLMessageHidesSecrets(t *testing.T) {
+	t.Parallel()
 	for _, url := range []string{"null://?token=PW3SECRET", "null://?latency=x&password=PW3SECRET", "mysql://u:PW3SECRET@127.0.0.1:1/db?password=PW3SECRET"} {
-		code, stdout, stderr := runCLI(t, t.TempDir(), nil, "run", "ycsb/a", "--target", url, "--operations", "1")
+		code, stdout, stderr := runAbs(t, t.TempDir(), "run", "ycsb/a", "--target", url, "--operations", "1")
 		if code != ExitUsage {
 			t.Errorf("%s: exit %d, want %d: %s", url, code, ExitUsage, stderr)
 		}
@@ -316,11 +330,26 @@ func TestBadURLMessageHidesSecrets(t *testing.T) {
 	}
 }
 
+// parallelTests is how many parallel tests run at once when go test is not
+// told otherwise (TestMain).
+const parallelTests = 8
+
 // TestMain fails the package when a test left files in the package's own
 // directory: a command given a relative path while another test had
 // changed directory (runCLI), or a run without -o from a test that does
 // not change directory (runAbs, runAt), writes there.
+//
+// Unless -test.parallel (go test -parallel) is given, the parallel tests
+// run parallelTests at a time rather than one per CPU: they spend their
+// time waiting on timed runs (--time, --rate) and on the servers, not on
+// the CPU, so one per CPU leaves a 2-core machine mostly idle.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(parallelTests))
+	}
 	code := m.Run()
 	for _, stray := range []string{"results", "candor.db", "reruns"} {
 		if _, err := os.Stat(stray); err == nil {

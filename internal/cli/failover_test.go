@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/candor-bench/candor/internal/ledger"
 	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/result/resulttest"
 	"github.com/candor-bench/candor/internal/testutil/oracle"
 )
 
@@ -52,6 +54,28 @@ func TestHelperCandorProcess(t *testing.T) {
 	os.Exit(Main(env, args))
 }
 
+// runChild runs candor as a child process (TestHelperCandorProcess) with
+// dir as its working directory, for a command whose relative paths are the
+// point of the test, while other tests run in parallel (runCLI's change of
+// directory is the whole process's). It checks every result the command
+// wrote under dir by the laws, as runCLI does.
+func runChild(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestHelperCandorProcess$", "--"}, args...)...)
+	cmd.Env = append(os.Environ(), "CANDOR_TEST_HELPER=1")
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	began := time.Now().Add(-time.Second) // file times may be coarse
+	if err := cmd.Run(); err != nil {
+		if _, exited := err.(*exec.ExitError); !exited {
+			t.Fatal(err)
+		}
+	}
+	resulttest.CheckFilesSince(t, dir, began)
+	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
+}
+
 // candor SIGKILLed mid-run leaves no result file; candor ledger verify on
 // what is left gives the accounting of every recorded write, the same as
 // one made independently from the ledger files and the table.
@@ -60,6 +84,7 @@ func TestLedgerVerifyAfterCandorKilled(t *testing.T) {
 	if url == "" {
 		t.Skip("CANDOR_TEST_POSTGRES_URL unset: no PostgreSQL on this machine (scripts/test.sh sets it)")
 	}
+	t.Parallel()
 	work := t.TempDir()
 	out := filepath.Join(work, "killed.json")
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperCandorProcess$", "--", "run", "ledger", "--target", url,
@@ -90,7 +115,7 @@ func TestLedgerVerifyAfterCandorKilled(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Fatalf("a SIGKILLed candor wrote its result file")
 	}
-	code, stdout, stderr := runCLI(t, work, nil, "ledger", "verify", out)
+	code, stdout, stderr := runAbs(t, work, "ledger", "verify", out)
 	if code != 0 {
 		t.Fatalf("verify: exit %d\n%s\n%s", code, stdout, stderr)
 	}
