@@ -34,22 +34,27 @@ func withParam(u, kv string) string {
 // an error and candor audit exits 1; the two runs at on are silent on it.
 func TestAuditSynchronousCommitOnPostgres(t *testing.T) {
 	pg := postgresURL(t)
+	t.Parallel()
 	dir := t.TempDir()
+	// A table of its own: other PostgreSQL tests run at once.
+	const table = "cli_audit_sync_commit"
+	t.Cleanup(func() { runAbs(t, dir, "cleanup", "ycsb", "--target", pg, "-p", "table="+table, "-q") })
+	at := func(name string) string { return filepath.Join(dir, name) }
 	for _, c := range []struct{ out, url string }{
 		{"on.json", withParam(pg, "synchronous_commit=on")},
 		{"on2.json", withParam(pg, "synchronous_commit=on")},
 		{"off.json", withParam(pg, "synchronous_commit=off")},
 	} {
-		if code, _, errOut := runCLI(t, dir, nil, "run", "ycsb/a", "--target", c.url, "--time", "1s", "-q", "-o", c.out, "-p", "recordcount=200", "--seed", "1"); code != 0 {
+		if code, _, errOut := runAbs(t, dir, "run", "ycsb/a", "--target", c.url, "--time", "1s", "-q", "-o", at(c.out), "-p", "recordcount=200", "-p", "table="+table, "--seed", "1"); code != 0 {
 			t.Fatalf("run %s: exit %d\n%s", c.out, code, errOut)
 		}
 	}
-	code, out, _ := runCLI(t, dir, nil, "audit", "on.json", "off.json")
+	code, out, _ := runAbs(t, dir, "audit", at("on.json"), at("off.json"))
 	if code != ExitAuditFindings || !strings.Contains(out, "ERROR   durability-differs") ||
 		!strings.Contains(out, "flushed locally per commit (synchronous_commit=on") || !strings.Contains(out, "periodic (synchronous_commit=off") {
 		t.Errorf("on vs off: exit %d\n%s", code, out)
 	}
-	code, out, _ = runCLI(t, dir, nil, "audit", "on.json", "on2.json")
+	code, out, _ = runAbs(t, dir, "audit", at("on.json"), at("on2.json"))
 	if code != 0 || strings.Contains(out, "durability") {
 		t.Errorf("on vs on: exit %d\n%s", code, out)
 	}
@@ -80,49 +85,56 @@ func TestRerunOnPostgres(t *testing.T) {
 		"--repeat", "3", "-q", "-o", orig, "-p", "recordcount=1000"); code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, errOut)
 	}
-	var code int
-	var out, errOut string
-	for try := 1; try <= 2; try++ {
-		code, out, errOut = runAbs(t, dir, "rerun", orig, "-o", filepath.Join(dir, fmt.Sprintf("same%d.json", try)))
-		if code != 0 || sameVerdict.MatchString(out) {
-			break
+	// The rerun against itself and the one through a slow proxy run at once
+	// (both only read the table).
+	t.Run("itself", func(t *testing.T) {
+		t.Parallel()
+		var code int
+		var out, errOut string
+		for try := 1; try <= 2; try++ {
+			code, out, errOut = runAbs(t, dir, "rerun", orig, "-o", filepath.Join(dir, fmt.Sprintf("same%d.json", try)))
+			if code != 0 || sameVerdict.MatchString(out) {
+				break
+			}
+			t.Logf("rerun %d against itself: %s", try, strings.SplitN(out, "\n", 3)[1])
 		}
-		t.Logf("rerun %d against itself: %s", try, strings.SplitN(out, "\n", 3)[1])
-	}
-	if code != 0 || !sameVerdict.MatchString(out) {
-		t.Errorf("rerun against itself: exit %d\n%s\n%s", code, out, errOut)
-	}
-	if !strings.Contains(errOut, "--repeat 3") {
-		t.Errorf("rerun did not repeat 3 times:\n%s", errOut)
-	}
-
-	up, err := fault.UpstreamOf(pg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, err := fault.StartProxies([]string{up})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ps.Close()
-	f, err := fault.Parse("at=0s net=latency delay=2ms node=all")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lift, err := ps.Apply(0, f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lift()
-	slow, err := fault.RewriteURL(pg, ps.Addr(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	code, out, errOut = runAbs(t, dir, "rerun", orig, "--target", slow, "-o", filepath.Join(dir, "slow.json"))
-	if code != 0 || !strings.Contains(out, "verdict: not reproduced: the rerun is significantly slower (") {
-		t.Errorf("rerun through a 2 ms proxy: exit %d\n%s\n%s", code, out, errOut)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "slow.json")); err != nil {
-		t.Error(err)
-	}
+		if code != 0 || !sameVerdict.MatchString(out) {
+			t.Errorf("rerun against itself: exit %d\n%s\n%s", code, out, errOut)
+		}
+		if !strings.Contains(errOut, "--repeat 3") {
+			t.Errorf("rerun did not repeat 3 times:\n%s", errOut)
+		}
+	})
+	t.Run("through a slow proxy", func(t *testing.T) {
+		t.Parallel()
+		up, err := fault.UpstreamOf(pg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, err := fault.StartProxies([]string{up})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ps.Close()
+		f, err := fault.Parse("at=0s net=latency delay=2ms node=all")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lift, err := ps.Apply(0, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer lift()
+		slow, err := fault.RewriteURL(pg, ps.Addr(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runAbs(t, dir, "rerun", orig, "--target", slow, "-o", filepath.Join(dir, "slow.json"))
+		if code != 0 || !strings.Contains(out, "verdict: not reproduced: the rerun is significantly slower (") {
+			t.Errorf("rerun through a 2 ms proxy: exit %d\n%s\n%s", code, out, errOut)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "slow.json")); err != nil {
+			t.Error(err)
+		}
+	})
 }
