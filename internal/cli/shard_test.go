@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/result/resulttest"
 )
 
 func TestShardBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, c := range []struct {
 		name string
@@ -31,7 +33,7 @@ func TestShardBadInput(t *testing.T) {
 		{"unsplittable load", []string{"load", "kv-basic", "--target", "null://", "--shard", "1/2"}, "cannot load a part of its key space"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			code, _, stderr := runCLI(t, dir, nil, c.args...)
+			code, _, stderr := runAbs(t, dir, c.args...)
 			if code != ExitUsage || !strings.Contains(stderr, c.want) {
 				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, ExitUsage, c.want)
 			}
@@ -42,11 +44,12 @@ func TestShardBadInput(t *testing.T) {
 // Shard loads of YCSB take their slice of insertstart/insertcount; the
 // tables' key marks merge the slices, and a run finds them all loaded.
 func TestShardLoadsSlices(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := "sqlite://" + filepath.Join(dir, "b.db")
 	for i, want := range []string{`"insertstart": 0`, `"insertstart": 34`, `"insertstart": 67`} {
 		out := filepath.Join(dir, "load"+string(rune('0'+i))+".json")
-		code, _, stderr := runCLI(t, dir, nil, "load", "ycsb/c", "--target", db, "-p", "recordcount=100", "--shard", string(rune('0'+i))+"/3", "-q", "-o", out)
+		code, _, stderr := runAbs(t, dir, "load", "ycsb/c", "--target", db, "-p", "recordcount=100", "--shard", string(rune('0'+i))+"/3", "-q", "-o", out)
 		if code != 0 {
 			t.Fatalf("load shard %d: exit %d: %s", i, code, stderr)
 		}
@@ -65,7 +68,7 @@ func TestShardLoadsSlices(t *testing.T) {
 	}
 	// The run finds every record loaded: no load phase.
 	out := filepath.Join(dir, "run.json")
-	code, _, stderr := runCLI(t, dir, nil, "run", "ycsb/c", "--target", db, "-p", "recordcount=100", "--load", "never", "--operations", "100", "-q", "-o", out)
+	code, _, stderr := runAbs(t, dir, "run", "ycsb/c", "--target", db, "-p", "recordcount=100", "--load", "never", "--operations", "100", "-q", "-o", out)
 	if code != 0 {
 		t.Fatalf("run after the shard loads: exit %d: %s", code, stderr)
 	}
@@ -77,21 +80,27 @@ func TestShardLoadsSlices(t *testing.T) {
 func TestMergeCommand(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	start := time.Now().Add(5 * time.Second).UTC().Format(time.RFC3339Nano)
+	start := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
 	// The shards run together, as separate processes would: one waits
 	// for --start-at while the other starts. 3 ms a round trip makes each
 	// shard's phase last seconds: merge refuses shards that shared less
-	// than half their time, and a busy machine starts one late.
+	// than half their time, and a busy machine starts one late. The same
+	// run in one process runs at the same time, on a null:// of its own.
 	files := []string{filepath.Join(dir, "shard-0.json"), filepath.Join(dir, "shard-1.json")}
+	one := filepath.Join(dir, "one.json")
 	var wg sync.WaitGroup
-	codes, errs := make([]int, 2), make([]string, 2)
-	for i := range 2 {
+	codes, errs := make([]int, 3), make([]string, 3)
+	for i := range 3 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var out, errb bytes.Buffer
-			args := []string{"run", "ycsb/a", "--target", "null://?latency=3ms", "--threads", "4", "--operations", "4000", "--seed", "5",
-				"--shard", string(rune('0'+i)) + "/2", "--start-at", start, "-q", "-o", files[i]}
+			args := []string{"run", "ycsb/a", "--target", "null://?latency=3ms", "--threads", "4", "--operations", "4000", "--seed", "5", "-q"}
+			if i < 2 {
+				args = append(args, "--shard", string(rune('0'+i))+"/2", "--start-at", start, "-o", files[i])
+			} else {
+				args = append(args, "-o", one)
+			}
 			codes[i] = Main(&Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }, Args: append([]string{"candor"}, args...)}, args)
 			errs[i] = errb.String()
 		}()
@@ -102,10 +111,10 @@ func TestMergeCommand(t *testing.T) {
 			t.Fatalf("shard %d: exit %d: %s", i, codes[i], errs[i])
 		}
 	}
-	one := filepath.Join(dir, "one.json")
-	if code, _, stderr := runAbs(t, dir, "run", "ycsb/a", "--target", "null://?latency=3ms", "--threads", "4", "--operations", "4000", "--seed", "5", "-q", "-o", one); code != 0 {
-		t.Fatalf("one process: %s", stderr)
+	if codes[2] != 0 {
+		t.Fatalf("one process: %s", errs[2])
 	}
+	resulttest.CheckFilesSince(t, dir, time.Time{})
 	merged := filepath.Join(dir, "merged.json")
 	if code, _, stderr := runAbs(t, dir, append([]string{"merge", "-q", "-o", merged}, files...)...); code != 0 {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
