@@ -15,9 +15,11 @@ import (
 // as a second repetition: n 2, ±0.0%). A link to a file already read
 // counts once; results without an id (older ones) are taken as distinct.
 func TestSameResultTwice(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
+	at := func(name string) string { return filepath.Join(dir, name) }
 	for _, out := range []string{"runs/a.json", "b.json"} {
-		if code, _, errOut := runCLI(t, dir, nil, "run", "ycsb/c", "--target", "null://", "--time", "1s", "-q", "-o", out, "-p", "recordcount=100"); code != 0 {
+		if code, _, errOut := runAbs(t, dir, "run", "ycsb/c", "--target", "null://", "--time", "500ms", "-q", "-o", at(out), "-p", "recordcount=100"); code != 0 {
 			t.Fatalf("run: exit %d\n%s", code, errOut)
 		}
 	}
@@ -35,18 +37,18 @@ func TestSameResultTwice(t *testing.T) {
 		args  []string
 		files []string // named in the message
 	}{
-		{"report of two files", []string{"report", "runs/a.json", "elsewhere/a-copy.json"}, []string{"runs/a.json", "elsewhere/a-copy.json"}},
-		{"report of a directory", []string{"report", "runs"}, []string{"runs/a.json", "runs/copy.json"}},
-		{"audit", []string{"audit", "runs/a.json", "elsewhere/a-copy.json"}, []string{"runs/a.json", "elsewhere/a-copy.json"}},
-		{"bundle", []string{"report", "runs", "--bundle", "bundle"}, []string{"runs/a.json", "runs/copy.json"}},
-		{"compare within a side", []string{"compare", "runs", "b.json"}, []string{"runs/a.json", "runs/copy.json"}},
-		{"compare A against its copy", []string{"compare", "runs/a.json", "elsewhere/a-copy.json"}, []string{"runs/a.json", "elsewhere/a-copy.json"}},
-		{"compare a file with itself", []string{"compare", "b.json", "b.json"}, []string{"b.json", "name the file once"}},
-		{"rerun of a directory", []string{"rerun", "runs", "-o", "never.json"}, []string{"runs/a.json", "runs/copy.json"}},
+		{"report of two files", []string{"report", at("runs/a.json"), at("elsewhere/a-copy.json")}, []string{at("runs/a.json"), at("elsewhere/a-copy.json")}},
+		{"report of a directory", []string{"report", at("runs")}, []string{at("runs/a.json"), at("runs/copy.json")}},
+		{"audit", []string{"audit", at("runs/a.json"), at("elsewhere/a-copy.json")}, []string{at("runs/a.json"), at("elsewhere/a-copy.json")}},
+		{"bundle", []string{"report", at("runs"), "--bundle", at("bundle")}, []string{at("runs/a.json"), at("runs/copy.json")}},
+		{"compare within a side", []string{"compare", at("runs"), at("b.json")}, []string{at("runs/a.json"), at("runs/copy.json")}},
+		{"compare A against its copy", []string{"compare", at("runs/a.json"), at("elsewhere/a-copy.json")}, []string{at("runs/a.json"), at("elsewhere/a-copy.json")}},
+		{"compare a file with itself", []string{"compare", at("b.json"), at("b.json")}, []string{at("b.json"), "name the file once"}},
+		{"rerun of a directory", []string{"rerun", at("runs"), "-o", at("never.json")}, []string{at("runs/a.json"), at("runs/copy.json")}},
 	}
 	for _, c := range refused {
 		t.Run(c.name, func(t *testing.T) {
-			code, out, errOut := runCLI(t, dir, nil, c.args...)
+			code, out, errOut := runAbs(t, dir, c.args...)
 			if code != ExitUsage {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitUsage, out, errOut)
 			}
@@ -64,7 +66,7 @@ func TestSameResultTwice(t *testing.T) {
 	// Two different runs, and a file reached again through a link, are
 	// read; so are two copies of a result without an id.
 	os.Remove(filepath.Join(dir, "runs/copy.json"))
-	if code, out, errOut := runCLI(t, dir, nil, "report", "runs", "runs/latest.json", "b.json"); code != 0 || !strings.Contains(out, "2 result file(s), 2 measured run phase(s)") {
+	if code, out, errOut := runAbs(t, dir, "report", at("runs"), at("runs/latest.json"), at("b.json")); code != 0 || !strings.Contains(out, "2 result file(s), 2 measured run phase(s)") {
 		t.Errorf("report of two runs: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	old, err := result.Read(filepath.Join(dir, "b.json"))
@@ -77,7 +79,7 @@ func TestSameResultTwice(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if code, _, errOut := runCLI(t, dir, nil, "report", "old"); code != 0 {
+	if code, _, errOut := runAbs(t, dir, "report", at("old")); code != 0 {
 		t.Errorf("report of two results without an id: exit %d\n%s", code, errOut)
 	}
 }
@@ -86,7 +88,9 @@ func TestSameResultTwice(t *testing.T) {
 // results directory is refused as the same result, not read as a second
 // repetition of the cell.
 func TestSameResultTwiceInPlanResults(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
 	writeFile(t, dir, "plan.yaml", `name: ids
 targets: {null: "null://"}
 workloads:
@@ -96,19 +100,19 @@ matrix:
 duration: 1s
 output: out
 `)
-	if code, _, errOut := runCLI(t, dir, nil, "plan", "run", "plan.yaml", "-q"); code != 0 {
+	if code, _, errOut := runAbs(t, dir, "plan", "run", filepath.Join(dir, "plan.yaml"), "-q"); code != 0 {
 		t.Fatalf("plan run: exit %d\n%s", code, errOut)
 	}
 	cells, _ := filepath.Glob(filepath.Join(dir, "out", "*.json"))
 	if len(cells) != 1 {
 		t.Fatalf("plan results %v, want one cell", cells)
 	}
-	if code, _, errOut := runCLI(t, dir, nil, "report", "out"); code != 0 {
+	if code, _, errOut := runAbs(t, dir, "report", out); code != 0 {
 		t.Fatalf("report of the plan's results: exit %d\n%s", code, errOut)
 	}
 	data, _ := os.ReadFile(cells[0])
 	writeFile(t, dir, "out/again/cell-copy.json", string(data))
-	code, _, errOut := runCLI(t, dir, nil, "report", "out")
+	code, _, errOut := runAbs(t, dir, "report", out)
 	if code != ExitUsage || !strings.Contains(errOut, filepath.Join("out", filepath.Base(cells[0]))) || !strings.Contains(errOut, "out/again/cell-copy.json") ||
 		!strings.Contains(errOut, "the same result") {
 		t.Errorf("report of a plan's results holding a copy: exit %d\n%s", code, errOut)

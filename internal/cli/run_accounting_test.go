@@ -63,9 +63,10 @@ func TestErrorBudgetFailsTheRun(t *testing.T) {
 // schedule with its dropped operations; and the first SIGINT ends it with
 // a result (issue 26, item 5).
 func TestAbsurdRateEnds(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	t0 := time.Now()
-	code, stdout, stderr := runCLI(t, dir, nil, "run", "ycsb/c", "--target", "null://", "--rate", "1e12", "--time", "1s", "-o", "r.json")
+	code, stdout, stderr := runAbs(t, dir, "run", "ycsb/c", "--target", "null://", "--rate", "1e12", "--time", "1s", "-o", filepath.Join(dir, "r.json"))
 	if code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}
@@ -79,7 +80,7 @@ func TestAbsurdRateEnds(t *testing.T) {
 	sig := make(chan os.Signal, 1)
 	time.AfterFunc(time.Second, func() { sig <- syscall.SIGINT })
 	t0 = time.Now()
-	code, _, stderr = runCLI(t, dir, sig, "run", "ycsb/c", "--target", "null://", "--rate", "1e12", "--time", "1h", "-o", "i.json")
+	code, _, stderr = runAbsSig(t, dir, sig, "run", "ycsb/c", "--target", "null://", "--rate", "1e12", "--time", "1h", "-o", filepath.Join(dir, "i.json"))
 	if code != ExitInterrupted || time.Since(t0) > 6*time.Second {
 		t.Fatalf("exit %d after %v, want %d within seconds of the signal; stderr:\n%s", code, time.Since(t0), ExitInterrupted, stderr)
 	}
@@ -92,11 +93,12 @@ func TestAbsurdRateEnds(t *testing.T) {
 // not as failed with "target unreachable" from the step after the load
 // (issue 26, item 12).
 func TestInterruptedPrepareIsInterrupted(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sig := make(chan os.Signal, 1)
 	time.AfterFunc(700*time.Millisecond, func() { sig <- syscall.SIGINT })
-	code, _, stderr := runCLI(t, dir, sig, "prepare", "sysbench", "--tables", "1", "--table-size", "2000000",
-		"--target", "sqlite://"+filepath.Join(dir, "sb.db"), "-o", "p.json")
+	code, _, stderr := runAbsSig(t, dir, sig, "prepare", "sysbench", "--tables", "1", "--table-size", "2000000",
+		"--target", "sqlite://"+filepath.Join(dir, "sb.db"), "-o", filepath.Join(dir, "p.json"))
 	if code != ExitInterrupted {
 		t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitInterrupted, stderr)
 	}
@@ -112,8 +114,9 @@ func TestInterruptedPrepareIsInterrupted(t *testing.T) {
 // A load the disk cannot hold is refused with a clear message and exit 4
 // (issue 26, item 17): 10^12 kv-basic pairs of 12 KiB on SQLite.
 func TestLoadLargerThanTheDiskIsRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	code, _, stderr := runCLI(t, dir, nil, "run", "kv-basic", "--pairs", "1000000000000", "--time", "1s",
+	code, _, stderr := runAt(t, dir, "run", "kv-basic", "--pairs", "1000000000000", "--time", "1s",
 		"--target", "sqlite://"+filepath.Join(dir, "kv.db"), "-o", "kv.json")
 	if code != ExitUnsupported || !strings.Contains(stderr, "not enough disk space for the load: 1,000,000,000,000 rows of about 12.0 KiB") {
 		t.Fatalf("exit %d, want %d with the estimate; stderr:\n%s", code, ExitUnsupported, stderr)
