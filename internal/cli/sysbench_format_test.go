@@ -155,12 +155,13 @@ func TestWorkloadOptionsDoNotClashWithRunnerFlags(t *testing.T) {
 // As sysbench, --format sysbench prints interval lines only when
 // --report-interval is given.
 func TestSysbenchFormatIntervalLinesOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	_, quiet, _ := runCLI(t, dir, nil, "run", "ycsb/c", "--target", "null://?latency=1ms", "--time", "1200ms", "--format", "sysbench", "-o", "a.json")
+	_, quiet, _ := runAt(t, dir, "run", "ycsb/c", "--target", "null://?latency=1ms", "--time", "1200ms", "--format", "sysbench", "-o", "a.json")
 	if strings.Contains(quiet, "thds:") || strings.Contains(quiet, "Report intermediate results") {
 		t.Errorf("interval lines without --report-interval:\n%s", quiet)
 	}
-	_, asked, _ := runCLI(t, dir, nil, "run", "ycsb/c", "--target", "null://?latency=1ms", "--time", "1200ms", "--format", "sysbench", "--report-interval", "500ms", "-o", "b.json")
+	_, asked, _ := runAt(t, dir, "run", "ycsb/c", "--target", "null://?latency=1ms", "--time", "1200ms", "--format", "sysbench", "--report-interval", "500ms", "-o", "b.json")
 	if !strings.Contains(asked, "thds: 1 tps:") || !strings.Contains(asked, "Report intermediate results every 0.5 second(s)") {
 		t.Errorf("no interval lines with --report-interval 500ms:\n%s", asked)
 	}
@@ -170,9 +171,10 @@ func TestSysbenchFormatIntervalLinesOnlyWhenAsked(t *testing.T) {
 // from: --rand-seed when given, as sysbench prints it, else candor's run seed;
 // with --rate the interval lines have sysbench's queue line after them.
 func TestSysbenchFormatHeader(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := "sqlite://" + filepath.Join(dir, "sb.db")
-	code, out, stderr := runCLI(t, dir, nil, "run", "sysbench/oltp_point_select", "--target", db, "--tables", "1", "--table-size", "100",
+	code, out, stderr := runAt(t, dir, "run", "sysbench/oltp_point_select", "--target", db, "--tables", "1", "--table-size", "100",
 		"--time", "300ms", "--rate", "50", "--rand-seed", "7", "--seed", "11", "--report-interval", "100ms", "--format", "sysbench", "-o", "a.json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, stderr)
@@ -187,7 +189,7 @@ func TestSysbenchFormatHeader(t *testing.T) {
 	if !queue.MatchString(out) {
 		t.Errorf("no queue line after an interval line with --rate:\n%s", out)
 	}
-	_, out, _ = runCLI(t, dir, nil, "run", "sysbench/oltp_point_select", "--target", db, "--tables", "1", "--table-size", "100",
+	_, out, _ = runAt(t, dir, "run", "sysbench/oltp_point_select", "--target", db, "--tables", "1", "--table-size", "100",
 		"--time", "300ms", "--seed", "11", "--report-interval", "100ms", "--format", "sysbench", "-o", "b.json")
 	if !strings.Contains(out, "Number of threads: 1\nReport intermediate results every 0.1 second(s)\nInitializing random number generator from seed (11).\n") {
 		t.Errorf("header without --rate and --rand-seed: want no rate line and the run seed 11, got:\n%s", out)
