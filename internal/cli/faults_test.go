@@ -16,6 +16,7 @@ import (
 // problem named with its fix, exit 2; a foreign ledger table is refused
 // (exit 4).
 func TestFaultAndLedgerBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := "sqlite://" + filepath.Join(dir, "x.db")
 	cases := []struct {
@@ -51,7 +52,7 @@ func TestFaultAndLedgerBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, _, stderr := runCLI(t, dir, nil, c.args...)
+			code, _, stderr := runAt(t, dir, c.args...)
 			if code != c.code {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", code, c.code, stderr)
 			}
@@ -66,9 +67,10 @@ func TestFaultAndLedgerBadInput(t *testing.T) {
 
 // A ledger table candor did not create is refused, as every workload's.
 func TestLedgerForeignTableRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "x.db")
-	code, _, stderr := runCLI(t, dir, nil, "run", "ledger", "--target", "sqlite://"+path, "--time", "1s", "-p", "table=mine")
+	code, _, stderr := runAt(t, dir, "run", "ledger", "--target", "sqlite://"+path, "--time", "1s", "-p", "table=mine")
 	if code != 0 {
 		t.Fatalf("first run: exit %d: %s", code, stderr)
 	}
@@ -86,7 +88,7 @@ func TestLedgerForeignTableRefused(t *testing.T) {
 	}
 	c.Close()
 	tgt.Close()
-	code, _, stderr = runCLI(t, dir, nil, "run", "ledger", "--target", "sqlite://"+path, "--time", "1s", "-p", "table=theirs")
+	code, _, stderr = runAt(t, dir, "run", "ledger", "--target", "sqlite://"+path, "--time", "1s", "-p", "table=theirs")
 	if code != ExitUnsupported || !strings.Contains(stderr, "theirs") {
 		t.Fatalf("foreign table: exit %d, want %d; stderr:\n%s", code, ExitUnsupported, stderr)
 	}
@@ -137,9 +139,10 @@ func TestFailingFaultCommand(t *testing.T) {
 // commit-loop --ledger accounts for every row: all acknowledged, none
 // lost, ids made from (j, i).
 func TestCommitLoopLedger(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "cl.json")
-	code, stdout, stderr := runCLI(t, dir, nil, "run", "commit-loop", "--rows", "200", "--jobs", "2", "--ledger",
+	code, stdout, stderr := runAt(t, dir, "run", "commit-loop", "--rows", "200", "--jobs", "2", "--ledger",
 		"--target", "sqlite://"+filepath.Join(dir, "cl.db"), "-o", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -166,8 +169,9 @@ func TestCommitLoopLedger(t *testing.T) {
 
 // load takes none of the run's fault flags and is not refused for them.
 func TestLoadUnaffectedByFaultFlags(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	code, _, stderr := runCLI(t, dir, nil, "load", "ycsb/a", "--target", "sqlite://"+filepath.Join(dir, "l.db"), "-p", "recordcount=50", "-q")
+	code, _, stderr := runAt(t, dir, "load", "ycsb/a", "--target", "sqlite://"+filepath.Join(dir, "l.db"), "-p", "recordcount=50", "-q")
 	if code != 0 {
 		t.Fatalf("load: exit %d: %s", code, stderr)
 	}
@@ -176,9 +180,10 @@ func TestLoadUnaffectedByFaultFlags(t *testing.T) {
 // A fault command's URLs and passwords do not reach the result, its
 // ledger's faults.jsonl or the summary.
 func TestFaultSecretsRedacted(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "s.json")
-	code, stdout, stderr := runCLI(t, dir, nil, "run", "ledger", "--target", "sqlite://"+filepath.Join(dir, "s.db"), "--time", "1s",
+	code, stdout, stderr := runAt(t, dir, "run", "ledger", "--target", "sqlite://"+filepath.Join(dir, "s.db"), "--time", "1s",
 		"--fault", "at=200ms run=echo postgres://u:s3cr3t@h/db PGPASSWORD=hunter2; exit 1", "-o", out)
 	if code != ExitRunFailed {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -200,9 +205,10 @@ func TestFaultSecretsRedacted(t *testing.T) {
 // On the null target, which keeps no rows, a ledger run ends at once and
 // says why it has no accounting (it once waited out --recovery-timeout).
 func TestLedgerOnNullTarget(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	t0 := time.Now()
-	code, stdout, stderr := runCLI(t, dir, nil, "run", "ledger", "--target", "null://", "--time", "500ms", "-o", filepath.Join(dir, "n.json"))
+	code, stdout, stderr := runAt(t, dir, "run", "ledger", "--target", "null://", "--time", "500ms", "-o", filepath.Join(dir, "n.json"))
 	if code != 0 || time.Since(t0) > 10*time.Second || !strings.Contains(stdout, "ledger: no accounting: the null target keeps no rows") {
 		t.Errorf("exit %d after %v:\n%s\n%s", code, time.Since(t0), stdout, stderr)
 	}
