@@ -23,7 +23,8 @@ func postgresTestURL(t *testing.T) *url.URL {
 
 // More threads than the server's max_connections: the run stops connecting
 // at the first refusal, says "too many connections" and exits with the
-// target's code (3), as its message says.
+// target's code (3), as its message says. Not parallel: while it runs the
+// server refuses every other test's connections.
 func TestTooManyConnectionsPostgres(t *testing.T) {
 	u := postgresTestURL(t)
 	dir := t.TempDir()

@@ -54,6 +54,7 @@ func TestOutCheckedBeforeTheRun(t *testing.T) {
 // Item 10: a result that cannot be written at the end still prints the
 // summary, keeps the side file and exits ExitResultNotWritten.
 func TestResultNotWritten(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.json")
 	var stdout, stderr lockedBuffer
@@ -90,6 +91,7 @@ func TestResultNotWritten(t *testing.T) {
 // Item 15: sysbench's "Dropping table" line is printed only before a drop
 // candor does, not before refusing a table it did not create.
 func TestSysbenchCleanupForeignSaysNoDrop(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	url := "sqlite://" + filepath.Join(dir, "s.db")
 	withConn(t, url, func(ctx context.Context, _ target.Target, c target.Conn) {
@@ -97,7 +99,7 @@ func TestSysbenchCleanupForeignSaysNoDrop(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	code, stdout, stderr := runCLI(t, dir, nil, "cleanup", "sysbench", "--target", url, "--format", "sysbench")
+	code, stdout, stderr := runAbs(t, dir, "cleanup", "sysbench", "--target", url, "--format", "sysbench")
 	if code != ExitUnsupported {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
