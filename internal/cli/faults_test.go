@@ -70,7 +70,7 @@ func TestLedgerForeignTableRefused(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "x.db")
-	code, _, stderr := runAt(t, dir, "run", "ledger", "--target", "sqlite://"+path, "--time", "1s", "-p", "table=mine")
+	code, _, stderr := runAt(t, dir, "run", "ledger", "--target", "sqlite://"+path, "--time", "300ms", "-p", "table=mine")
 	if code != 0 {
 		t.Fatalf("first run: exit %d: %s", code, stderr)
 	}
@@ -88,7 +88,7 @@ func TestLedgerForeignTableRefused(t *testing.T) {
 	}
 	c.Close()
 	tgt.Close()
-	code, _, stderr = runAt(t, dir, "run", "ledger", "--target", "sqlite://"+path, "--time", "1s", "-p", "table=theirs")
+	code, _, stderr = runAt(t, dir, "run", "ledger", "--target", "sqlite://"+path, "--time", "300ms", "-p", "table=theirs")
 	if code != ExitUnsupported || !strings.Contains(stderr, "theirs") {
 		t.Fatalf("foreign table: exit %d, want %d; stderr:\n%s", code, ExitUnsupported, stderr)
 	}
@@ -107,7 +107,7 @@ func TestFailingFaultCommand(t *testing.T) {
 		t.Run(c.policy, func(t *testing.T) {
 			out := filepath.Join(dir, c.policy+".json")
 			code, stdout, stderr := runAbs(t, dir, "run", "ledger", "--target", "sqlite://"+filepath.Join(dir, c.policy+".db"),
-				"--time", "2s", "--fault", "at=300ms run=echo no such node; exit 3", "--on-fault-error", c.policy, "-o", out)
+				"--time", "1s", "--fault", "at=300ms run=echo no such node; exit 3", "--on-fault-error", c.policy, "-o", out)
 			if code != c.code {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", code, c.code, stderr)
 			}
