@@ -120,9 +120,13 @@ func TestBadInputExitCodes(t *testing.T) {
 	}
 }
 
+// TestRunOnSQLiteWritesResult: with no --target, candor runs on SQLite in
+// the working directory and names the result as given. Its commands run as
+// child processes in dir (runChild), so that the test runs in parallel.
 func TestRunOnSQLiteWritesResult(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	code, stdout, stderr := runCLI(t, dir, nil, "run", "ycsb/a", "--threads", "2", "--operations", "2000", "-o", "r.json", "--report-interval", "200ms")
+	code, stdout, stderr := runChild(t, dir, "run", "ycsb/a", "--threads", "2", "--operations", "2000", "-o", "r.json", "--report-interval", "200ms")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -167,7 +171,7 @@ func TestRunOnSQLiteWritesResult(t *testing.T) {
 	}
 
 	// A second run reuses the loaded table (no load phase) and prints YCSB lines.
-	code, stdout, stderr = runCLI(t, dir, nil, "run", "ycsb/a", "--operations", "500", "-o", "r2.json", "--format", "ycsb", "-q")
+	code, stdout, stderr = runChild(t, dir, "run", "ycsb/a", "--operations", "500", "-o", "r2.json", "--format", "ycsb", "-q")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -182,10 +186,10 @@ func TestRunOnSQLiteWritesResult(t *testing.T) {
 	}
 
 	// cleanup drops the table; a second cleanup has nothing to drop.
-	if code, _, stderr = runCLI(t, dir, nil, "cleanup", "ycsb"); code != 0 || !strings.Contains(stderr, "dropped table usertable") {
+	if code, _, stderr = runChild(t, dir, "cleanup", "ycsb"); code != 0 || !strings.Contains(stderr, "dropped table usertable") {
 		t.Fatalf("cleanup exit %d: %s", code, stderr)
 	}
-	if code, _, stderr = runCLI(t, dir, nil, "run", "ycsb/a", "--load", "never", "--operations", "10"); code != ExitUnsupported {
+	if code, _, stderr = runChild(t, dir, "run", "ycsb/a", "--load", "never", "--operations", "10"); code != ExitUnsupported {
 		t.Fatalf("run --load=never on a dropped table: exit %d, want %d: %s", code, ExitUnsupported, stderr)
 	}
 }
@@ -234,8 +238,10 @@ func TestDoubleSignalOfOneStopWritesResult(t *testing.T) {
 }
 
 func TestRepeatKeepsEveryRunAndSummarises(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	code, stdout, stderr := runCLI(t, dir, nil, "run", "ycsb/c", "--operations", "500", "--repeat", "3", "-o", "rep.json", "-q")
+	db := "sqlite://" + filepath.Join(dir, "candor.db")
+	code, stdout, stderr := runAt(t, dir, "run", "ycsb/c", "--target", db, "--operations", "500", "--repeat", "3", "-o", "rep.json", "-q")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -261,23 +267,25 @@ func TestRepeatKeepsEveryRunAndSummarises(t *testing.T) {
 	if !strings.Contains(stdout, "over 3 repetitions") {
 		t.Errorf("summary lacks the repetition table:\n%s", stdout)
 	}
-	if code, _, _ := runCLI(t, dir, nil, "run", "ycsb/c", "--repeat", "0", "--target", "null://"); code != ExitUsage {
+	if code, _, _ := runAt(t, dir, "run", "ycsb/c", "--repeat", "0", "--target", "null://"); code != ExitUsage {
 		t.Errorf("--repeat 0: exit %d, want %d", code, ExitUsage)
 	}
 }
 
 func TestIsolationOptions(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
+	db := "sqlite://" + filepath.Join(dir, "candor.db")
 	// an unknown level is bad input
-	if code, _, stderr := runCLI(t, dir, nil, "run", "ycsb/c", "--isolation", "snapshot", "--operations", "10"); code != ExitUsage || !strings.Contains(stderr, "read-committed") {
+	if code, _, stderr := runAt(t, dir, "run", "ycsb/c", "--target", db, "--isolation", "snapshot", "--operations", "10"); code != ExitUsage || !strings.Contains(stderr, "read-committed") {
 		t.Errorf("unknown level: exit %d, want %d listing the valid levels:\n%s", code, ExitUsage, stderr)
 	}
 	// a level SQLite cannot provide is unsupported, before anything is created
-	if code, _, stderr := runCLI(t, dir, nil, "run", "ycsb/c", "--isolation", "read-committed", "--operations", "10"); code != ExitUnsupported {
+	if code, _, stderr := runAt(t, dir, "run", "ycsb/c", "--target", db, "--isolation", "read-committed", "--operations", "10"); code != ExitUnsupported {
 		t.Errorf("read-committed on SQLite: exit %d, want %d:\n%s", code, ExitUnsupported, stderr)
 	}
 	// serializable works and is recorded
-	code, _, stderr := runCLI(t, dir, nil, "run", "ycsb/c", "--isolation", "serializable", "--operations", "10", "-o", "iso.json", "-q")
+	code, _, stderr := runAt(t, dir, "run", "ycsb/c", "--target", db, "--isolation", "serializable", "--operations", "10", "-o", "iso.json", "-q")
 	if code != 0 {
 		t.Fatalf("serializable on SQLite: exit %d: %s", code, stderr)
 	}
@@ -288,29 +296,31 @@ func TestIsolationOptions(t *testing.T) {
 }
 
 func TestOtherDataOptionsReload(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
+	db := "sqlite://" + filepath.Join(dir, "candor.db")
 	// Load 1000 records of 100-byte fields, then run with 50-byte fields: the
 	// table holds other data, so the run reloads it (as --load auto).
-	if code, _, stderr := runCLI(t, dir, nil, "load", "ycsb", "-q"); code != 0 {
+	if code, _, stderr := runAt(t, dir, "load", "ycsb", "--target", db, "-q"); code != 0 {
 		t.Fatalf("load: %d %s", code, stderr)
 	}
-	code, _, stderr := runCLI(t, dir, nil, "run", "ycsb/c", "-p", "fieldlength=50", "-p", "recordcount=3000", "--operations", "100", "-o", "r.json")
+	code, _, stderr := runAt(t, dir, "run", "ycsb/c", "--target", db, "-p", "fieldlength=50", "-p", "recordcount=3000", "--operations", "100", "-o", "r.json")
 	if code != 0 || !strings.Contains(stderr, "holds data loaded with other options") {
 		t.Fatalf("run with another recordcount: exit %d\n%s", code, stderr)
 	}
-	if n := countRows(t, "sqlite://"+filepath.Join(dir, "candor.db"), "usertable"); n != 3000 {
+	if n := countRows(t, db, "usertable"); n != 3000 {
 		t.Fatalf("%d rows after the reload, want 3000", n)
 	}
 	// The same options again: reused, no reload.
-	code, _, stderr = runCLI(t, dir, nil, "run", "ycsb/c", "-p", "fieldlength=50", "-p", "recordcount=3000", "--operations", "100", "-o", "r2.json")
+	code, _, stderr = runAt(t, dir, "run", "ycsb/c", "--target", db, "-p", "fieldlength=50", "-p", "recordcount=3000", "--operations", "100", "-o", "r2.json")
 	if code != 0 || strings.Contains(stderr, "reloading") || strings.Contains(stderr, "[load]") {
 		t.Fatalf("same options should reuse the table: exit %d\n%s", code, stderr)
 	}
 	// load into a table of other data is refused; --load never too.
-	if code, _, stderr = runCLI(t, dir, nil, "load", "ycsb", "-q"); code != ExitUnsupported {
+	if code, _, stderr = runAt(t, dir, "load", "ycsb", "--target", db, "-q"); code != ExitUnsupported {
 		t.Errorf("load over other data: exit %d, want %d\n%s", code, ExitUnsupported, stderr)
 	}
-	if code, _, stderr = runCLI(t, dir, nil, "run", "ycsb/c", "--load", "never", "--operations", "10", "-q"); code != ExitUnsupported {
+	if code, _, stderr = runAt(t, dir, "run", "ycsb/c", "--target", db, "--load", "never", "--operations", "10", "-q"); code != ExitUnsupported {
 		t.Errorf("--load never over other data: exit %d, want %d\n%s", code, ExitUnsupported, stderr)
 	}
 }

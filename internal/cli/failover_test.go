@@ -63,7 +63,8 @@ func runChild(t *testing.T, dir string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestHelperCandorProcess$", "--"}, args...)...)
-	cmd.Env = append(os.Environ(), "CANDOR_TEST_HELPER=1")
+	// Under -race a process waits a second at its exit unless told not to.
+	cmd.Env = append(os.Environ(), "CANDOR_TEST_HELPER=1", "GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0")
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	began := time.Now().Add(-time.Second) // file times may be coarse
