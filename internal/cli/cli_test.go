@@ -42,6 +42,13 @@ func runAbs(t *testing.T, dir string, args ...string) (int, string, string) {
 	return runAbsSig(t, dir, nil, args...)
 }
 
+// on is args with --target url after them: a test's commands on a SQLite
+// file of its own rather than the default candor.db of the working
+// directory, so that the test may run in parallel.
+func on(url string, args ...string) []string {
+	return append(args, "--target", url)
+}
+
 // runAbsSig is runAbs with the signals candor receives read from sig
 // (Env.Signals) rather than the process's: a test that interrupts its own
 // run this way may run in parallel.

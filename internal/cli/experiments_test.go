@@ -56,11 +56,12 @@ func TestExperimentPlansAreValid(t *testing.T) {
 // line parses as `candor run` would read it, run settings included (E4's
 // three-job cells once failed with "set --jobs instead of --threads").
 func TestExperimentPlanCellsAreUniqueAndParse(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("../../experiments/*.yaml")
 	abs, _ := filepath.Abs("../../experiments")
 	cellLine := regexp.MustCompile(`^\s*\d+ (done|to do)\s+(\S+)$`)
 	for _, f := range files {
-		code, stdout, stderr := runCLI(t, t.TempDir(), nil, "plan", "cells", filepath.Join(abs, filepath.Base(f)))
+		code, stdout, stderr := runAbs(t, t.TempDir(), "plan", "cells", filepath.Join(abs, filepath.Base(f)))
 		if code != 0 {
 			t.Errorf("%s: plan cells exit %d without PG_URL set: %s", f, code, stderr)
 			continue

@@ -24,6 +24,7 @@ func (w *writeCounter) Write(p []byte) (int, error) {
 // one terminal do not interleave theirs mid-line; the header says
 // "1 thread".
 func TestSummaryInOneWrite(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var out writeCounter
 	var errb bytes.Buffer
@@ -95,8 +96,9 @@ faults:
 // run ycsb/a --help lists YCSB's properties with the values ycsb/a uses;
 // proportions that do not add up to 1 get one note.
 func TestYCSBPropertiesHelpAndWeights(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	code, stdout, _ := runCLI(t, dir, nil, "run", "ycsb/a", "--help")
+	code, stdout, _ := runAt(t, dir, "run", "ycsb/a", "--help")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -106,7 +108,7 @@ func TestYCSBPropertiesHelpAndWeights(t *testing.T) {
 			t.Errorf("help lacks %q:\n%s", want, stdout)
 		}
 	}
-	code, _, stderr := runCLI(t, dir, nil, "run", "ycsb/a", "-p", "readproportion=2", "--target", "sqlite://"+filepath.Join(dir, "w.db"), "--operations", "50", "-q")
+	code, _, stderr := runAt(t, dir, "run", "ycsb/a", "-p", "readproportion=2", "--target", "sqlite://"+filepath.Join(dir, "w.db"), "--operations", "50", "-q")
 	if code != 0 || strings.Count(stderr, "taken as weights") != 1 || !strings.Contains(stderr, "read 80.0%, update 20.0%") {
 		t.Errorf("exit %d, want one note on weights:\n%s", code, stderr)
 	}

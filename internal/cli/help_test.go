@@ -68,12 +68,13 @@ func TestHelpLayout(t *testing.T) {
 // Typed workload options refuse a value of the wrong type as the command
 // line is read; sysbench's on/off and underscore spellings still work.
 func TestTypedWorkloadOptions(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	code, _, stderr := runCLI(t, dir, nil, "run", "kv-basic", "--pairs", "lots", "--target", "null://")
+	code, _, stderr := runAt(t, dir, "run", "kv-basic", "--pairs", "lots", "--target", "null://")
 	if code != ExitUsage || !strings.Contains(stderr, `invalid argument "lots" for "--pairs"`) || !strings.Contains(stderr, "not an integer") {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
-	code, _, stderr = runCLI(t, dir, nil, "run", "sysbench/oltp_point_select", "--table_size=100", "--auto-inc=off", "--create_secondary", "--target", "sqlite://"+dir+"/sb.db", "--time", "200ms", "-q", "-o", "r.json")
+	code, _, stderr = runAt(t, dir, "run", "sysbench/oltp_point_select", "--table_size=100", "--auto-inc=off", "--create_secondary", "--target", "sqlite://"+dir+"/sb.db", "--time", "200ms", "-q", "-o", "r.json")
 	if code != ExitOK {
 		t.Errorf("sysbench spellings: exit %d, stderr:\n%s", code, stderr)
 	}

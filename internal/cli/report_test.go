@@ -56,7 +56,9 @@ func scaled(t *testing.T, src, dst string, thr, lat float64) string {
 }
 
 func TestReportCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
+	at := func(name string) string { return filepath.Join(dir, name) }
 	all := filepath.Dir(fixture(t, "ycsb-a-pg-t1.json"))
 	// a result written with -o res/c-t1 (no .json) beside a JSON file that
 	// is not a result
@@ -74,8 +76,8 @@ func TestReportCommand(t *testing.T) {
 		// text on stdout by default
 		{"text", []string{"report", all}, ExitOK, []string{"Workload ycsb/a", "Throughput and latency per operation", "Effect of data size"}, nil, nil},
 		// format from -o's extension; Markdown writes its charts beside it
-		{"markdown file", []string{"report", all, "-o", "r.md"}, ExitOK, nil, []string{"report: r.md", "chart file"}, []string{"r.md", "r-fig1.svg"}},
-		{"html file", []string{"report", all, "-o", "r.html"}, ExitOK, nil, []string{"report: r.html (html"}, []string{"r.html"}},
+		{"markdown file", []string{"report", all, "-o", at("r.md")}, ExitOK, nil, []string{"report: " + at("r.md"), "chart file"}, []string{"r.md", "r-fig1.svg"}},
+		{"html file", []string{"report", all, "-o", at("r.html")}, ExitOK, nil, []string{"report: " + at("r.html") + " (html"}, []string{"r.html"}},
 		// --format on stdout
 		{"md stdout", []string{"report", fixture(t, "ycsb-a-pg-t4.json"), "--format", "markdown"}, ExitOK, []string{"# candor report", "| target |"}, nil, nil},
 		// a directory: results found by content, other JSON skipped with a warning
@@ -92,7 +94,7 @@ func TestReportCommand(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, dir, nil, c.args...)
+			code, stdout, stderr := runAbs(t, dir, c.args...)
 			if code != c.code {
 				t.Fatalf("exit %d, want %d\nstderr: %s", code, c.code, stderr)
 			}
@@ -131,6 +133,7 @@ func writeFile(t *testing.T, dir, name, content string) string {
 }
 
 func TestCompareCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	t16 := fixture(t, "ycsb-a-pg-t16.json")
 	// B: the same configuration, 50% more throughput, 40% less latency
@@ -189,7 +192,7 @@ func TestCompareCommand(t *testing.T) {
 		{"missing", []string{"compare", t16, filepath.Join(dir, "nope.json")}, ExitUsage, nil, []string{"B:", "nope.json"}},
 		{"bad file", []string{"compare", writeFile(t, dir, "bad.json", "{"), t16}, ExitUsage, nil, []string{"A:", "bad.json"}},
 		// Markdown and HTML, from -o's extension or --format
-		{"markdown", []string{"compare", t16, faster, "-o", "cmp.md"}, ExitOK, nil, []string{"compare: cmp.md (md)"}},
+		{"markdown", []string{"compare", t16, faster, "-o", filepath.Join(dir, "cmp.md")}, ExitOK, nil, []string{"compare: " + filepath.Join(dir, "cmp.md") + " (md)"}},
 		{"html stdout", []string{"compare", t16, faster, "--format", "html"}, ExitOK, []string{"<title>candor compare: B against A</title>", "<td>total ops/s</td>", "B is faster"}, nil},
 		{"markdown stdout", []string{"compare", t16, faster, "--format", "md"}, ExitOK, []string{"# candor compare: B against A", "| total ops/s | 14170 |"}, nil},
 		{"bad compare format", []string{"compare", t16, faster, "--format", "pdf"}, ExitUsage, nil, []string{"--format", "pdf"}},
@@ -201,7 +204,7 @@ func TestCompareCommand(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, dir, nil, c.args...)
+			code, stdout, stderr := runAbs(t, dir, c.args...)
 			if code != c.code {
 				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, c.code, stdout, stderr)
 			}

@@ -13,8 +13,9 @@ import (
 // candor writes (the result's command, the interval side file's header);
 // the keys stay visible, and harmless values are kept.
 func TestSecretPropertyNeverWritten(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	code, _, stderr := runCLI(t, dir, nil, "run", "ycsb/c", "--target", "null://", "--time", "300ms", "-q", "-o", "r.json",
+	code, _, stderr := runAt(t, dir, "run", "ycsb/c", "--target", "null://", "--time", "300ms", "-q", "-o", "r.json",
 		"-p", "db.passwd=S3CRETVAL1", "--property=jdbc.password=S3CRETVAL2", "-pmongodb.token=S3CRETVAL3",
 		"--property", "s3.secretKey=S3CRETVAL4", "-p", "db.user=alice")
 	if code != ExitOK {

@@ -104,15 +104,16 @@ func TestSysbenchFatalError(t *testing.T) {
 // hold, and reloads (--load auto) or refuses (--load never) the others;
 // prepare refuses tables that exist.
 func TestSysbenchTableReuse(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := "sqlite://" + filepath.Join(dir, "candor.db")
 	run := func(out string, args ...string) (int, string, *result.Result) {
 		t.Helper()
-		code, _, stderr := runCLI(t, dir, nil, append([]string{"run", "-q", "--time", "0", "--events", "20", "-o", out}, args...)...)
+		code, _, stderr := runAt(t, dir, append([]string{"run", "-q", "--time", "0", "--events", "20", "-o", out, "--target", db}, args...)...)
 		res, _ := result.Read(filepath.Join(dir, out))
 		return code, stderr, res
 	}
-	if code, _, stderr := runCLI(t, dir, nil, "prepare", "sysbench", "-q", "--tables", "2", "--table-size", "3000"); code != 0 {
+	if code, _, stderr := runAt(t, dir, on(db, "prepare", "sysbench", "-q", "--tables", "2", "--table-size", "3000")...); code != 0 {
 		t.Fatalf("prepare: exit %d\n%s", code, stderr)
 	}
 	// Fewer ids than rows, another distribution, no --table-size at all (10,000
@@ -147,7 +148,7 @@ func TestSysbenchTableReuse(t *testing.T) {
 		t.Fatalf("another shape: exit %d\n%s", code, stderr)
 	}
 	// prepare over tables that exist is refused, and they survive.
-	code, _, stderr = runCLI(t, dir, nil, "prepare", "sysbench", "-q", "--table-size", "100")
+	code, _, stderr = runAt(t, dir, on(db, "prepare", "sysbench", "-q", "--table-size", "100")...)
 	if code != ExitUnsupported || !strings.Contains(stderr, "table sbtest1 already exists") || !strings.Contains(stderr, "candor cleanup sysbench") {
 		t.Fatalf("prepare over existing tables: exit %d\n%s", code, stderr)
 	}
@@ -156,11 +157,11 @@ func TestSysbenchTableReuse(t *testing.T) {
 	}
 	// cleanup drops the tables its options name, as sysbench's, and says
 	// which of candor's sysbench tables are left.
-	code, _, stderr = runCLI(t, dir, nil, "cleanup", "sysbench")
+	code, _, stderr = runAt(t, dir, on(db, "cleanup", "sysbench")...)
 	if code != 0 || !strings.Contains(stderr, "candor's sysbench tables sbtest2 are still there") || exists(t, db, "sbtest1") || !exists(t, db, "sbtest2") {
 		t.Fatalf("cleanup of one of two tables: exit %d\n%s", code, stderr)
 	}
-	code, _, stderr = runCLI(t, dir, nil, "cleanup", "sysbench", "--tables", "2")
+	code, _, stderr = runAt(t, dir, on(db, "cleanup", "sysbench", "--tables", "2")...)
 	if code != 0 || strings.Contains(stderr, "still there") || exists(t, db, "sbtest2") {
 		t.Fatalf("cleanup of both tables: exit %d\n%s", code, stderr)
 	}
@@ -168,11 +169,11 @@ func TestSysbenchTableReuse(t *testing.T) {
 	// Its prepare loads nothing and, as sysbench's CREATE TABLE IF NOT
 	// EXISTS, may run again.
 	for i := 0; i < 2; i++ {
-		if code, _, stderr = runCLI(t, dir, nil, "prepare", "sysbench/bulk_insert", "-q", "--threads", "3"); code != 0 || !exists(t, db, "sbtest3") {
+		if code, _, stderr = runAt(t, dir, on(db, "prepare", "sysbench/bulk_insert", "-q", "--threads", "3")...); code != 0 || !exists(t, db, "sbtest3") {
 			t.Fatalf("bulk_insert prepare %d: exit %d\n%s", i+1, code, stderr)
 		}
 	}
-	code, _, stderr = runCLI(t, dir, nil, "cleanup", "sysbench/bulk_insert", "--threads", "3")
+	code, _, stderr = runAt(t, dir, on(db, "cleanup", "sysbench/bulk_insert", "--threads", "3")...)
 	if code != 0 || strings.Contains(stderr, "still there") || exists(t, db, "sbtest1") || exists(t, db, "sbtest3") {
 		t.Fatalf("bulk_insert cleanup: exit %d\n%s", code, stderr)
 	}
@@ -185,14 +186,15 @@ func TestSysbenchTableReuse(t *testing.T) {
 // few rows deleted still runs. Before the check such a run read nothing,
 // exited 0 and was called complete.
 func TestSysbenchRefusesTablesWithoutItsIDs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := "sqlite://" + filepath.Join(dir, "candor.db")
-	if code, _, stderr := runCLI(t, dir, nil, "prepare", "sysbench", "-q", "--tables", "1", "--table-size", "1000"); code != 0 {
+	if code, _, stderr := runAt(t, dir, on(db, "prepare", "sysbench", "-q", "--tables", "1", "--table-size", "1000")...); code != 0 {
 		t.Fatalf("prepare: exit %d\n%s", code, stderr)
 	}
 	run := func(out, test string) (int, string, *result.Result) {
 		t.Helper()
-		code, _, stderr := runCLI(t, dir, nil, "run", "sysbench/"+test, "-q", "--tables", "1", "--table-size", "1000", "--time", "0", "--events", "50", "--load", "never", "-o", out)
+		code, _, stderr := runAt(t, dir, on(db, "run", "sysbench/"+test, "-q", "--tables", "1", "--table-size", "1000", "--time", "0", "--events", "50", "--load", "never", "-o", out)...)
 		res, _ := result.Read(filepath.Join(dir, out))
 		return code, stderr, res
 	}
