@@ -72,17 +72,18 @@ func TestPgbenchInitAndBuiltinsOnEveryTarget(t *testing.T) {
 // is now.
 func TestPgbenchRerunRunsRecordedScript(t *testing.T) {
 	u := postgresURL(t)
+	t.Parallel() // its table is its own
 	dir := t.TempDir()
 	o := oracle.Open(t, u)
 	o.Exec(t, "DROP TABLE IF EXISTS pgb_rerun", "CREATE TABLE pgb_rerun (v INTEGER)")
 	t.Cleanup(func() { o.Exec(t, "DROP TABLE IF EXISTS pgb_rerun") })
 	f := pgbenchScript(t, dir, "ins.sql", "INSERT INTO pgb_rerun (v) VALUES (1);\n")
 	orig := filepath.Join(dir, "orig.json")
-	if code, out, errOut := runCLI(t, dir, nil, "run", "script/pgbench", "-p", "file="+f, "--target", u, "--operations", "5", "-q", "-o", orig); code != 0 {
+	if code, out, errOut := runAbs(t, dir, "run", "script/pgbench", "-p", "file="+f, "--target", u, "--operations", "5", "-q", "-o", orig); code != 0 {
 		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
 	}
 	pgbenchScript(t, dir, "ins.sql", "INSERT INTO pgb_rerun (v) VALUES (2);\n")
-	if code, out, errOut := runCLI(t, dir, nil, "rerun", orig, "-o", filepath.Join(dir, "again.json")); code != 0 {
+	if code, out, errOut := runAbs(t, dir, "rerun", orig, "-o", filepath.Join(dir, "again.json")); code != 0 {
 		t.Fatalf("rerun: exit %d\n%s%s", code, out, errOut)
 	}
 	if got := o.Ints(t, "SELECT count(*) FROM pgb_rerun WHERE v = 1"); got[0] != 10 {
@@ -108,6 +109,7 @@ func TestPgbenchRerunRunsRecordedScript(t *testing.T) {
 // Bad scripts are refused before anything runs (exit 2), with pgbench's
 // file:line message.
 func TestPgbenchBadScripts(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	u := "sqlite://" + filepath.Join(dir, "x.db")
 	bin := filepath.Join(dir, "bin.sql")
@@ -125,7 +127,7 @@ func TestPgbenchBadScripts(t *testing.T) {
 		if c.text != "" {
 			path = pgbenchScript(t, dir, c.file, c.text)
 		}
-		code, out, errOut := runCLI(t, dir, nil, "pgbench", "-t", "1", "-f", path, "--target", u)
+		code, out, errOut := runAt(t, dir, "pgbench", "-t", "1", "-f", path, "--target", u)
 		if code != 2 || !strings.Contains(errOut, c.want) {
 			t.Errorf("%s: exit %d, want 2 and %q\n%s%s", c.file, code, c.want, out, errOut)
 		}
@@ -135,6 +137,7 @@ func TestPgbenchBadScripts(t *testing.T) {
 // Errors while a script runs fail that transaction: counted, reported,
 // and within the error budget the run goes on (pgbench aborts its client).
 func TestPgbenchRunTimeErrorsAreCounted(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	u := "sqlite://" + filepath.Join(dir, "x.db")
 	for _, c := range []struct {
@@ -145,7 +148,7 @@ func TestPgbenchRunTimeErrorsAreCounted(t *testing.T) {
 	} {
 		f := pgbenchScript(t, dir, c.name+".sql", c.text)
 		out := filepath.Join(dir, c.name+".json")
-		code, stdout, errOut := runCLI(t, dir, nil, "pgbench", "-c", "2", "-t", "200", "-f", f, "--target", u, "--max-error-rate", "0.9", "-o", out)
+		code, stdout, errOut := runAt(t, dir, "pgbench", "-c", "2", "-t", "200", "-f", f, "--target", u, "--max-error-rate", "0.9", "-o", out)
 		if code != 0 || !strings.Contains(stdout, "number of failed transactions: ") {
 			t.Errorf("%s: exit %d\n%s%s", c.name, code, stdout, errOut)
 			continue
@@ -170,7 +173,7 @@ func TestPgbenchRunTimeErrorsAreCounted(t *testing.T) {
 			t.Errorf("%s: first errors %v lack %q and the script's name", c.name, op.FirstErrors, c.want)
 		}
 		// Beyond the budget the run fails (exit 5).
-		if code, _, _ := runCLI(t, dir, nil, "pgbench", "-c", "1", "-t", "50", "-f", f, "--target", u, "-o", filepath.Join(dir, c.name+"2.json")); code != 5 {
+		if code, _, _ := runAt(t, dir, "pgbench", "-c", "1", "-t", "50", "-f", f, "--target", u, "-o", filepath.Join(dir, c.name+"2.json")); code != 5 {
 			t.Errorf("%s above the default error budget: exit %d, want 5", c.name, code)
 		}
 	}
@@ -178,11 +181,12 @@ func TestPgbenchRunTimeErrorsAreCounted(t *testing.T) {
 
 // A variable read before any command set it fails the transaction.
 func TestPgbenchUndefinedVariable(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	u := "sqlite://" + filepath.Join(dir, "x.db")
 	f := pgbenchScript(t, dir, "undef.sql", "\\set x :nope + 1\nSELECT :x;\n")
 	out := filepath.Join(dir, "u.json")
-	code, stdout, errOut := runCLI(t, dir, nil, "pgbench", "-t", "3", "-f", f, "--target", u, "-o", out)
+	code, stdout, errOut := runAt(t, dir, "pgbench", "-t", "3", "-f", f, "--target", u, "-o", out)
 	if code != 5 || !strings.Contains(stdout, "number of failed transactions: 3 (100.000%)") {
 		t.Fatalf("exit %d, want 5 with 3 failed\n%s%s", code, stdout, errOut)
 	}
@@ -200,6 +204,7 @@ func TestPgbenchUndefinedVariable(t *testing.T) {
 // \gset stores a NULL column as pgbench does, an empty string, which an
 // expression refuses; the other columns are read as numbers.
 func TestPgbenchGsetNull(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	u := "sqlite://" + filepath.Join(dir, "x.db")
 	for _, c := range []struct{ script, want string }{
@@ -208,7 +213,7 @@ func TestPgbenchGsetNull(t *testing.T) {
 	} {
 		f := pgbenchScript(t, dir, "g.sql", c.script)
 		out := filepath.Join(dir, "g.json")
-		code, stdout, errOut := runCLI(t, dir, nil, "pgbench", "-t", "1", "-M", "prepared", "-f", f, "--target", u, "-o", out)
+		code, stdout, errOut := runAt(t, dir, "pgbench", "-t", "1", "-M", "prepared", "-f", f, "--target", u, "-o", out)
 		if c.want == "" {
 			if code != 0 {
 				t.Errorf("exit %d\n%s%s", code, stdout, errOut)
@@ -229,13 +234,15 @@ func TestPgbenchGsetNull(t *testing.T) {
 // refuses to drop them (exit 4, saying why), and a run uses them as
 // pgbench would.
 func TestPgbenchForeignTables(t *testing.T) {
-	u := postgresURL(t)
+	postgresURL(t)
 	bin, err := exec.LookPath("pgbench")
 	if err != nil {
 		t.Skip("no pgbench binary")
 	}
+	u := targettest.PostgresDatabaseURL(t) // a database of its own: pgbench's tables have fixed names
+	t.Parallel()
 	dir := t.TempDir()
-	runCLI(t, dir, nil, "cleanup", "script/pgbench", "-p", "tables=true", "--target", u)
+	runAt(t, dir, "cleanup", "script/pgbench", "-p", "tables=true", "--target", u)
 	o := oracle.Open(t, u)
 	t.Cleanup(func() {
 		o.Exec(t, "DROP TABLE IF EXISTS pgbench_accounts, pgbench_branches, pgbench_tellers, pgbench_history")
@@ -247,14 +254,14 @@ func TestPgbenchForeignTables(t *testing.T) {
 	if out, err := exec.Command(bin, "-i", "-s", "1", "-q", "-h", pu.Hostname(), "-p", pu.Port(), "-U", pu.User.Username(), strings.TrimPrefix(pu.Path, "/")).CombinedOutput(); err != nil {
 		t.Fatalf("pgbench -i: %v\n%s", err, out)
 	}
-	code, out, errOut := runCLI(t, dir, nil, "pgbench", "-i", "-s", "1", "--target", u)
+	code, out, errOut := runAt(t, dir, "pgbench", "-i", "-s", "1", "--target", u)
 	if code != 4 || !strings.Contains(errOut, "candor did not create it") || !strings.Contains(errOut, "pgbench_") {
 		t.Errorf("candor pgbench -i over pgbench's tables: exit %d, want 4 and the reason\n%s%s", code, out, errOut)
 	}
 	if got := o.Ints(t, "SELECT count(*) FROM pgbench_accounts"); got[0] != 100000 {
 		t.Errorf("pgbench's accounts after the refusal: %v, want 100000", got)
 	}
-	code, out, errOut = runCLI(t, dir, nil, "pgbench", "-c", "2", "-t", "5", "--target", u)
+	code, out, errOut = runAt(t, dir, "pgbench", "-c", "2", "-t", "5", "--target", u)
 	if code != 0 || !strings.Contains(out, "number of transactions actually processed: 10/10") {
 		t.Errorf("a run on pgbench's tables: exit %d\n%s%s", code, out, errOut)
 	}
