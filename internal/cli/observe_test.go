@@ -261,7 +261,8 @@ func TestServerCountersInResult(t *testing.T) {
 // A counter the role may not read is recorded as unavailable, with the
 // server's reason, and the run goes on to complete. The test takes
 // pg_stat_wal away from PUBLIC on the test server for its duration and
-// runs as a role of its own.
+// runs as a role of its own. Not parallel: the privilege is the whole
+// server's.
 func TestServerCounterWithoutPrivilege(t *testing.T) {
 	raw := os.Getenv("CANDOR_TEST_POSTGRES_URL")
 	if raw == "" {
