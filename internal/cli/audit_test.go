@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/candor-bench/candor/internal/result"
@@ -134,53 +135,61 @@ func TestRerunOnNull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Run("slower", func(t *testing.T) {
-		t.Parallel()
-		code, out, errOut := runAbs(t, dir, "rerun", at("orig.json"), "--target", "null://?latency=2ms", "-o", at("slow.json"))
-		if code != 0 {
-			t.Fatalf("rerun: exit %d\n%s\n%s", code, out, errOut)
-		}
-		for _, w := range []string{"verdict: not reproduced: the rerun is significantly slower (throughput -", "95% CI −", "Fairness audit"} {
-			if !strings.Contains(out, w) {
-				t.Errorf("rerun output lacks %q:\n%s", w, out)
+	// The reruns of the one original run at once, as subtests that take no
+	// slot of -test.parallel (queued behind the other tests' they made this
+	// test one of the package's last).
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() {
+		t.Run("slower", func(t *testing.T) {
+			code, out, errOut := runAbs(t, dir, "rerun", at("orig.json"), "--target", "null://?latency=2ms", "-o", at("slow.json"))
+			if code != 0 {
+				t.Fatalf("rerun: exit %d\n%s\n%s", code, out, errOut)
 			}
-		}
-		if !strings.Contains(errOut, "--seed") || !strings.Contains(errOut, "--repeat 3") {
-			t.Errorf("rerun's command line (stderr) lacks the recorded seed or the original's 3 repetitions:\n%s", errOut)
-		}
-		again, err := result.Read(at("slow.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if again.Workload.Seed != orig.Workload.Seed || !reflect.DeepEqual(again.Workload.Options, orig.Workload.Options) || again.Run.DurationSec != orig.Run.DurationSec {
-			t.Errorf("rerun's configuration differs: seed %d vs %d, duration %v vs %v", again.Workload.Seed, orig.Workload.Seed, again.Run.DurationSec, orig.Run.DurationSec)
-		}
+			for _, w := range []string{"verdict: not reproduced: the rerun is significantly slower (throughput -", "95% CI −", "Fairness audit"} {
+				if !strings.Contains(out, w) {
+					t.Errorf("rerun output lacks %q:\n%s", w, out)
+				}
+			}
+			if !strings.Contains(errOut, "--seed") || !strings.Contains(errOut, "--repeat 3") {
+				t.Errorf("rerun's command line (stderr) lacks the recorded seed or the original's 3 repetitions:\n%s", errOut)
+			}
+			again, err := result.Read(at("slow.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again.Workload.Seed != orig.Workload.Seed || !reflect.DeepEqual(again.Workload.Options, orig.Workload.Options) || again.Run.DurationSec != orig.Run.DurationSec {
+				t.Errorf("rerun's configuration differs: seed %d vs %d, duration %v vs %v", again.Workload.Seed, orig.Workload.Seed, again.Run.DurationSec, orig.Run.DurationSec)
+			}
+		})
 	})
 	// A failed original is refused before anything runs.
-	t.Run("failed original", func(t *testing.T) {
-		t.Parallel()
-		failed := at("failed.json")
-		copyFailed, _ := result.Read(at("orig.json"))
-		for i := range copyFailed.Phases {
-			copyFailed.Phases[i].Status = result.StatusFailed
-		}
-		copyFailed.Status, copyFailed.Error, copyFailed.Repetitions = result.StatusFailed, "every phase failed", nil
-		result.Write(failed, copyFailed)
-		if code, _, errOut := runAbs(t, dir, "rerun", failed, "-o", at("never.json")); code != ExitUsage || !strings.Contains(errOut, "no complete run phase") {
-			t.Errorf("rerun of a failed result: exit %d\n%s", code, errOut)
-		}
-		if _, err := os.Stat(at("never.json")); err == nil {
-			t.Errorf("a failed original was rerun")
-		}
+	wg.Go(func() {
+		t.Run("failed original", func(t *testing.T) {
+			failed := at("failed.json")
+			copyFailed, _ := result.Read(at("orig.json"))
+			for i := range copyFailed.Phases {
+				copyFailed.Phases[i].Status = result.StatusFailed
+			}
+			copyFailed.Status, copyFailed.Error, copyFailed.Repetitions = result.StatusFailed, "every phase failed", nil
+			result.Write(failed, copyFailed)
+			if code, _, errOut := runAbs(t, dir, "rerun", failed, "-o", at("never.json")); code != ExitUsage || !strings.Contains(errOut, "no complete run phase") {
+				t.Errorf("rerun of a failed result: exit %d\n%s", code, errOut)
+			}
+			if _, err := os.Stat(at("never.json")); err == nil {
+				t.Errorf("a failed original was rerun")
+			}
+		})
 	})
 	// Another product is allowed, and the audit says what differs.
-	t.Run("other product", func(t *testing.T) {
-		t.Parallel()
-		code, out, errOut := runAbs(t, dir, "rerun", at("orig.json"), "--target", "sqlite://"+at("other.db"), "-o", at("sqlite.json"))
-		if code != 0 || !strings.Contains(out, "verdict: ") || !strings.Contains(out, "target-differs") ||
-			!strings.Contains(out, "DIFFERS product") || !strings.Contains(out, "B: SQLite") || !strings.Contains(out, "same    candor") {
-			t.Errorf("rerun on SQLite: exit %d\n%s\n%s", code, out, errOut)
-		}
+	wg.Go(func() {
+		t.Run("other product", func(t *testing.T) {
+			code, out, errOut := runAbs(t, dir, "rerun", at("orig.json"), "--target", "sqlite://"+at("other.db"), "-o", at("sqlite.json"))
+			if code != 0 || !strings.Contains(out, "verdict: ") || !strings.Contains(out, "target-differs") ||
+				!strings.Contains(out, "DIFFERS product") || !strings.Contains(out, "B: SQLite") || !strings.Contains(out, "same    candor") {
+				t.Errorf("rerun on SQLite: exit %d\n%s\n%s", code, out, errOut)
+			}
+		})
 	})
 }
 
@@ -250,7 +259,9 @@ func TestRerunSysbenchLine(t *testing.T) {
 		t.Fatalf("prepare: exit %d\n%s", code, errOut)
 	}
 	sb := filepath.Join(dir, "sb.json")
-	if code, _, errOut := runAbs(t, dir, append(base, "--time=1", "--out="+sb, "oltp_point_select", "run")...); code != 0 {
+	// An open loop (--rate): a closed loop on SQLite would take a core from
+	// the tests running beside this one.
+	if code, _, errOut := runAbs(t, dir, append(base, "--time=1", "--rate=1000", "--out="+sb, "oltp_point_select", "run")...); code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, errOut)
 	}
 	code, out, errOut := runAbs(t, dir, "rerun", sb, "--target", "sqlite://"+filepath.Join(dir, "fresh.db"), "-o", filepath.Join(dir, "again.json"))

@@ -20,7 +20,7 @@ func TestFaultCommandLeavesAChild(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.json")
 	code, stdout, stderr := runAbs(t, dir, "run", "ledger", "--target", "sqlite://"+filepath.Join(dir, "l.db"),
-		"--time", "2s", "--fault", "at=500ms run=sleep 60 & echo $!", "-o", out)
+		"--time", "1s", "--fault", "at=500ms run=sleep 60 & echo $!", "-o", out)
 	if code != ExitOK {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}
