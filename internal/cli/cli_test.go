@@ -17,6 +17,11 @@ import (
 )
 
 // runCLI runs candor in-process in dir and returns exit code, stdout, stderr.
+// It changes the process's working directory for the command: a test that
+// uses it cannot run in parallel, and Go runs it before every parallel
+// test. The package's tests use it for quick commands only; a test whose
+// commands take time gives them absolute paths (runAbs, runAt, on) or runs
+// them in a child process in dir (runChild), and runs in parallel.
 func runCLI(t *testing.T, dir string, sig <-chan os.Signal, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer

@@ -100,16 +100,22 @@ func writeScript(t *testing.T, dir, name, text string) string {
 // the script's reads, writes and other statements, the result records
 // the script's text, and a rerun runs the recorded text though the file
 // has changed since.
+//
+// Its commands run as child processes in the test's directory (runChild):
+// their result files are named as sysbench names them, relative to it. The
+// table luatest is this test's alone.
 func TestSysbenchLuaCustomScript(t *testing.T) {
+	t.Parallel()
 	for name, u := range luaTestTargets(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			script := writeScript(t, dir, "my_test.lua", customScript)
 			conn := append(sysbenchConnArgs(t, u), "--rows=7", "--label=abcdefgh", "--fast")
 			sb := func(args ...string) (string, string) {
 				t.Helper()
 				args = append(append([]string{"sysbench"}, conn...), args...)
-				code, stdout, stderr := runCLI(t, dir, nil, args...)
+				code, stdout, stderr := runChild(t, dir, args...)
 				if code != 0 {
 					t.Fatalf("candor %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
 				}
@@ -153,7 +159,7 @@ func TestSysbenchLuaCustomScript(t *testing.T) {
 			}
 			// The file changes; a rerun runs what the result recorded.
 			writeScript(t, dir, "my_test.lua", "this is not Lua")
-			code, stdout, stderr := runCLI(t, dir, nil, "rerun", "lua.json", "--target="+u, "--out=rerun.json")
+			code, stdout, stderr := runChild(t, dir, "rerun", "lua.json", "--target="+u, "--out=rerun.json")
 			writeScript(t, dir, "my_test.lua", customScript) // for the cleanup
 			if code != 0 {
 				t.Fatalf("rerun: exit %d\n%s%s", code, stdout, stderr)
@@ -173,6 +179,7 @@ func TestSysbenchLuaCustomScript(t *testing.T) {
 // output: the shape of sysbench.rand.string's result and the range of the
 // integer functions, from one script run by both as a custom command.
 func TestSysbenchLuaRandMatchesBinary(t *testing.T) {
+	t.Parallel()
 	bin := exec.Command("sysbench", "--version")
 	if err := bin.Run(); err != nil {
 		t.Skip("no sysbench binary")
@@ -200,7 +207,7 @@ sysbench.cmdline.commands = {
 	if err != nil {
 		t.Fatalf("sysbench: %v", err)
 	}
-	code, got, stderr := runCLI(t, dir, nil, "sysbench", "--target="+u, script, "draw")
+	code, got, stderr := runAbs(t, dir, "sysbench", "--target="+u, script, "draw")
 	if code != 0 {
 		t.Fatalf("candor: exit %d\n%s", code, stderr)
 	}
