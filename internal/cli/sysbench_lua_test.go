@@ -108,7 +108,11 @@ func statementLogServer(t *testing.T) (url, logFile string) {
 	out, err := exec.Command(script, "start", dir, "log_statement=all", "logging_collector=on", "log_directory="+logDir,
 		"log_filename=pg.log", "log_line_prefix=%p ").Output()
 	if err != nil {
-		t.Fatalf("starting PostgreSQL: %v", err)
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("starting PostgreSQL: %v\n%s", err, stderr)
 	}
 	return strings.TrimSpace(string(out)), filepath.Join(logDir, "pg.log")
 }
