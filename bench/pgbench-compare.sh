@@ -5,7 +5,11 @@
 # CLIENTS clients, alternating the tools' order round by round. Prints a
 # Markdown table: each tool's tps and client CPU per transaction (user +
 # system seconds of the process, from /usr/bin/time, over the transactions
-# it reports), and candor's ratios to pgbench's, averaged over the rounds.
+# it reports), its context switches per transaction (voluntary +
+# involuntary, from /usr/bin/time: a session that waits for its reply alone
+# on a thread switches once a statement, a thread that waits for several
+# clients at once less often), and candor's ratios to pgbench's, averaged
+# over the rounds.
 #
 #   bench/pgbench-compare.sh     # DURATION (20 s), ROUNDS (3), CLIENTS ("4 16"),
 #                                # SCALE (10), PROTOCOL (prepared), JOBS (2: pgbench -j; "clients":
@@ -43,7 +47,7 @@ log "loading scale $SCALE with candor pgbench -i"
 "${BINS[0]}" pgbench -i -s "$SCALE" --target "$URL" -o "$OUT/init.json" >/dev/null 2>&1
 "$PGBENCH" -h 127.0.0.1 -p "$PORT" -U postgres candor >/dev/null 2>&1 -c 1 -t 1 # warms the catalog caches
 
-# run TOOL TEST C R: one run; prints "tps transactions cpu_seconds".
+# run TOOL TEST C R: one run; prints "tps transactions cpu_seconds context_switches".
 run() {
 	local tool=$1 test=$2 c=$3 r=$4 script=(-b "$2")
 	[ "$test" = custom ] && script=(-f "$OUT/custom.sql")
@@ -52,19 +56,20 @@ run() {
 	local args=(-n -c "$c" -j "$j" -T "$DURATION" -M "$PROTOCOL" "${script[@]}" -h 127.0.0.1 -p "$PORT" -U postgres candor)
 	local o="$OUT/$tool-$test-$c-$r"
 	if [ "$tool" = pgbench ]; then
-		/usr/bin/time -f "%U %S" -o "$o.cpu" "$PGBENCH" "${args[@]}" >"$o.out" 2>"$o.err"
+		/usr/bin/time -f "%U %S %w %c" -o "$o.cpu" "$PGBENCH" "${args[@]}" >"$o.out" 2>"$o.err"
 	else
-		/usr/bin/time -f "%U %S" -o "$o.cpu" "${BINS[0]}" pgbench "${args[@]}" "${CANDOR_ARGS[@]}" -o "$o.json" >"$o.out" 2>"$o.err"
+		/usr/bin/time -f "%U %S %w %c" -o "$o.cpu" "${BINS[0]}" pgbench "${args[@]}" "${CANDOR_ARGS[@]}" -o "$o.json" >"$o.out" 2>"$o.err"
 	fi
-	local tps n cpu
+	local tps n cpu cs
 	tps=$(awk '/^tps = / {print $3}' "$o.out")
 	n=$(awk -F': ' '/^number of transactions actually processed/ {print $2}' "$o.out")
 	cpu=$(tail -1 "$o.cpu" | awk '{print $1 + $2}')
-	echo "$tps $n $cpu"
+	cs=$(tail -1 "$o.cpu" | awk '{print $3 + $4}')
+	echo "$tps $n $cpu $cs"
 }
 
-echo "| script | clients | pgbench tps | candor tps | tps ratio | pgbench µs CPU/tx | candor µs CPU/tx | CPU ratio |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| script | clients | pgbench tps | candor tps | tps ratio | pgbench µs CPU/tx | candor µs CPU/tx | CPU ratio | pgbench switches/tx | candor switches/tx |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for test in $TESTS; do
 	for c in $CLIENTS; do
 		rows=()
@@ -81,10 +86,11 @@ for test in $TESTS; do
 import sys
 rs = [list(map(float, l.split())) for l in sys.stdin if l.strip()]
 n = len(rs)
-ptps = sum(r[0] for r in rs) / n; ktps = sum(r[3] for r in rs) / n
-pcpu = sum(r[2] / r[1] * 1e6 for r in rs) / n; kcpu = sum(r[5] / r[4] * 1e6 for r in rs) / n
-tr = sum(r[3] / r[0] for r in rs) / n; cr = sum((r[5] / r[4]) / (r[2] / r[1]) for r in rs) / n
-print(f'| $test | $c | {ptps:.0f} | {ktps:.0f} | {tr:.2f} | {pcpu:.1f} | {kcpu:.1f} | {cr:.2f} |')
+ptps = sum(r[0] for r in rs) / n; ktps = sum(r[4] for r in rs) / n
+pcpu = sum(r[2] / r[1] * 1e6 for r in rs) / n; kcpu = sum(r[6] / r[5] * 1e6 for r in rs) / n
+tr = sum(r[4] / r[0] for r in rs) / n; cr = sum((r[6] / r[5]) / (r[2] / r[1]) for r in rs) / n
+pcs = sum(r[3] / r[1] for r in rs) / n; kcs = sum(r[7] / r[5] for r in rs) / n
+print(f'| $test | $c | {ptps:.0f} | {ktps:.0f} | {tr:.2f} | {pcpu:.1f} | {kcpu:.1f} | {cr:.2f} | {pcs:.1f} | {kcs:.1f} |')
 "
 	done
 done
