@@ -195,7 +195,7 @@ func TestLedgerShardsShareOneTable(t *testing.T) {
 	work := t.TempDir()
 	table := "candor_ledger_shards"
 	runAbs(t, work, "cleanup", "ledger", "--target", url, "-p", "table="+table)
-	start := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
+	start := time.Now().Add(5 * time.Second).UTC().Format(time.RFC3339Nano) // a busy machine takes seconds to reach --start-at
 	var wg sync.WaitGroup
 	outs := []string{filepath.Join(work, "s0.json"), filepath.Join(work, "s1.json")}
 	codes, logs := make([]int, 2), make([]string, 2)

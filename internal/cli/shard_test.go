@@ -80,7 +80,7 @@ func TestShardLoadsSlices(t *testing.T) {
 func TestMergeCommand(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	start := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
+	start := time.Now().Add(5 * time.Second).UTC().Format(time.RFC3339Nano) // a busy machine takes seconds to reach --start-at
 	// The shards run together, as separate processes would: one waits
 	// for --start-at while the other starts. 3 ms a round trip makes each
 	// shard's phase last seconds: merge refuses shards that shared less
