@@ -275,14 +275,23 @@ func TestLedgerRTONotMeasuredWhenStopped(t *testing.T) {
 	dir, urls := pgcluster.Start(t, sh, "--standbys", "0")
 	work := t.TempDir()
 	out := filepath.Join(work, "stopped.json")
-	// The node comes back for the read-back, after the run stopped.
+	// The node comes back for the read-back, after the fault killed it and
+	// the run stopped (the fault leaves a mark: on a busy machine the run,
+	// and with it the kill, starts seconds late).
+	killed := filepath.Join(work, "killed")
 	go func() {
-		time.Sleep(4 * time.Second)
+		for range 600 {
+			if _, err := os.Stat(killed); err == nil {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		time.Sleep(time.Second)
 		exec.Command(sh, "restart", dir, "0").Run()
 	}()
 	code, stdout, stderr := runAbs(t, work, "run", "ledger", "--target", urls[0], "--threads", "2", "--rate", "200",
 		"--time", "5s", "--max-error-rate", "100%", "--recovery-timeout", "30s",
-		"--fault", "at=1s run="+sh+" kill "+dir+" 0; exit 1", "-o", out)
+		"--fault", "at=1s run="+sh+" kill "+dir+" 0; touch "+killed+"; exit 1", "-o", out)
 	if code != ExitRunFailed {
 		t.Fatalf("exit %d, want %d (the fault failed)\n%s\n%s", code, ExitRunFailed, stdout, stderr)
 	}
