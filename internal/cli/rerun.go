@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/candor-bench/candor/internal/engine"
+	"github.com/candor-bench/candor/internal/fault"
 	"github.com/candor-bench/candor/internal/report"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/runflags"
@@ -158,12 +159,17 @@ func rerunSpec(env *Env, r *result.Result, targets []string) (engine.Spec, error
 	if spec.Phase != phaseRun {
 		return spec, fmt.Errorf("it records candor %s; rerun replays results of candor run, plan cells and candor sysbench ... run: run the same command again instead", spec.Phase)
 	}
-	for _, f := range spec.Faults {
-		if strings.Contains(f, "run=") {
-			return spec, fmt.Errorf("its run executed a shell command (--fault %q): rerun never executes commands read from a result file; read it and run the command line by hand", f)
-		}
-		if strings.Contains(f, "sql=") {
-			return spec, fmt.Errorf("its run executed an SQL statement of its own (--fault %q): rerun never executes statements read from a result file; read it and run the command line by hand", f)
+	for _, text := range spec.Faults {
+		// The fault as the engine will read it, not its text searched for
+		// a key: what would be executed is what is refused.
+		f, err := fault.Parse(text)
+		switch {
+		case err != nil:
+			return spec, fmt.Errorf("its fault --fault %q cannot be read: %w", text, err)
+		case f.Has("run"):
+			return spec, fmt.Errorf("its run executed a shell command (--fault %q): rerun never executes commands read from a result file; read it and run the command line by hand", text)
+		case f.Has("sql"):
+			return spec, fmt.Errorf("its run executed an SQL statement of its own (--fault %q): rerun never executes statements read from a result file; read it and run the command line by hand", text)
 		}
 	}
 	for _, list := range [][]string{spec.Options, spec.Properties, spec.PropertyFiles} {

@@ -135,10 +135,11 @@ func TestRerunSpecKeepsEveryOption(t *testing.T) {
 		t.Errorf("rerun Spec:\n got %+v\nwant %+v", got, want)
 	}
 	for _, bad := range []func(s *engine.Spec){
-		func(s *engine.Spec) { s.Faults = []string{"at=1s run=pkill postgres"} }, // a command read from a file
-		func(s *engine.Spec) { s.Faults = []string{"at=1s sql=DROP TABLE t"} },   // a statement read from a file
-		func(s *engine.Spec) { s.Properties = []string{"db.passwd=secret"} },     // masked when recorded
-		func(s *engine.Spec) { s.PropertyFiles = []string{"no/such/file"} },      // not here
+		func(s *engine.Spec) { s.Faults = []string{"at=1s run=pkill postgres"} },   // a command read from a file
+		func(s *engine.Spec) { s.Faults = []string{"at=1s sql=DROP TABLE t"} },     // a statement read from a file
+		func(s *engine.Spec) { s.Faults = []string{"at=1s shell=pkill postgres"} }, // a fault candor cannot read
+		func(s *engine.Spec) { s.Properties = []string{"db.passwd=secret"} },       // masked when recorded
+		func(s *engine.Spec) { s.PropertyFiles = []string{"no/such/file"} },        // not here
 	} {
 		s := spec.Clone()
 		bad(&s)
