@@ -19,7 +19,7 @@ import (
 
 // bookkeepingParams are plan parameters that are no axis: identity names
 // the cell's settings, repetition runs a cell again as a cell of its own.
-var bookkeepingParams = map[string]bool{"identity": true, "repetition": true}
+var bookkeepingParams = map[string]bool{result.PlanIdentity: true, "repetition": true}
 
 // planAxes maps each plan name to its axes and, per axis, its values in
 // first-seen order ("" for a cell without the parameter).

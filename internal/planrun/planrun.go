@@ -18,11 +18,6 @@ import (
 	"github.com/candor-bench/candor/internal/runflags"
 )
 
-// IdentityParam is the plan parameter that records a cell's identity (a
-// hash of everything that makes it differ, plan.Cell.Identity) in its
-// result.
-const IdentityParam = "identity"
-
 // Options are what `candor plan run` adds to every cell.
 type Options struct {
 	Quiet bool         // -q for every cell: only the plan's own lines
@@ -42,7 +37,7 @@ type Options struct {
 func CellState(c plan.Cell) string {
 	r, err := result.Read(c.Result)
 	if err != nil || r.Status != result.StatusComplete || r.Plan == nil || r.Workload.Name != c.Workload ||
-		r.Plan.Cell != c.ID || r.Plan.Params[IdentityParam] != c.Identity || len(r.Plan.Params) != len(c.Params)+1 {
+		r.Plan.Cell != c.ID || r.Plan.Params[result.PlanIdentity] != c.Identity || len(r.Plan.Params) != len(c.Params)+1 {
 		return "to do"
 	}
 	for k, v := range c.Params {
@@ -152,7 +147,7 @@ func CellSpec(p *plan.Plan, c plan.Cell, args []string) (engine.Spec, error) {
 		return spec, err
 	}
 	spec.Load = "auto"
-	params := map[string]string{IdentityParam: c.Identity}
+	params := map[string]string{result.PlanIdentity: c.Identity}
 	for k, v := range c.Params {
 		params[k] = v
 	}

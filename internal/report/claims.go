@@ -161,7 +161,7 @@ func (p *ClaimsPlan) madeHere(inputs []Input) (kept []Input, stale int) {
 		}
 		if len(ids) > 0 {
 			identity, ok := ids[ref.Cell]
-			if !ok || (identity != "" && ref.Params[planIdentityParam] != identity) {
+			if !ok || (identity != "" && ref.Params[result.PlanIdentity] != identity) {
 				stale++
 				continue
 			}
@@ -170,10 +170,6 @@ func (p *ClaimsPlan) madeHere(inputs []Input) (kept []Input, stale int) {
 	}
 	return kept, stale
 }
-
-// planIdentityParam is the plan parameter a cell's result records its
-// identity in (planrun.IdentityParam).
-const planIdentityParam = "identity"
 
 // metricValues are the claim's metric in every complete repetition of the
 // cells sel names, among the inputs of plan name.

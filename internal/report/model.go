@@ -337,7 +337,7 @@ func paramsOf(r *result.Result, kind string) map[string]string {
 		for k, v := range r.Plan.Params {
 			// identity: a hash naming the plan cell; repetition: a plan's
 			// repetitions run as cells of their own, pooled here.
-			if k == "threads" || k == "target" || k == "identity" || k == "repetition" {
+			if k == "threads" || k == "target" || k == result.PlanIdentity || k == "repetition" {
 				continue
 			}
 			// The plan's own words for an option it sets (auto-inc=off,

@@ -75,6 +75,12 @@ type Result struct {
 	Checks []DataCheck `json:"checks,omitempty"`
 }
 
+// PlanIdentity is the plan parameter in which a cell's result records the
+// cell's identity: a hash of everything that makes the cell (plan.Cell's
+// Identity). A plan resumes, and its claims count a result, only when it is
+// the cell's as the plan now makes it.
+const PlanIdentity = "identity"
+
 // PlanRef ties a result to its plan cell.
 type PlanRef struct {
 	Name   string            `json:"name"`
