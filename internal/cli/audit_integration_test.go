@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/candor-bench/candor/internal/fault"
+	"github.com/candor-bench/candor/internal/testutil/faultproxy"
 )
 
 func postgresURL(t *testing.T) string {
@@ -112,15 +113,7 @@ func TestRerunOnPostgres(t *testing.T) {
 		}
 	}
 	throughProxy := func(t *testing.T) {
-		up, err := fault.UpstreamOf(pg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ps, err := fault.StartProxies([]string{up})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ps.Close()
+		ps, slow := faultproxy.Start(t, pg)
 		f, err := fault.Parse("at=0s net=latency delay=10ms node=all")
 		if err != nil {
 			t.Fatal(err)
@@ -130,10 +123,6 @@ func TestRerunOnPostgres(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer lift()
-		slow, err := fault.RewriteURL(pg, ps.Addr(0))
-		if err != nil {
-			t.Fatal(err)
-		}
 		code, out, errOut := runAbs(t, dir, "rerun", orig, "--target", slow, "-o", filepath.Join(dir, "slow.json"))
 		if code != 0 || !strings.Contains(out, "verdict: not reproduced: the rerun is significantly slower (") {
 			t.Errorf("rerun through a 10 ms proxy: exit %d\n%s\n%s", code, out, errOut)

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/candor-bench/candor/internal/fault"
+	"github.com/candor-bench/candor/internal/testutil/faultproxy"
 	"github.com/candor-bench/candor/internal/testutil/pgcluster"
 )
 
@@ -315,19 +316,7 @@ func TestProxyPauseRTO(t *testing.T) {
 	if _, err := connectPG(t, url).Exec(ctx, "CREATE TABLE ledger_t (id bigint PRIMARY KEY, pad bytea)"); err != nil {
 		t.Fatal(err)
 	}
-	up, err := fault.UpstreamOf(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, err := fault.StartProxies([]string{up})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ps.Close()
-	proxied, err := fault.RewriteURL(url, ps.Addr(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ps, proxied := faultproxy.Start(t, url)
 	conn := connectPG(t, proxied)
 
 	sched, err := fault.ParseAll([]string{"at=1s for=3s net=pause node=0"})
