@@ -192,24 +192,28 @@ func TestLedgerVerifyRepetitions(t *testing.T) {
 func TestLedgerShardsShareOneTable(t *testing.T) {
 	url := postgresURL(t)
 	t.Parallel()
-	work := t.TempDir()
+	var work string
 	table := "candor_ledger_shards"
-	runAbs(t, work, "cleanup", "ledger", "--target", url, "-p", "table="+table)
-	start := time.Now().Add(5 * time.Second).UTC().Format(time.RFC3339Nano) // a busy machine takes seconds to reach --start-at
-	var wg sync.WaitGroup
-	outs := []string{filepath.Join(work, "s0.json"), filepath.Join(work, "s1.json")}
+	var outs []string
 	codes, logs := make([]int, 2), make([]string, 2)
-	for i := range outs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			code, stdout, stderr := runCLIConcurrent(work, "run", "ledger", "--target", url, "-p", "table="+table,
-				"--threads", "4", "--rate", "400", "--time", "2s", "--shard", []string{"0/2", "1/2"}[i], "--start-at", start,
-				"--run-id", "ledger-shards-test", "-q", "-o", outs[i])
-			codes[i], logs[i] = code, stdout+stderr
-		}()
-	}
-	wg.Wait()
+	shardsTogether(t, func(start string) []string {
+		work = t.TempDir()
+		runAbs(t, work, "cleanup", "ledger", "--target", url, "-p", "table="+table)
+		outs = []string{filepath.Join(work, "s0.json"), filepath.Join(work, "s1.json")}
+		var wg sync.WaitGroup
+		for i := range outs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				code, stdout, stderr := runCLIConcurrent(work, "run", "ledger", "--target", url, "-p", "table="+table,
+					"--threads", "4", "--rate", "400", "--time", "2s", "--shard", []string{"0/2", "1/2"}[i], "--start-at", start,
+					"--run-id", "ledger-shards-test", "-q", "-o", outs[i])
+				codes[i], logs[i] = code, stdout+stderr
+			}()
+		}
+		wg.Wait()
+		return logs
+	})
 	for i := range outs {
 		if codes[i] != 0 {
 			t.Fatalf("shard %d: exit %d\n%s", i, codes[i], logs[i])

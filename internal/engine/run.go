@@ -525,9 +525,8 @@ func runRepetitions(ctx context.Context, env *Env, r *runner.Runner, tgt target.
 			return err
 		}
 	}
-	if err := sh.wait(ctx, env, f.Quiet); err != nil {
-		return err
-	}
+	// The first repetition starts at --start-at, its sessions connected.
+	r.Ready = func(ctx context.Context) error { return sh.wait(ctx, env, f.Quiet) }
 	var ledgerDir string
 	fr.sql = sqlFault(tgt)
 	r.PhaseHook = fr.hook(env, f.Quiet, func() string { return ledgerDir })
@@ -568,6 +567,7 @@ func runRepetitions(ctx context.Context, env *Env, r *runner.Runner, tgt target.
 		}
 		var p *result.Phase
 		p, runErr = r.Run(ctx)
+		r.Ready = nil
 		if p == nil {
 			continue
 		}

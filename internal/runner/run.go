@@ -114,6 +114,11 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 		defer blockconn.Reserve(cfg.Threads)()
 	}
 
+	if r.Ready != nil {
+		if err := r.Ready(ctx); err != nil {
+			return nil, err
+		}
+	}
 	gc := startGCPacer()
 	defer gc.stop()
 
