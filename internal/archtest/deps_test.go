@@ -66,6 +66,8 @@ func TestDependencyDirection(t *testing.T) {
 		{"internal/ledger", []string{"internal/"}},
 		// the drivers' dial and the fault proxy meet here, importing neither
 		{"internal/dialhook", []string{"internal/"}},
+		// event loops know sockets and coroutines, nothing of candor
+		{"internal/evloop", []string{"internal/"}},
 		{"internal/observe", []string{"internal/runner", "internal/cli", "internal/report", "internal/workload", "internal/target/"}},
 		// the sysbench command line's translation: the CLI uses it, never the reverse
 		{"internal/sysbenchline", []string{"internal/cli", "internal/plan"}},

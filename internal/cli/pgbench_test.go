@@ -269,3 +269,56 @@ func TestPgbenchForeignTables(t *testing.T) {
 		t.Errorf("pgbench_history: %v, want 10", got)
 	}
 }
+
+// pgbench's -j threads are candor's event loops (--loops): 8 clients on 2
+// loops run tpcb-like transactions whole (the TPC-B balances agree, read by
+// the test's own connection), and a script that sleeps between statements
+// under -R runs every client, each transaction it counts once (the rows
+// it inserted).
+func TestPgbenchClientsOnLoops(t *testing.T) {
+	postgresURL(t)
+	u := targettest.PostgresDatabaseURL(t) // a database of its own: pgbench's tables have fixed names
+	t.Parallel()
+	dir := t.TempDir()
+	if code, out, errOut := runAbs(t, dir, "pgbench", "-i", "-s", "1", "--target", u, "-o", filepath.Join(dir, "init.json")); code != 0 {
+		t.Fatalf("pgbench -i: exit %d\n%s%s", code, out, errOut)
+	}
+	o := oracle.Open(t, u)
+	t.Cleanup(func() {
+		o.Exec(t, "DROP TABLE IF EXISTS pgbench_accounts, pgbench_branches, pgbench_tellers, pgbench_history, pgb_loops")
+	})
+	out1 := filepath.Join(dir, "tpcb.json")
+	code, out, errOut := runAbs(t, dir, "pgbench", "-c", "8", "-j", "2", "-t", "25", "-M", "prepared", "--target", u, "-o", out1)
+	if code != 0 || !strings.Contains(out, "number of transactions actually processed: 200/200") || !strings.Contains(out, "number of threads: 2") {
+		t.Fatalf("tpcb-like on 2 loops: exit %d\n%s%s", code, out, errOut)
+	}
+	if io := runPhaseOf(t, out1).Client.SessionIO; io != "loop" {
+		t.Errorf("session I/O %q, want loop", io)
+	}
+	if got := o.Ints(t, "SELECT count(*) FROM pgbench_history"); got[0] != 200 {
+		t.Errorf("pgbench_history: %v rows, want 200", got)
+	}
+	sums := o.Ints(t, "SELECT (SELECT sum(delta) FROM pgbench_history) - (SELECT sum(abalance) FROM pgbench_accounts) UNION ALL "+
+		"SELECT (SELECT sum(delta) FROM pgbench_history) - (SELECT sum(bbalance) FROM pgbench_branches) UNION ALL "+
+		"SELECT (SELECT sum(delta) FROM pgbench_history) - (SELECT sum(tbalance) FROM pgbench_tellers)")
+	for i, d := range sums {
+		if d != 0 {
+			t.Errorf("balance %d differs from the history's deltas by %d", i, d)
+		}
+	}
+	o.Exec(t, "CREATE TABLE pgb_loops (client INTEGER)")
+	f := pgbenchScript(t, dir, "sleepy.sql", "\\sleep 2 ms\nINSERT INTO pgb_loops VALUES (:client_id);\n")
+	out2 := filepath.Join(dir, "sleepy.json")
+	code, out, errOut = runAbs(t, dir, "pgbench", "-c", "8", "-j", "2", "-T", "2", "-R", "200", "-f", f, "--target", u, "-o", out2)
+	if code != 0 {
+		t.Fatalf("a sleeping script on 2 loops: exit %d\n%s%s", code, out, errOut)
+	}
+	p := runPhaseOf(t, out2)
+	// A transaction in flight at the end commits uncounted: one a client.
+	if got := o.Ints(t, "SELECT count(*) FROM pgb_loops"); got[0] < p.Operations || got[0] > p.Operations+8 || p.Operations == 0 {
+		t.Errorf("pgb_loops: %v rows; the run counted %d transactions (and at most 8 in flight at its end)", got, p.Operations)
+	}
+	if got := o.Ints(t, "SELECT count(DISTINCT client) FROM pgb_loops"); got[0] != 8 {
+		t.Errorf("%v clients inserted rows, want all 8", got)
+	}
+}

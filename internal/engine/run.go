@@ -209,7 +209,7 @@ func runConfig(s *Spec, sh *ShardRun, lim workload.Limits) (runner.Config, error
 		Threads: deref(s.Threads), Duration: deref(s.Duration), Operations: deref(s.Operations), Warmup: s.Warmup,
 		Rate: deref(s.Rate), Arrival: s.Arrival, Retries: deref(s.Retries), ReportInterval: DefaultReportInterval,
 		Seed: deref(s.Seed), LoadBatch: deref(s.LoadBatch), LoadRetries: deref(s.Retries), RetryInterval: time.Second,
-		SessionIO: target.SessionIO(s.SessionIO), MaxErrorRate: s.MaxErrorRate,
+		SessionIO: target.SessionIO(s.SessionIO), Loops: s.Loops, MaxErrorRate: s.MaxErrorRate,
 	}
 	if s.ReportInterval != nil {
 		cfg.ReportInterval = *s.ReportInterval

@@ -73,6 +73,7 @@ type Spec struct {
 	ConnectTimeout     time.Duration `json:"connect_timeout"`
 	Isolation          string        `json:"isolation,omitempty"`
 	SessionIO          string        `json:"session_io,omitempty"`
+	Loops              int           `json:"loops,omitempty"` // event loops for the sessions (target.IOLoop); 0: none asked
 	AllowForeignTables bool          `json:"allow_foreign_tables,omitempty"`
 
 	// How long and how hard.
@@ -242,6 +243,9 @@ func (s Spec) Args() []string {
 	}
 	if s.SessionIO != def.SessionIO {
 		add("session-io", s.SessionIO)
+	}
+	if s.Loops != def.Loops {
+		add("loops", strconv.Itoa(s.Loops))
 	}
 	if s.MaxErrorRate != def.MaxErrorRate {
 		add("max-error-rate", strconv.FormatFloat(s.MaxErrorRate, 'g', -1, 64))

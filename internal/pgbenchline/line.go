@@ -7,7 +7,6 @@
 package pgbenchline
 
 import (
-	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -21,7 +20,7 @@ type Line struct {
 	Help    bool   // --help, -?
 	Version bool   // -V
 	Clients int    // -c
-	Jobs    int    // -j: accepted; candor runs one goroutine per client
+	Jobs    int    // -j: the event loops (threads) the clients are spread over, --loops
 	Time    int    // -T seconds (0: not given)
 	Txns    int    // -t per client (0: not given)
 	Rate    string // -R
@@ -230,9 +229,6 @@ func (l *Line) set(name, val string, hasVal bool) error {
 		if err == nil {
 			l.props = append(l.props, "jobs="+val)
 		}
-		if err == nil && l.Jobs > 1 {
-			l.Notes = append(l.Notes, fmt.Sprintf("-j %d: candor runs every client in its own goroutine; the threads count is reported as given", l.Jobs))
-		}
 	case "time":
 		l.Time, err = atoi("duration", val, 1)
 	case "transactions":
@@ -380,7 +376,7 @@ func (l *Line) Args(getenv func(string) string) ([]string, error) {
 	// A run neither creates nor drops a table (--load never), and uses
 	// pgbench's tables whoever created them: pgbench -i's own, as pgbench
 	// does (--allow-foreign-tables; candor still drops none).
-	out = append(out, "--threads", strconv.Itoa(l.Clients), "--load", "never", "--allow-foreign-tables")
+	out = append(out, "--threads", strconv.Itoa(l.Clients), "--loops", strconv.Itoa(l.Jobs), "--load", "never", "--allow-foreign-tables")
 	switch {
 	case l.Time > 0:
 		out = append(out, "--time", strconv.Itoa(l.Time)+"s")

@@ -17,15 +17,15 @@ func TestArgs(t *testing.T) {
 	}{
 		// pgbench's defaults: tpcb-like (the workload's), 1 client, -t 10.
 		{"defaults", []string{"bench"}, noEnv,
-			"run script/pgbench --target postgres://me@localhost:5432/bench --threads 1 --load never --allow-foreign-tables --operations 10 --format pgbench"},
+			"run script/pgbench --target postgres://me@localhost:5432/bench --threads 1 --loops 1 --load never --allow-foreign-tables --operations 10 --format pgbench"},
 		{"run", []string{"-c", "16", "-j4", "-T", "60", "-M", "prepared", "-r", "-P", "5", "-f", "a.sql@3", "-S", "-D", "x=1", "--max-tries=3", "--random-seed=7", "-h", "db", "-p", "5433", "-U", "pg", "b"}, noEnv,
-			"run script/pgbench --target postgres://pg@db:5433/b -p jobs=4 -p protocol=prepared -p report-latencies=true -p file=a.sql@3 -p builtin=select-only -p define=x=1 -p max-tries=3 -p random-seed=7 --threads 16 --load never --allow-foreign-tables --time 60s --report-interval 5s --format pgbench"},
+			"run script/pgbench --target postgres://pg@db:5433/b -p jobs=4 -p protocol=prepared -p report-latencies=true -p file=a.sql@3 -p builtin=select-only -p define=x=1 -p max-tries=3 -p random-seed=7 --threads 16 --loops 4 --load never --allow-foreign-tables --time 60s --report-interval 5s --format pgbench"},
 		{"transactions and rate", []string{"-c4", "-t", "100", "-R", "500", "-L", "20", "-N", "--target", "sqlite:///x.db", "-o", "r.json"}, noEnv,
-			"run script/pgbench -p latency-limit=20 -p builtin=simple-update --threads 4 --load never --allow-foreign-tables --operations 400 --rate 500 --format pgbench --target sqlite:///x.db -o r.json"},
+			"run script/pgbench -p latency-limit=20 -p builtin=simple-update --threads 4 --loops 1 --load never --allow-foreign-tables --operations 400 --rate 500 --format pgbench --target sqlite:///x.db -o r.json"},
 		{"environment", []string{"-i", "-s", "5"}, env(map[string]string{"PGHOST": "h", "PGPORT": "1", "PGUSER": "u", "PGDATABASE": "d"}),
 			"load script/pgbench --target postgres://u@h:1/d -p scale=5 -p tables=true"},
 		{"candor's options", []string{"-T", "10", "--repeat", "3", "--warmup=5s", "--format", "json", "bench"}, noEnv,
-			"run script/pgbench --target postgres://me@localhost:5432/bench --threads 1 --load never --allow-foreign-tables --time 10s --repeat 3 --warmup=5s --format json"},
+			"run script/pgbench --target postgres://me@localhost:5432/bench --threads 1 --loops 1 --load never --allow-foreign-tables --time 10s --repeat 3 --warmup=5s --format json"},
 	} {
 		l, err := Parse(c.in)
 		if err != nil {

@@ -42,6 +42,7 @@ type Flags struct {
 	repeat         int
 	load           string
 	sessionIO      string
+	loops          int
 	batch          int
 	quiet          bool
 	check          bool
@@ -80,7 +81,8 @@ func Add(fl *pflag.FlagSet, phase string) *Flags {
 		fl.StringVar(&f.arrival, "arrival", runner.ArrivalConstant, "open-loop arrivals: constant or poisson")
 		fl.IntVar(&f.repeat, "repeat", 1, "run the measured phase N times (loading once) and report mean, standard deviation and 95% confidence intervals")
 		fl.StringVar(&f.load, "load", "auto", "load phase before the run: auto (load when the table is absent, unfinished or holds other data), always (drop candor's table and reload), never (refuse instead of loading)")
-		fl.StringVar(&f.sessionIO, "session-io", string(target.IOAuto), "how PostgreSQL- and MySQL-wire sessions wait for replies: blocking (a thread each, as libpq), poller (Go's network poller) or auto (by sessions per core; recorded as client.session_io)")
+		fl.StringVar(&f.sessionIO, "session-io", string(target.IOAuto), "how PostgreSQL- and MySQL-wire sessions wait for replies: blocking (a thread each, as libpq), poller (Go's network poller), loop (--loops event loops of candor's own, as pgbench's threads) or auto (by sessions per core, or loop with --loops; recorded as client.session_io)")
+		fl.IntVar(&f.loops, "loops", 0, "serve the sessions from N event loops (threads), each running its share of --threads as pgbench's -j threads do (PostgreSQL wire on Linux; with N below --threads; candor pgbench sets it from -j)")
 		fl.Var(&f.maxErrorRate, "max-error-rate", MaxErrorRateUsage)
 		addFaultFlags(fl, f)
 	}
@@ -142,7 +144,7 @@ func (f *Flags) Spec(fs *pflag.FlagSet, phase, name string) (engine.Spec, error)
 		s.LoadBatch = &f.batch
 	}
 	s.Warmup, s.Arrival, s.ConnectTimeout = f.warmup.D, f.arrival, f.connectTimeout.D
-	s.Isolation, s.AllowForeignTables, s.SessionIO = f.isolation, f.allowForeign, f.sessionIO
+	s.Isolation, s.AllowForeignTables, s.SessionIO, s.Loops = f.isolation, f.allowForeign, f.sessionIO, f.loops
 	s.Repeat, s.Load, s.MaxErrorRate = f.repeat, f.load, f.maxErrorRate.V
 	s.Faults, s.OnFaultError, s.TargetRole, s.Ledger = f.faults, f.onFaultError, f.targetRole, f.ledger
 	s.RecoveryTimeout, s.ViaProxy = f.recoveryTimeout.D, f.viaProxy

@@ -83,7 +83,7 @@ func (r *Runner) Load(ctx context.Context) (*result.Phase, error) {
 		threads = 1
 	}
 	var reconnects atomic.Int64
-	sessions, err := connectAll(ctx, r.Target, threads, &reconnects)
+	sessions, err := connectAll(ctx, r.Target, threads, &reconnects, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/internal/cacheline"
+	"github.com/candor-bench/candor/internal/evloop"
 	"github.com/candor-bench/candor/internal/ledger"
 	"github.com/candor-bench/candor/internal/measure"
 	"github.com/candor-bench/candor/internal/result"
@@ -98,7 +99,14 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	}
 	ctx = target.WithSessionIO(ctx, io) // for every (re)connection of the phase
 	var reconnects atomic.Int64
-	sessions, err := connectAll(ctx, r.Target, cfg.Threads, &reconnects)
+	var lp *loops // target.IOLoop: the workers are its tasks
+	if io == target.IOLoop {
+		if lp, err = newLoops(cfg.Loops, cfg.Threads); err != nil {
+			return nil, err
+		}
+		defer lp.close() // after the sessions are closed (deferred below)
+	}
+	sessions, err := connectAll(ctx, r.Target, cfg.Threads, &reconnects, lp.taskList())
 	if err != nil {
 		return nil, err
 	}
@@ -110,8 +118,11 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 			s.close()
 		}
 	}()
-	if io == target.IOBlocking {
+	switch io {
+	case target.IOBlocking:
 		defer blockconn.Reserve(cfg.Threads)()
+	case target.IOLoop:
+		defer blockconn.Reserve(len(lp.loops))() // a P each: evloop waits in raw system calls
 	}
 
 	if r.Ready != nil {
@@ -200,12 +211,23 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 			queue.add(wr, schedule())
 		}
 		workers[w] = wr
+		if lp != nil {
+			lp.body[w] = func() {
+				t := lp.tasks[w]
+				wr.loop(evloop.WithTask(runCtx, t))
+				wr.finish(evloop.WithTask(ctx, t))
+			}
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			wr.loop(runCtx)
 			wr.finish(ctx)
 		}()
+	}
+	if lp != nil {
+		lp.start(runCtx, &wg)
 	}
 
 	// The phase ends when the last worker returns, not after the final tick
@@ -497,7 +519,9 @@ func (wr *worker) finish(ctx context.Context) {
 func (wr *worker) loop(ctx context.Context) {
 	open := wr.sched != nil
 	var alarm sleeper // waits for intended starts (open loop)
-	if open {
+	if open && evloop.FromContext(ctx) != nil {
+		alarm = timerSleeper{} // target.Sleep: the task sleeps in its loop
+	} else if open {
 		alarm = newSleeper(ctx)
 		defer alarm.close()
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/candor-bench/candor/internal/evloop"
 	"github.com/candor-bench/candor/internal/measure"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/target"
@@ -50,8 +51,13 @@ type Config struct {
 	// target.IOAuto ("" too) chooses by the target's capabilities and the
 	// sessions per core; target.IOBlocking or
 	// target.IOPoller force it on targets that offer the choice
-	// (target.ChooseSessionIO).
+	// (target.ChooseSessionIO); target.IOLoop serves them from Loops
+	// event loops.
 	SessionIO target.SessionIO
+	// Loops is, with target.IOLoop, how many event loops (threads) serve
+	// the sessions, each a contiguous block of workers as pgbench's -j
+	// threads take its clients; 0 means 1.
+	Loops int
 	// StopOnError ends the run phase as failed at the first operation whose
 	// error is not retried (workload.Limits.StopOnError).
 	StopOnError bool
@@ -80,8 +86,16 @@ type Config struct {
 // ChooseSessionIO returns the session I/O of a run phase on tgt
 // (target.ChooseSessionIO for c's threads on the client's cores; the kernel
 // shares them thread by thread when tgt's server runs on this machine and
-// autogroups are off).
+// autogroups are off). With Loops and IOAuto, on a target whose sessions
+// can choose, it is IOLoop, or IOBlocking when there are as many loops as
+// sessions (a thread each, which is what a blocking session has).
 func (c Config) ChooseSessionIO(tgt target.Target) (target.SessionIO, error) {
+	if auto := c.SessionIO == "" || c.SessionIO == target.IOAuto; auto && c.Loops > 0 && evloop.Available && tgt.Capabilities().BlockingSessions {
+		if c.Loops < c.Threads {
+			return target.IOLoop, nil
+		}
+		return target.IOBlocking, nil
+	}
 	threadFair := target.OnThisMachine(tgt) && measure.SchedAutogroup() == "off"
 	return target.ChooseSessionIO(tgt.Capabilities(), c.SessionIO, c.Threads, measure.Cores, threadFair)
 }
@@ -115,6 +129,9 @@ func (c Config) Validate() error {
 	}
 	if err := target.ValidSessionIO(c.SessionIO); err != nil {
 		errs = append(errs, err)
+	}
+	if c.Loops < 0 {
+		errs = append(errs, fmt.Errorf("--loops must be 0 or more (got %d)", c.Loops))
 	}
 	if c.ReportInterval <= 0 {
 		errs = append(errs, fmt.Errorf("--report-interval must be positive (got %v)", c.ReportInterval))
@@ -195,6 +212,7 @@ func (r *Runner) classify(err error) target.ErrorClass {
 type session struct {
 	t          target.Target
 	worker     int
+	task       *evloop.Task // its worker's coroutine (target.IOLoop); nil: a goroutine
 	conn       target.Conn
 	reconnects *atomic.Int64
 	maxBackoff time.Duration // 0: 2 s
@@ -218,6 +236,9 @@ type session struct {
 // connect opens the worker's session (on its own endpoint of a multi-node
 // target).
 func (s *session) connect(ctx context.Context) (target.Conn, error) {
+	if s.task != nil {
+		ctx = evloop.WithTask(ctx, s.task) // its socket waits in the task's loop
+	}
 	return target.ConnectWorker(ctx, s.t, s.worker)
 }
 
@@ -357,7 +378,7 @@ func sleepCtx(ctx context.Context, d time.Duration) bool { return target.Sleep(c
 // were open: a server refusing sessions (too many connections) or a run
 // with more threads than it can take fails at once, not after trying every
 // one of its sessions.
-func connectAll(ctx context.Context, t target.Target, n int, reconnects *atomic.Int64) ([]*session, error) {
+func connectAll(ctx context.Context, t target.Target, n int, reconnects *atomic.Int64, tasks []*evloop.Task) ([]*session, error) {
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -371,6 +392,9 @@ func connectAll(ctx context.Context, t target.Target, n int, reconnects *atomic.
 	sem := make(chan struct{}, 16)
 	for i := range sessions {
 		sessions[i] = &session{t: t, worker: i, reconnects: reconnects}
+		if tasks != nil {
+			sessions[i].task = tasks[i]
+		}
 		wg.Add(1)
 		go func(s *session) {
 			defer wg.Done()

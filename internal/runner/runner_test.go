@@ -817,7 +817,7 @@ func TestSessionIORefusedWithoutSockets(t *testing.T) {
 	if !errors.Is(err, target.ErrUnsupported) || !strings.Contains(err.Error(), "--session-io") {
 		t.Errorf("forced session I/O on a target without sockets: %v, want ErrUnsupported naming --session-io", err)
 	}
-	if err := (Config{Threads: 1, ReportInterval: time.Second, SessionIO: "fast"}).Validate(); err == nil || !strings.Contains(err.Error(), "auto, blocking or poller") {
+	if err := (Config{Threads: 1, ReportInterval: time.Second, SessionIO: "fast"}).Validate(); err == nil || !strings.Contains(err.Error(), "auto, blocking, poller or loop") {
 		t.Errorf("Validate accepted --session-io fast: %v", err)
 	}
 }

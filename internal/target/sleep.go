@@ -3,6 +3,8 @@ package target
 import (
 	"context"
 	"time"
+
+	"github.com/candor-bench/candor/internal/evloop"
 )
 
 // Sleep waits d or until ctx ends, whichever comes first; it reports
@@ -11,6 +13,9 @@ import (
 func Sleep(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
 		return ctx.Err() == nil
+	}
+	if t := evloop.Current(ctx); t != nil {
+		return t.Sleep(ctx, d) // the other sessions of its loop go on
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()

@@ -92,6 +92,11 @@ const (
 	// core: a thread that finds its session's reply missing runs another
 	// session whose reply has come, without a thread switch.
 	IOPoller SessionIO = "poller"
+	// IOLoop: in an event loop of candor's own (package evloop): a few
+	// threads each serve many sessions as coroutines and wait for all of
+	// their replies in one system call, as pgbench's threads do (-j). The
+	// runner's Config.Loops sets how many.
+	IOLoop SessionIO = "loop"
 	// IOAuto asks ChooseSessionIO to choose by the target's PollerFrom and
 	// by how the kernel shares the cores with a server on this machine.
 	IOAuto SessionIO = "auto"
@@ -101,10 +106,10 @@ const (
 // IOAuto), else an error naming s and listing the valid values.
 func ValidSessionIO(s SessionIO) error {
 	switch s {
-	case "", IOAuto, IOBlocking, IOPoller:
+	case "", IOAuto, IOBlocking, IOPoller, IOLoop:
 		return nil
 	}
-	return fmt.Errorf("--session-io %q is not valid; use auto, blocking or poller", s)
+	return fmt.Errorf("--session-io %q is not valid; use auto, blocking, poller or loop", s)
 }
 
 // ChooseSessionIO returns the session I/O of a run phase with sessions

@@ -32,9 +32,13 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/candor-bench/candor/internal/cacheline"
 	"github.com/candor-bench/candor/internal/dialhook"
+	"github.com/candor-bench/candor/internal/evloop"
 	"github.com/candor-bench/candor/internal/target"
 )
 
@@ -60,10 +64,17 @@ func dial(ctx context.Context, d *net.Dialer, network, addr string) (net.Conn, e
 		return nil, err
 	}
 	tc, ok := c.(*net.TCPConn)
-	if !ok || target.SessionIOFrom(ctx) == target.IOPoller {
+	io := target.SessionIOFrom(ctx)
+	if !ok || io == target.IOPoller {
 		return c, nil
 	}
-	bc, err := fromTCP(tc)
+	var task *evloop.Task
+	if io == target.IOLoop {
+		if task = evloop.FromContext(ctx); task == nil {
+			return c, nil // not dialed for a loop's task: Go's poller
+		}
+	}
+	bc, err := fromTCP(tc, task)
 	if err != nil {
 		tc.Close()
 		return nil, err
@@ -72,8 +83,8 @@ func dial(ctx context.Context, d *net.Dialer, network, addr string) (net.Conn, e
 }
 
 // fromTCP moves tc's socket to a blocking descriptor of its own and closes
-// tc.
-func fromTCP(tc *net.TCPConn) (*Conn, error) {
+// tc; with a task, to a non-blocking one that task waits for in its loop.
+func fromTCP(tc *net.TCPConn, task *evloop.Task) (*Conn, error) {
 	raw, err := tc.SyscallConn()
 	if err != nil {
 		return nil, err
@@ -95,6 +106,10 @@ func fromTCP(tc *net.TCPConn) (*Conn, error) {
 	// open through fd. O_NONBLOCK belongs to the socket, so it is cleared
 	// only once the poller no longer watches it.
 	tc.Close()
+	if task != nil {
+		c.task, c.ev = task, evloop.NewFD(fd) // it stays non-blocking
+		return c, nil
+	}
 	if err := syscall.SetNonblock(fd, false); err != nil {
 		syscall.Close(fd)
 		return nil, fmt.Errorf("blockconn: %w", err)
@@ -121,6 +136,12 @@ type Conn struct {
 	gen   int64 // counts deadline changes
 
 	yielded atomic.Int64 // when Write last yielded, from epoch (sched.go)
+
+	// A session of an event loop (target.IOLoop): fd is non-blocking, and
+	// a read or write that would block waits through task while its
+	// coroutine runs, else in poll(2).
+	task *evloop.Task
+	ev   *evloop.FD
 
 	_ cacheline.Pad
 }
@@ -155,12 +176,23 @@ func (c *Conn) Read(b []byte) (int, error) {
 		return 0, nil
 	}
 	for {
-		n, err := syscall.Read(c.fd, b)
+		if c.ev != nil && !c.ev.Readable() && c.task.Running() {
+			if err := c.task.Wait(c.ev, false); err != nil {
+				return 0, c.opError("read", err)
+			}
+		}
+		n, err := c.read(b)
 		if err == syscall.EINTR {
 			continue
 		}
 		if cerr := c.check("read"); cerr != nil {
 			return 0, cerr
+		}
+		if err == syscall.EAGAIN && c.ev != nil {
+			if err := c.wouldBlock(false); err != nil {
+				return 0, c.opError("read", err)
+			}
+			continue
 		}
 		if err != nil {
 			return 0, c.opError("read", os.NewSyscallError("read", err))
@@ -168,14 +200,71 @@ func (c *Conn) Read(b []byte) (int, error) {
 		if n == 0 {
 			return 0, io.EOF
 		}
+		if n < len(b) && c.ev != nil {
+			// A short read emptied the socket: the next read waits for
+			// the loop's event instead of finding EAGAIN first.
+			c.ev.MarkDrained()
+		}
 		return n, nil
+	}
+}
+
+// read is read(2) on c's socket. A loop's socket is non-blocking, so the
+// call returns at once: it is made raw, without telling the runtime that
+// the thread may block (as evloop's wait is, for the same reason).
+func (c *Conn) read(b []byte) (int, error) {
+	if c.ev == nil {
+		return syscall.Read(c.fd, b)
+	}
+	r, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(c.fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(r), nil
+}
+
+// write is write(2) on c's socket; raw for a loop's (see read).
+func (c *Conn) write(b []byte) (int, error) {
+	if c.ev == nil {
+		return syscall.Write(c.fd, b)
+	}
+	r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(c.fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(r), nil
+}
+
+// wouldBlock waits, after EAGAIN on c's non-blocking socket, until it is
+// readable (writable with write): through the loop when c's task is
+// running, else in poll(2).
+func (c *Conn) wouldBlock(write bool) error {
+	if c.task.Running() {
+		if write {
+			c.ev.MarkFull()
+		} else {
+			c.ev.MarkDrained()
+		}
+		return c.task.Wait(c.ev, write)
+	}
+	events := int16(unix.POLLIN)
+	if write {
+		events = unix.POLLOUT
+	}
+	for {
+		_, err := unix.Poll([]unix.PollFd{{Fd: int32(c.fd), Events: events}}, -1)
+		if err != unix.EINTR {
+			return err
+		}
 	}
 }
 
 // Write implements net.Conn: it returns when all of b is written, on an
 // error or at the deadline. It may first yield its P (see Reserve).
 func (c *Conn) Write(b []byte) (int, error) {
-	c.maybeYield()
+	if c.ev == nil {
+		c.maybeYield()
+	}
 	c.inUse.RLock()
 	defer c.inUse.RUnlock()
 	written := 0
@@ -183,8 +272,14 @@ func (c *Conn) Write(b []byte) (int, error) {
 		if err := c.check("write"); err != nil {
 			return written, err
 		}
-		n, err := syscall.Write(c.fd, b[written:])
+		n, err := c.write(b[written:])
 		if err == syscall.EINTR {
+			continue
+		}
+		if err == syscall.EAGAIN && c.ev != nil {
+			if err := c.wouldBlock(true); err != nil {
+				return written, c.opError("write", err)
+			}
 			continue
 		}
 		if err != nil {
@@ -259,6 +354,9 @@ func (c *Conn) markClosed() bool {
 // exclusively, and released.
 func (c *Conn) release() error {
 	defer c.inUse.Unlock()
+	if c.ev != nil {
+		c.ev.Forget()
+	}
 	if err := syscall.Close(c.fd); err != nil {
 		return c.opError("close", os.NewSyscallError("close", err))
 	}

@@ -1,0 +1,41 @@
+//go:build !linux
+
+// Package evloop runs many sessions on one thread with epoll, on Linux
+// only (evloop.go); elsewhere New refuses and no context carries a task.
+package evloop
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Available reports whether event loops run here: not without Linux.
+const Available = false
+
+// Loop is not available here.
+type Loop struct{}
+
+// New refuses: event loops need Linux's epoll.
+func New() (*Loop, error) { return nil, errors.New("evloop: event loops need Linux") }
+
+// Go, Run, Wake and Close are never reached (New refuses).
+func (l *Loop) Go(fn func()) *Task { return nil }
+func (l *Loop) Run()               {}
+func (l *Loop) Wake()              {}
+func (l *Loop) Close() error       { return nil }
+
+// Task is not available here.
+type Task struct{}
+
+// WithTask returns ctx: no code runs as a task here.
+func WithTask(ctx context.Context, t *Task) context.Context { return ctx }
+
+// FromContext is nil here.
+func FromContext(ctx context.Context) *Task { return nil }
+
+// Current is nil here: no code runs as a task.
+func Current(ctx context.Context) *Task { return nil }
+
+// Sleep is never reached (Current is nil).
+func (t *Task) Sleep(ctx context.Context, d time.Duration) bool { return false }
