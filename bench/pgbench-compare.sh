@@ -12,8 +12,8 @@
 # over the rounds.
 #
 #   bench/pgbench-compare.sh     # DURATION (20 s), ROUNDS (3), CLIENTS ("4 16"),
-#                                # SCALE (10), PROTOCOL (prepared), JOBS (2: pgbench -j; "clients":
-#                                # -j equal to -c, a thread per client as candor's sessions),
+#                                # SCALE (10), PROTOCOL (prepared), JOBS (1: -j of both tools; "clients":
+#                                # -j equal to -c, a thread per client),
 #                                # TESTS ("tpcb-like select-only custom"), CANDOR_ARGS (extra
 #                                # options for candor, e.g. "--session-io poller")
 set -euo pipefail
@@ -25,7 +25,7 @@ ROUNDS=${ROUNDS:-3}
 CLIENTS=${CLIENTS:-"4 16"}
 SCALE=${SCALE:-10}
 PROTOCOL=${PROTOCOL:-prepared}
-JOBS=${JOBS:-2}
+JOBS=${JOBS:-1}
 TESTS=${TESTS:-"tpcb-like select-only custom"}
 read -r -a CANDOR_ARGS <<<"${CANDOR_ARGS:-}"
 PGBENCH=$(ls -d /usr/lib/postgresql/*/bin/pgbench 2>/dev/null | sort -V | tail -1)

@@ -26,7 +26,7 @@ report; candor writes its result file as always.
                                    client (default -t 10), rate (open loop: latency from the
                                    intended start), latency limit (counted; nothing is skipped)
   -M simple|extended|prepared -D NAME=VALUE -s N -r -P SEC --max-tries N --random-seed N
-  -j N                             accepted and reported; every client is a goroutine
+  -j N                             N threads for the clients, as pgbench: N event loops (--loops)
   -h HOST -p PORT -U USER [dbname] and PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD
                                    become --target postgres://USER@HOST:PORT/DB (TCP); or give
                                    --target URL (any SQL target: PostgreSQL, MySQL, SQLite)
