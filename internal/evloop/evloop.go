@@ -19,7 +19,10 @@
 // blockconn connections dialed under a Task's context) and Sleep. Code
 // that blocks otherwise (a channel, a mutex held elsewhere, Go's network
 // poller for a new connection) still works, but holds up every session of
-// the loop until it returns.
+// the loop until it returns; and it must not wait for another task of the
+// same loop (a mutex that task holds across a statement), which cannot run
+// meanwhile. candor's workloads hold no lock across a statement of a run
+// phase.
 package evloop
 
 import (
