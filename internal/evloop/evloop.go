@@ -51,6 +51,8 @@ type Loop struct {
 	fdsMu     sync.Mutex // Forget may run on another goroutine
 	fds       map[int32]*FD
 	woken     atomic.Bool // Wake was called since the loop last looked
+	wakeMu    sync.Mutex  // a Wake's write and Close: efd is never written once closed
+	closed    bool
 	events    []unix.EpollEvent
 	pwait2    bool
 }
@@ -75,8 +77,12 @@ func New() (*Loop, error) {
 	return &Loop{epfd: epfd, efd: efd, fds: map[int32]*FD{}, events: make([]unix.EpollEvent, 128), pwait2: true}, nil
 }
 
-// Close releases the loop's descriptors (after Run returned).
+// Close releases the loop's descriptors (after Run returned); a Wake
+// after it does nothing.
 func (l *Loop) Close() error {
+	l.wakeMu.Lock()
+	defer l.wakeMu.Unlock()
+	l.closed = true
 	return errors.Join(unix.Close(l.efd), unix.Close(l.epfd))
 }
 
@@ -134,8 +140,12 @@ func (l *Loop) Wake() {
 	if l.woken.Swap(true) {
 		return
 	}
-	var one = [8]byte{1}
-	unix.Write(l.efd, one[:])
+	l.wakeMu.Lock()
+	defer l.wakeMu.Unlock()
+	if !l.closed {
+		one := [8]byte{1}
+		unix.Write(l.efd, one[:])
+	}
 }
 
 // Run runs the tasks until every one has returned. A panic in a task is

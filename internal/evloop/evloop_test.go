@@ -4,6 +4,8 @@ package evloop_test
 
 import (
 	"context"
+	"io"
+	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -134,5 +136,26 @@ func TestWaitForSockets(t *testing.T) {
 		if want := string([]byte{'m', byte('0' + i%10)}); got[i] != want {
 			t.Errorf("task %d read %q, want %q", i, got[i], want)
 		}
+	}
+}
+
+// A Wake after Close writes nothing (the descriptor's number may belong to
+// another file by then).
+func TestWakeAfterClose(t *testing.T) {
+	l, err := evloop.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	r, w, err := os.Pipe() // likely takes the loop's descriptor numbers
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	l.Wake()
+	w.Close()
+	if b, _ := io.ReadAll(r); len(b) != 0 {
+		t.Errorf("Wake after Close wrote %d bytes into another file", len(b))
 	}
 }

@@ -3,7 +3,10 @@
 // Package blockconn is a net.Conn over a TCP socket in blocking mode, for
 // the drivers' benchmark sessions. A session the runner wants in Go's
 // network poller instead (target.IOPoller, for many sessions per core) is
-// dialed as an ordinary TCP connection.
+// dialed as an ordinary TCP connection. A session of an event loop
+// (target.IOLoop, dialed under its task's context) keeps its socket
+// non-blocking: a read or write that would block waits in its loop
+// (package evloop).
 //
 // A request–response client spends much of its CPU, per statement, outside
 // the statement: with Go's network poller a read that finds no reply yet
@@ -216,11 +219,7 @@ func (c *Conn) read(b []byte) (int, error) {
 	if c.ev == nil {
 		return syscall.Read(c.fd, b)
 	}
-	r, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(c.fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
-	if e != 0 {
-		return 0, e
-	}
-	return int(r), nil
+	return c.raw(syscall.SYS_READ, b)
 }
 
 // write is write(2) on c's socket; raw for a loop's (see read).
@@ -228,7 +227,12 @@ func (c *Conn) write(b []byte) (int, error) {
 	if c.ev == nil {
 		return syscall.Write(c.fd, b)
 	}
-	r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(c.fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
+	return c.raw(syscall.SYS_WRITE, b)
+}
+
+// raw is read(2) or write(2) (trap) of b as a raw system call.
+func (c *Conn) raw(trap uintptr, b []byte) (int, error) {
+	r, _, e := syscall.RawSyscall(trap, uintptr(c.fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
 	if e != 0 {
 		return 0, e
 	}

@@ -22,12 +22,7 @@ import (
 // one goroutine; a connection dialed for a loop without a task is Go's
 // own.
 func TestLoopSessions(t *testing.T) {
-	l, err := evloop.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	ctx := target.WithSessionIO(context.Background(), target.IOLoop)
+	l, ctx := newLoop(t)
 	const n, trips = 8, 200
 	errs := make([]error, n)
 	var early [n / 2]net.Conn
@@ -62,13 +57,7 @@ func TestLoopSessions(t *testing.T) {
 			early[i] = echoPair(t, evloop.WithTask(ctx, task))
 		}
 	}
-	done := make(chan struct{})
-	go func() { l.Run(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatal("the loop's sessions did not finish their round trips")
-	}
+	runLoop(t, l, "the loop's sessions did not finish their round trips")
 	for i, err := range errs {
 		if err != nil {
 			t.Errorf("session %d: %v", i, err)
@@ -81,6 +70,28 @@ func TestLoopSessions(t *testing.T) {
 	}
 }
 
+// newLoop returns a loop, closed when the test ends, and a context for
+// dialing its sessions.
+func newLoop(t *testing.T) (*evloop.Loop, context.Context) {
+	l, err := evloop.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l, target.WithSessionIO(context.Background(), target.IOLoop)
+}
+
+// runLoop runs l until its tasks are done, failing with what after 20 s.
+func runLoop(t *testing.T, l *evloop.Loop, what string) {
+	done := make(chan struct{})
+	go func() { l.Run(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal(what)
+	}
+}
+
 // echoPair dials a server that echoes what it reads, with Dial under ctx.
 func echoPair(t *testing.T, ctx context.Context) net.Conn {
 	c, srv := dialPair(t, ctx)
@@ -90,12 +101,7 @@ func echoPair(t *testing.T, ctx context.Context) net.Conn {
 
 // A deadline set from another goroutine ends a read the loop waits for.
 func TestLoopSessionDeadline(t *testing.T) {
-	l, err := evloop.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	ctx := target.WithSessionIO(context.Background(), target.IOLoop)
+	l, ctx := newLoop(t)
 	var rerr error
 	var task *evloop.Task
 	task = l.Go(func() {
@@ -103,13 +109,7 @@ func TestLoopSessionDeadline(t *testing.T) {
 		time.AfterFunc(50*time.Millisecond, func() { c.SetDeadline(time.Now()) })
 		_, rerr = c.Read(make([]byte, 1))
 	})
-	done := make(chan struct{})
-	go func() { l.Run(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the deadline did not end the read")
-	}
+	runLoop(t, l, "the deadline did not end the read")
 	if !errors.Is(rerr, os.ErrDeadlineExceeded) {
 		t.Errorf("read: %v, want the deadline's error", rerr)
 	}
