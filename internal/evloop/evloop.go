@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux && (amd64 || arm64)
 
 // Package evloop runs many benchmark sessions on one thread, as pgbench's
 // threads do: each session's code runs as a coroutine (iter.Pull) of a loop
@@ -93,7 +93,7 @@ type Task struct {
 	next    func() (struct{}, bool)
 	stop    func()
 	yield   func(struct{}) bool
-	running atomic.Bool // its coroutine is running, on the loop's thread
+	g       atomic.Uintptr // its coroutine's goroutine (getg) while it lives; 0 before and after
 	// sleeping: in the loop's sleepers until deadline (index: its place).
 	deadline time.Time
 	index    int
@@ -124,15 +124,19 @@ func FromContext(ctx context.Context) *Task {
 // Current returns the task of ctx when the calling code runs as that
 // task's coroutine (and so may wait through it), else nil.
 func Current(ctx context.Context) *Task {
-	if t := FromContext(ctx); t != nil && t.running.Load() {
+	if t := FromContext(ctx); t != nil && t.Mine() {
 		return t
 	}
 	return nil
 }
 
-// Running reports whether the task's coroutine is running now: only code
-// running as it may wait through it.
-func (t *Task) Running() bool { return t.running.Load() }
+// Mine reports whether the calling goroutine is the task's coroutine: only
+// it may wait through the task. Any other goroutine (before the loop runs,
+// or one reading the task's socket beside it) must wait otherwise.
+func (t *Task) Mine() bool {
+	g := t.g.Load()
+	return g != 0 && g == getg()
+}
 
 // Wake makes the loop resume its sleeping tasks (they see their context
 // ended); any goroutine may call it.
@@ -155,6 +159,8 @@ func (l *Loop) Run() {
 	for _, t := range l.tasks {
 		t.next, t.stop = iter.Pull(func(yield func(struct{}) bool) {
 			t.yield = yield
+			t.g.Store(getg())
+			defer t.g.Store(0) // a goroutine started later may reuse the record
 			t.fn()
 		})
 		l.runq = append(l.runq, t)
@@ -167,10 +173,7 @@ func (l *Loop) Run() {
 	for {
 		for i := 0; i < len(l.runq); i++ { // running a task adds none
 			t := l.runq[i]
-			t.running.Store(true)
-			_, ok := t.next()
-			t.running.Store(false)
-			if !ok {
+			if _, ok := t.next(); !ok {
 				live--
 			}
 		}
@@ -270,7 +273,7 @@ func (l *Loop) wait(timeout time.Duration) (int, error) {
 }
 
 // Sleep waits d, or until ctx ends, and reports whether d elapsed. The
-// task must be running (Current).
+// caller must be the task's coroutine (Current, Mine).
 func (t *Task) Sleep(ctx context.Context, d time.Duration) bool {
 	deadline := time.Now().Add(d)
 	for {
@@ -313,7 +316,7 @@ func (f *FD) MarkDrained() { f.readable = false }
 // MarkFull records that a write returned EAGAIN.
 func (f *FD) MarkFull() { f.writable = false }
 
-// Wait suspends the running task t until f is readable (or writable, with
+// Wait suspends the task t, called by its coroutine (Mine), until f is readable (or writable, with
 // write), adding f to t's loop on its first wait.
 func (t *Task) Wait(f *FD, write bool) error {
 	l := t.loop

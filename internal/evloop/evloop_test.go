@@ -159,3 +159,22 @@ func TestWakeAfterClose(t *testing.T) {
 		t.Errorf("Wake after Close wrote %d bytes into another file", len(b))
 	}
 }
+
+// Only the task's coroutine is the task's: another goroutine, running at
+// the same time, is not (it must not wait through the task), and neither is
+// anything once the task returned.
+func TestMine(t *testing.T) {
+	l := newLoop(t)
+	var mine, other atomic.Bool
+	var task *evloop.Task
+	task = l.Go(func() {
+		mine.Store(task.Mine())
+		done := make(chan struct{})
+		go func() { other.Store(task.Mine()); close(done) }()
+		<-done
+	})
+	l.Run()
+	if !mine.Load() || other.Load() || task.Mine() {
+		t.Errorf("Mine: in the task %v, in another goroutine meanwhile %v, after %v; want true, false, false", mine.Load(), other.Load(), task.Mine())
+	}
+}

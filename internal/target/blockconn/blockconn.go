@@ -141,8 +141,8 @@ type Conn struct {
 	yielded atomic.Int64 // when Write last yielded, from epoch (sched.go)
 
 	// A session of an event loop (target.IOLoop): fd is non-blocking, and
-	// a read or write that would block waits through task while its
-	// coroutine runs, else in poll(2).
+	// a read or write that would block waits through task when its
+	// coroutine calls, else in poll(2) (pgx's background reader).
 	task *evloop.Task
 	ev   *evloop.FD
 
@@ -179,7 +179,7 @@ func (c *Conn) Read(b []byte) (int, error) {
 		return 0, nil
 	}
 	for {
-		if c.ev != nil && !c.ev.Readable() && c.task.Running() {
+		if c.ev != nil && !c.ev.Readable() && c.task.Mine() {
 			if err := c.task.Wait(c.ev, false); err != nil {
 				return 0, c.opError("read", err)
 			}
@@ -240,10 +240,10 @@ func (c *Conn) raw(trap uintptr, b []byte) (int, error) {
 }
 
 // wouldBlock waits, after EAGAIN on c's non-blocking socket, until it is
-// readable (writable with write): through the loop when c's task is
-// running, else in poll(2).
+// readable (writable with write): through the loop when c's task's
+// coroutine calls, else in poll(2).
 func (c *Conn) wouldBlock(write bool) error {
-	if c.task.Running() {
+	if c.task.Mine() {
 		if write {
 			c.ev.MarkFull()
 		} else {

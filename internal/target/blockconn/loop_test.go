@@ -114,3 +114,32 @@ func TestLoopSessionDeadline(t *testing.T) {
 		t.Errorf("read: %v, want the deadline's error", rerr)
 	}
 }
+
+// A goroutine other than the task's coroutine that reads the session while
+// the coroutine runs (pgx's background reader, started when a write seems
+// to block) waits in poll(2), not through the task: the coroutine, blocked
+// on it, cannot be suspended by another goroutine's wait.
+func TestLoopSessionReadByAnotherGoroutine(t *testing.T) {
+	l, ctx := newLoop(t)
+	var got []byte
+	var rerr error
+	var task *evloop.Task
+	task = l.Go(func() {
+		c := echoPair(t, evloop.WithTask(ctx, task))
+		read := make(chan struct{})
+		go func() {
+			defer close(read)
+			got = make([]byte, 4)
+			_, rerr = io.ReadFull(c, got)
+		}()
+		time.Sleep(20 * time.Millisecond) // the reader waits first
+		if _, err := c.Write([]byte("ping")); err != nil {
+			rerr = err
+		}
+		<-read
+	})
+	runLoop(t, l, "the other goroutine's read did not return")
+	if rerr != nil || string(got) != "ping" {
+		t.Errorf("read by another goroutine: %q, %v; want the echo", got, rerr)
+	}
+}
