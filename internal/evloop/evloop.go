@@ -88,12 +88,12 @@ func (l *Loop) Close() error {
 
 // Task is one coroutine of a loop.
 type Task struct {
-	loop    *Loop
-	fn      func()
-	next    func() (struct{}, bool)
-	stop    func()
-	yield   func(struct{}) bool
-	g       atomic.Uintptr // its coroutine's goroutine (getg) while it lives; 0 before and after
+	loop  *Loop
+	fn    func()
+	next  func() (struct{}, bool)
+	stop  func()
+	yield func(struct{}) bool
+	g     atomic.Uintptr // its coroutine's goroutine (getg) while it lives; 0 before and after
 	// sleeping: in the loop's sleepers until deadline (index: its place).
 	deadline time.Time
 	index    int
