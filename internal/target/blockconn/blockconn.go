@@ -203,9 +203,10 @@ func (c *Conn) Read(b []byte) (int, error) {
 		if n == 0 {
 			return 0, io.EOF
 		}
-		if n < len(b) && c.ev != nil {
+		if n < len(b) && c.ev != nil && c.task.Mine() {
 			// A short read emptied the socket: the next read waits for
-			// the loop's event instead of finding EAGAIN first.
+			// the loop's event instead of finding EAGAIN first. (The
+			// readiness is the loop's, kept by its coroutines only.)
 			c.ev.MarkDrained()
 		}
 		return n, nil
