@@ -179,7 +179,7 @@ func (c *Conn) Read(b []byte) (int, error) {
 		return 0, nil
 	}
 	for {
-		if c.ev != nil && !c.ev.Readable() && c.task.Mine() {
+		if c.ev != nil && c.task.Mine() && !c.ev.Readable() {
 			if err := c.task.Wait(c.ev, false); err != nil {
 				return 0, c.opError("read", err)
 			}
