@@ -125,13 +125,16 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 		defer blockconn.Reserve(len(lp.loops))() // a P each: evloop waits in raw system calls
 	}
 
+	// The collection the pacer starts with comes before Ready: it takes
+	// seconds on a large heap, and the shards waiting there start when
+	// Ready returns.
+	gc := startGCPacer()
+	defer gc.stop()
 	if r.Ready != nil {
 		if err := r.Ready(ctx); err != nil {
 			return nil, err
 		}
 	}
-	gc := startGCPacer()
-	defer gc.stop()
 
 	open := cfg.Rate > 0
 	start := time.Now()

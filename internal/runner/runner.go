@@ -161,9 +161,10 @@ type Runner struct {
 	// is finished.
 	PhaseHook func(ctx context.Context, start time.Time, fail func(error)) (wait func())
 	// Ready, when set, is called once a run phase's sessions are
-	// connected, just before the phase starts: the shards of one run wait
-	// here for --start-at, so that the time each takes to connect does
-	// not shift its start. An error ends the phase before it began.
+	// connected and its collector paced, just before the phase starts: the
+	// shards of one run wait here for --start-at, so that the time each
+	// takes to connect does not shift its start. An error ends the phase
+	// before it began.
 	Ready func(ctx context.Context) error
 	// Problems receives what goes wrong without ending the phase (a
 	// worker that could not finish), one line at a time from concurrent
