@@ -81,7 +81,9 @@ var sameVerdict = regexp.MustCompile(`verdict: (reproduced: )?no significant dif
 // slower, by far enough that the repetitions' spread on a busy machine (at
 // 2 ms a round trip, 143 to 450 per second under -race) does not hide it. A test at the 5% level says "faster" or "slower" of two
 // identical configurations once in 20 by design: a verdict other than
-// "no significant difference" gets one more rerun.
+// "no significant difference" gets one more rerun, and so does one other
+// than "significantly slower" through the proxy (in CI the repetitions of
+// a busy machine once spread too wide to call -72%: p = 0.052).
 func TestRerunOnPostgres(t *testing.T) {
 	pg := postgresURL(t)
 	t.Parallel()
@@ -123,11 +125,20 @@ func TestRerunOnPostgres(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer lift()
-		code, out, errOut := runAbs(t, dir, "rerun", orig, "--target", slow, "-o", filepath.Join(dir, "slow.json"))
-		if code != 0 || !strings.Contains(out, "verdict: not reproduced: the rerun is significantly slower (") {
+		const slower = "verdict: not reproduced: the rerun is significantly slower ("
+		var code int
+		var out, errOut string
+		for try := 1; try <= 2; try++ {
+			code, out, errOut = runAbs(t, dir, "rerun", orig, "--target", slow, "-o", filepath.Join(dir, fmt.Sprintf("slow%d.json", try)))
+			if code != 0 || strings.Contains(out, slower) {
+				break
+			}
+			t.Logf("rerun %d through the proxy: %s", try, strings.SplitN(out, "\n", 3)[1])
+		}
+		if code != 0 || !strings.Contains(out, slower) {
 			t.Errorf("rerun through a 10 ms proxy: exit %d\n%s\n%s", code, out, errOut)
 		}
-		if _, err := os.Stat(filepath.Join(dir, "slow.json")); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, "slow1.json")); err != nil {
 			t.Error(err)
 		}
 	}
