@@ -63,11 +63,15 @@ start() {
 	as_pg "$bin/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 ||
 		{ cat "$dir/initdb.log" >&2; die "initdb failed (log: $dir/initdb.log)"; }
 
+	local logdir=""
 	{
 		echo "# added by pg-sandbox.sh"
 		echo "listen_addresses = '127.0.0.1'"
 		echo "unix_socket_directories = '$dir'"
 		for kv in "$@"; do
+			case $kv in
+			log_directory=*) logdir=${kv#*=} ;; # the logging collector's: a start's errors go there
+			esac
 			case $kv in
 			*=*) echo "${kv%%=*} = '${kv#*=}'" ;;
 			*) die "extra setting $kv is not NAME=VALUE" ;;
@@ -85,7 +89,7 @@ start() {
 			break
 		fi
 		log "start on port $port failed (attempt $attempt)"
-		grep -q "could not bind\|Address already in use\|could not create lock file" "$dir/postgres.log" 2>/dev/null ||
+		grep -qs "could not bind\|Address already in use\|could not create lock file" "$dir/postgres.log" ${logdir:+"$logdir"/*} ||
 			{ tail -n 20 "$dir/postgres.log" >&2 || true; die "PostgreSQL did not start (log: $dir/postgres.log)"; }
 	done
 	[ -n "$ok" ] || { tail -n 20 "$dir/postgres.log" >&2 || true; die "PostgreSQL did not start after 5 ports (log: $dir/postgres.log)"; }
