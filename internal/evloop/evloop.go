@@ -88,15 +88,13 @@ func (l *Loop) Close() error {
 
 // Task is one coroutine of a loop.
 type Task struct {
-	loop  *Loop
-	fn    func()
-	next  func() (struct{}, bool)
-	stop  func()
-	yield func(struct{}) bool
-	g     atomic.Uintptr // its coroutine's goroutine (getg) while it lives; 0 before and after
-	// sleeping: in the loop's sleepers until deadline (index: its place).
-	deadline time.Time
-	index    int
+	loop     *Loop
+	fn       func()
+	next     func() (struct{}, bool)
+	stop     func()
+	yield    func(struct{}) bool
+	g        atomic.Uintptr // its coroutine's goroutine (getg) while it lives; 0 before and after
+	deadline time.Time      // while sleeping: in the loop's sleepers until then
 }
 
 type taskKey struct{}
@@ -104,7 +102,7 @@ type taskKey struct{}
 // Go adds a task that runs fn as a coroutine of the loop. Call it before
 // Run. The code of the task finds it in its context (WithTask).
 func (l *Loop) Go(fn func()) *Task {
-	t := &Task{loop: l, fn: fn, index: -1}
+	t := &Task{loop: l, fn: fn}
 	l.tasks = append(l.tasks, t)
 	return t
 }
@@ -357,19 +355,11 @@ type sleepHeap []*Task
 
 func (h sleepHeap) Len() int           { return len(h) }
 func (h sleepHeap) Less(i, j int) bool { return h[i].deadline.Before(h[j].deadline) }
-func (h sleepHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].index, h[j].index = i, j
-}
-func (h *sleepHeap) Push(x any) {
-	t := x.(*Task)
-	t.index = len(*h)
-	*h = append(*h, t)
-}
+func (h sleepHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *sleepHeap) Push(x any)        { *h = append(*h, x.(*Task)) }
 func (h *sleepHeap) Pop() any {
 	old := *h
 	t := old[len(old)-1]
 	*h = old[:len(old)-1]
-	t.index = -1
 	return t
 }

@@ -178,8 +178,9 @@ func (c *Conn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
+	mine := c.ev != nil && c.task.Mine() // the caller may wait in the loop
 	for {
-		if c.ev != nil && c.task.Mine() && !c.ev.Readable() {
+		if mine && !c.ev.Readable() {
 			if err := c.task.Wait(c.ev, false); err != nil {
 				return 0, c.opError("read", err)
 			}
@@ -192,7 +193,7 @@ func (c *Conn) Read(b []byte) (int, error) {
 			return 0, cerr
 		}
 		if err == syscall.EAGAIN && c.ev != nil {
-			if err := c.wouldBlock(false); err != nil {
+			if err := c.wouldBlock(mine, false); err != nil {
 				return 0, c.opError("read", err)
 			}
 			continue
@@ -203,7 +204,7 @@ func (c *Conn) Read(b []byte) (int, error) {
 		if n == 0 {
 			return 0, io.EOF
 		}
-		if n < len(b) && c.ev != nil && c.task.Mine() {
+		if n < len(b) && mine {
 			// A short read emptied the socket: the next read waits for
 			// the loop's event instead of finding EAGAIN first. (The
 			// readiness is the loop's, kept by its coroutines only.)
@@ -241,10 +242,10 @@ func (c *Conn) raw(trap uintptr, b []byte) (int, error) {
 }
 
 // wouldBlock waits, after EAGAIN on c's non-blocking socket, until it is
-// readable (writable with write): through the loop when c's task's
-// coroutine calls, else in poll(2).
-func (c *Conn) wouldBlock(write bool) error {
-	if c.task.Mine() {
+// readable (writable with write): through the loop when the caller is c's
+// task's coroutine (mine), else in poll(2).
+func (c *Conn) wouldBlock(mine, write bool) error {
+	if mine {
 		if write {
 			c.ev.MarkFull()
 		} else {
@@ -282,7 +283,7 @@ func (c *Conn) Write(b []byte) (int, error) {
 			continue
 		}
 		if err == syscall.EAGAIN && c.ev != nil {
-			if err := c.wouldBlock(true); err != nil {
+			if err := c.wouldBlock(c.task.Mine(), true); err != nil {
 				return written, c.opError("write", err)
 			}
 			continue
