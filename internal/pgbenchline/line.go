@@ -38,6 +38,7 @@ type Line struct {
 	dbname       string
 	target       bool
 	pass         []string // candor's own options
+	ownIO        bool     // they include --session-io or --loops
 	format       bool     // --format given
 }
 
@@ -120,6 +121,9 @@ func Parse(args []string) (*Line, error) {
 				}
 				if name == "target" {
 					l.target = true
+				}
+				if name == "session-io" || name == "loops" {
+					l.ownIO = true // how the sessions wait is the user's, not -j's
 				}
 				continue
 			}
@@ -376,7 +380,11 @@ func (l *Line) Args(getenv func(string) string) ([]string, error) {
 	// A run neither creates nor drops a table (--load never), and uses
 	// pgbench's tables whoever created them: pgbench -i's own, as pgbench
 	// does (--allow-foreign-tables; candor still drops none).
-	out = append(out, "--threads", strconv.Itoa(l.Clients), "--loops", strconv.Itoa(l.Jobs), "--load", "never", "--allow-foreign-tables")
+	out = append(out, "--threads", strconv.Itoa(l.Clients))
+	if !l.ownIO {
+		out = append(out, "--loops", strconv.Itoa(l.Jobs)) // -j threads
+	}
+	out = append(out, "--load", "never", "--allow-foreign-tables")
 	switch {
 	case l.Time > 0:
 		out = append(out, "--time", strconv.Itoa(l.Time)+"s")

@@ -26,6 +26,8 @@ func TestArgs(t *testing.T) {
 			"load script/pgbench --target postgres://u@h:1/d -p scale=5 -p tables=true"},
 		{"candor's options", []string{"-T", "10", "--repeat", "3", "--warmup=5s", "--format", "json", "bench"}, noEnv,
 			"run script/pgbench --target postgres://me@localhost:5432/bench --threads 1 --loops 1 --load never --allow-foreign-tables --time 10s --repeat 3 --warmup=5s --format json"},
+		{"a session I/O of the user's", []string{"-c", "8", "-j", "2", "-T", "10", "--session-io", "blocking", "bench"}, noEnv,
+			"run script/pgbench --target postgres://me@localhost:5432/bench -p jobs=2 --threads 8 --load never --allow-foreign-tables --time 10s --format pgbench --session-io blocking"},
 	} {
 		l, err := Parse(c.in)
 		if err != nil {

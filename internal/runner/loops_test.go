@@ -4,6 +4,7 @@ package runner
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,7 +14,8 @@ import (
 
 // --loops turns auto into event loops on targets whose sessions can choose
 // how they wait, and into blocking sessions when there is a loop per
-// session; a mode given stays, and other targets are left to choose.
+// session; other targets are left to choose, and a blocking or poller mode
+// given beside --loops is refused.
 func TestChooseSessionIOWithLoops(t *testing.T) {
 	wire := fake.New(fake.Config{Blocking: true})
 	other := fake.New(fake.Config{})
@@ -28,7 +30,6 @@ func TestChooseSessionIOWithLoops(t *testing.T) {
 		{"fewer loops than sessions", wire, target.IOAuto, 2, 16, target.IOLoop},
 		{"unset session I/O is auto", wire, "", 1, 16, target.IOLoop},
 		{"a loop per session", wire, target.IOAuto, 16, 16, target.IOBlocking},
-		{"a mode given", wire, target.IOPoller, 2, 16, target.IOPoller},
 		{"loop asked without --loops", wire, target.IOLoop, 0, 16, target.IOLoop},
 		{"a target without the choice", other, target.IOAuto, 2, 16, ""},
 	} {
@@ -39,6 +40,13 @@ func TestChooseSessionIOWithLoops(t *testing.T) {
 	}
 	if err := (Config{Threads: 1, ReportInterval: time.Second, Duration: time.Second, Loops: -1}).Validate(); err == nil {
 		t.Error("--loops -1 validated")
+	}
+	// A mode given with --loops would ignore the loops: refused.
+	for _, io := range []target.SessionIO{target.IOBlocking, target.IOPoller} {
+		err := (Config{Threads: 4, ReportInterval: time.Second, Duration: time.Second, Loops: 2, SessionIO: io}).Validate()
+		if err == nil || !strings.Contains(err.Error(), "--loops 2 with --session-io "+string(io)) {
+			t.Errorf("--loops 2 --session-io %s: %v, want a refusal naming both", io, err)
+		}
 	}
 }
 

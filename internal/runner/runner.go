@@ -133,6 +133,9 @@ func (c Config) Validate() error {
 	if c.Loops < 0 {
 		errs = append(errs, fmt.Errorf("--loops must be 0 or more (got %d)", c.Loops))
 	}
+	if c.Loops > 0 && (c.SessionIO == target.IOBlocking || c.SessionIO == target.IOPoller) {
+		errs = append(errs, fmt.Errorf("--loops %d with --session-io %s: loops serve sessions only with --session-io loop or auto; drop one of the two", c.Loops, c.SessionIO))
+	}
 	if c.ReportInterval <= 0 {
 		errs = append(errs, fmt.Errorf("--report-interval must be positive (got %v)", c.ReportInterval))
 	}
