@@ -74,4 +74,10 @@ func TestRunOnLoops(t *testing.T) {
 	if p.Rate == nil || p.Operations < 50 || p.Operations > 150 {
 		t.Errorf("%d operations in 1 s at 100/s (rate %+v)", p.Operations, p.Rate)
 	}
+	// The target's own count of statements (one an operation): none was
+	// counted without running, and none ran uncounted but one a worker
+	// cut short at the end.
+	if got := tgt.Statements(); got < p.Operations || got > p.Operations+8 {
+		t.Errorf("the target ran %d statements; the phase counted %d operations (and at most 8 cut short)", got, p.Operations)
+	}
 }
