@@ -396,19 +396,22 @@ func prepareTables(ctx context.Context, tgt target.Target, wl workload.Workload,
 }
 
 // TablesError gives an error of internal/tables its exit code.
+//
+// A statement that failed once ctx had ended (Ctrl-C while a table was
+// being created) failed because of the interrupt: it is interrupted, not
+// failed or unreachable; a refusal stays one.
 func TablesError(ctx context.Context, err error) error {
-	switch tables.KindOf(err) {
-	case tables.Refused:
+	switch kind := tables.KindOf(err); {
+	case kind == tables.Refused:
 		return withCode(ExitUnsupported, err)
-	case tables.Unreachable:
-		return withCode(ExitUnreachable, err)
-	case tables.Interrupted:
+	case kind == tables.Interrupted:
 		return &Error{Code: ExitInterrupted, Err: err}
-	case tables.Failed:
-		return withCode(ExitRunFailed, err)
-	}
-	if ctx.Err() != nil {
+	case ctx.Err() != nil:
 		return &Error{Code: ExitInterrupted, Err: ErrInterrupted}
+	case kind == tables.Unreachable:
+		return withCode(ExitUnreachable, err)
+	case kind == tables.Failed:
+		return withCode(ExitRunFailed, err)
 	}
 	return err
 }
