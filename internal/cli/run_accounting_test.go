@@ -96,7 +96,19 @@ func TestInterruptedPrepareIsInterrupted(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	sig := make(chan os.Signal, 1)
-	time.AfterFunc(700*time.Millisecond, func() { sig <- syscall.SIGINT })
+	// The signal comes once the load has begun (its interval side file
+	// exists): on a busy machine a fixed 700 ms landed while the table was
+	// still being created, before there was a result to write.
+	go func() {
+		for range 600 {
+			if _, err := os.Stat(filepath.Join(dir, "p.intervals.jsonl")); err == nil {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		time.Sleep(300 * time.Millisecond)
+		sig <- syscall.SIGINT
+	}()
 	code, _, stderr := runAbsSig(t, dir, sig, "prepare", "sysbench", "--tables", "1", "--table-size", "2000000",
 		"--target", "sqlite://"+filepath.Join(dir, "sb.db"), "-o", filepath.Join(dir, "p.json"))
 	if code != ExitInterrupted {
