@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/signal"
 	"runtime"
 	"strconv"
 	"syscall"
@@ -338,5 +339,36 @@ func TestReserveRaisesProcsAndSessionsYieldOnlyUnderIt(t *testing.T) {
 	write()
 	if c.yielded.Load() != last {
 		t.Error("a Write yielded under a Reserve that the environment's GOMAXPROCS turned off")
+	}
+}
+
+// A write to a peer that reset the connection fails with an error, and
+// raises no SIGPIPE: sessions send with MSG_NOSIGNAL, as libpq does (a
+// plain write(2) would also signal the process).
+func TestWriteToAResetPeerFailsWithoutSIGPIPE(t *testing.T) {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGPIPE)
+	defer signal.Stop(sigs)
+	c, srv := pair(t)
+	if err := srv.(*net.TCPConn).SetLinger(0); err != nil {
+		t.Fatal(err)
+	}
+	srv.Close() // a reset
+	// The first write after the reset may report it (ECONNRESET); the
+	// next ones find the socket closed (EPIPE), which is what signals.
+	var err error
+	for i := 0; i < 100 && !errors.Is(err, syscall.EPIPE); i++ {
+		if _, err = c.Write([]byte("after the reset")); err != nil && !errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, syscall.EPIPE) {
+			t.Fatalf("a write to a reset peer: %v, want ECONNRESET or EPIPE", err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if !errors.Is(err, syscall.EPIPE) {
+		t.Fatalf("writes to a reset peer: %v, want EPIPE in the end", err)
+	}
+	select {
+	case s := <-sigs:
+		t.Fatalf("a write to a reset peer raised %v", s)
+	case <-time.After(50 * time.Millisecond):
 	}
 }
