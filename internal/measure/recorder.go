@@ -81,6 +81,9 @@ type opRec struct {
 func (c *opCounters) addAttempts(attempts, retries int, failed *[NumClasses]int32) {
 	c.attempts += int64(attempts)
 	c.retries += int64(retries)
+	if *failed == ([NumClasses]int32{}) {
+		return // the usual case: the errors' counts stay out of the cache
+	}
 	for i, n := range failed {
 		c.errors[i] += int64(n)
 	}
@@ -99,7 +102,21 @@ type Recorder struct {
 	// per-thread execution time), guarded by mu.
 	busyNs int64
 	top    int64
-	_      cacheline.Pad
+	// pend holds the values recorded since the last flush, each with its
+	// histogram, guarded by mu (see record).
+	pend  [pendValues]pending
+	npend int
+	_     cacheline.Pad
+}
+
+// pendValues is how many values a recorder keeps before it adds them to
+// their histograms.
+const pendValues = 128
+
+// pending is a value recorded but not yet in its histogram.
+type pending struct {
+	h *hdr.PackedHistogram
+	v int64
 }
 
 func newPacked() *hdr.PackedHistogram { return hdr.NewPacked(LowestNs, HighestNs, SigFigs) }
@@ -124,7 +141,16 @@ func clamp(v int64) (int64, bool) {
 	return v, false
 }
 
-func (o *opRec) record(s Series, v int64) {
+// record adds v to series s of operation o: it goes into r's pending
+// values, which are added to their histograms in one pass when there are
+// pendValues of them and before every drain. A packed histogram finds a
+// value's bucket by a binary search over its populated buckets, and a
+// worker's histograms are out of the cache again by its next operation
+// (the sessions of an event loop take turns, and the server's processes
+// share the cores): adding its values in runs of pendValues keeps them in
+// the cache for the run (docs/MEASUREMENT.md, "Histograms"). r.mu must be
+// held.
+func (r *Recorder) record(o *opRec, s Series, v int64) {
 	v, clamped := clamp(v)
 	if clamped {
 		o.clamped++
@@ -134,7 +160,21 @@ func (o *opRec) record(s Series, v int64) {
 		h = newPacked()
 		o.h[s] = h
 	}
-	_ = h.RecordValue(v) // in range after clamp: cannot fail
+	if r.npend == len(r.pend) {
+		r.flush()
+	}
+	r.pend[r.npend] = pending{h: h, v: v}
+	r.npend++
+}
+
+// flush adds the pending values to their histograms. r.mu must be held.
+func (r *Recorder) flush() {
+	for i := range r.pend[:r.npend] {
+		p := &r.pend[i]
+		_ = p.h.RecordValue(p.v) // in range after clamp: cannot fail
+		p.h = nil
+	}
+	r.npend = 0
 }
 
 // Outcome is one finished operation as the runner saw it.
@@ -155,14 +195,14 @@ func (r *Recorder) Record(o *Outcome) {
 	r.mu.Lock()
 	op := &r.ops[o.Op]
 	if o.Failed {
-		op.record(Failed, o.LatencyNs)
+		r.record(op, Failed, o.LatencyNs)
 		op.aborts++
 	} else {
-		op.record(Latency, o.LatencyNs)
+		r.record(op, Latency, o.LatencyNs)
 		op.top++
 		if o.OpenLoop {
-			op.record(Service, o.ServiceNs)
-			op.record(Lag, o.LagNs)
+			r.record(op, Service, o.ServiceNs)
+			r.record(op, Lag, o.LagNs)
 		}
 	}
 	r.busyNs += o.LatencyNs
@@ -187,7 +227,7 @@ func (r *Recorder) RecordCut(o *Outcome, bound bool) {
 	op.addAttempts(failed, failed, &o.ErrClasses)
 	op.unfinished++
 	if bound {
-		op.record(Latency, o.LatencyNs)
+		r.record(op, Latency, o.LatencyNs)
 		op.bounds++
 	}
 	r.mu.Unlock()
@@ -251,12 +291,12 @@ func (r *Recorder) RecordSpan(op int, latencyNs int64, failed bool, class int) {
 	r.mu.Lock()
 	o := &r.ops[op]
 	if failed {
-		o.record(Failed, latencyNs)
+		r.record(o, Failed, latencyNs)
 		if class >= 0 && class < NumClasses {
 			o.errors[class]++
 		}
 	} else {
-		o.record(Latency, latencyNs)
+		r.record(o, Latency, latencyNs)
 	}
 	r.mu.Unlock()
 }
@@ -269,6 +309,7 @@ func (r *Recorder) drainInto(dst []*OpStats, counters []int64) (top, busyNs int6
 		counters[i] += r.counters[i].Swap(0)
 	}
 	r.mu.Lock()
+	r.flush()
 	top, busyNs = r.top, r.busyNs
 	r.top, r.busyNs = 0, 0
 	for i := range r.ops {
