@@ -48,8 +48,8 @@ type Loop struct {
 	tasks     []*Task
 	runq      []*Task
 	sleepers  sleepHeap
-	fdsMu     sync.Mutex // Forget may run on another goroutine
-	fds       map[int32]*FD
+	fdsMu     sync.Mutex  // Forget may run on another goroutine
+	fds       []*FD       // by descriptor number
 	woken     atomic.Bool // Wake was called since the loop last looked
 	wakeMu    sync.Mutex  // a Wake's write and Close: efd is never written once closed
 	closed    bool
@@ -74,7 +74,7 @@ func New() (*Loop, error) {
 		unix.Close(epfd)
 		return nil, fmt.Errorf("evloop: %w", err)
 	}
-	return &Loop{epfd: epfd, efd: efd, fds: map[int32]*FD{}, events: make([]unix.EpollEvent, 128), pwait2: true}, nil
+	return &Loop{epfd: epfd, efd: efd, events: make([]unix.EpollEvent, 128), pwait2: true}, nil
 }
 
 // Close releases the loop's descriptors (after Run returned); a Wake
@@ -206,7 +206,10 @@ func (l *Loop) poll() {
 			continue
 		}
 		l.fdsMu.Lock()
-		f := l.fds[ev.Fd]
+		var f *FD
+		if int(ev.Fd) < len(l.fds) {
+			f = l.fds[ev.Fd]
+		}
 		l.fdsMu.Unlock()
 		if f == nil {
 			continue
@@ -325,7 +328,10 @@ func (t *Task) Wait(f *FD, write bool) error {
 		}
 		f.loop = l
 		l.fdsMu.Lock()
-		l.fds[int32(f.fd)] = f
+		if f.fd >= len(l.fds) {
+			l.fds = append(l.fds, make([]*FD, f.fd+1-len(l.fds))...)
+		}
+		l.fds[f.fd] = f
 		l.fdsMu.Unlock()
 	} else if f.loop != l {
 		return errors.New("evloop: a socket waited for by a task of another loop")
@@ -344,7 +350,7 @@ func (f *FD) Forget() {
 	if l := f.loop; l != nil {
 		unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, f.fd, nil)
 		l.fdsMu.Lock()
-		delete(l.fds, int32(f.fd))
+		l.fds[f.fd] = nil
 		l.fdsMu.Unlock()
 		f.loop = nil
 	}
