@@ -70,9 +70,14 @@ func (c *Conn) fastPath(ctx context.Context, sql string, args []any) (*fastStmt,
 
 // fastDesc returns sql's prepared statement, preparing it on first use.
 func (c *Conn) fastDesc(ctx context.Context, sql string) (*fastStmt, error) {
+	if c.last != nil && c.lastSQL == sql { // a script of one statement: the same string
+		return c.last, nil
+	}
 	if d, ok := c.fast[sql]; ok {
+		c.last, c.lastSQL = d, sql
 		return d, nil
 	}
+	c.last, c.lastSQL = nil, ""
 	pg := c.pc.PgConn()
 	if len(c.fast) >= maxFastStmts {
 		for k, d := range c.fast {

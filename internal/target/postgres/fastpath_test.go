@@ -95,6 +95,13 @@ func TestFastPath(t *testing.T) {
 	if len(c.fast) > maxFastStmts {
 		t.Errorf("fast-path cache holds %d statements, bound %d", len(c.fast), maxFastStmts)
 	}
+	// The statement found last, and one the emptied cache dropped, run
+	// again, in turn and twice in a row (the one-statement cache).
+	for _, i := range []int{maxFastStmts + 9, 0, 0, maxFastStmts + 9, maxFastStmts + 9, 0} {
+		if got := one(fmt.Sprintf("SELECT $1::int + %d", i), 2); string(got) != fmt.Sprint(i+2) {
+			t.Fatalf("statement %d again = %q", i, got)
+		}
+	}
 }
 
 // On the fast path a prepared statement runs as Bind, Execute and Sync: the

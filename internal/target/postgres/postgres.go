@@ -285,6 +285,8 @@ type Conn struct {
 
 	// The fast path (fastpath.go).
 	fast    map[string]*fastStmt
+	last    *fastStmt // the statement fastDesc found last, for lastSQL
+	lastSQL string
 	fastSeq int
 	params  [][]byte
 	buf     []byte
