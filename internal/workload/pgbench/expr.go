@@ -570,24 +570,65 @@ func (e *evalError) Error() string { return e.msg }
 
 func evalErr(format string, a ...any) error { return &evalError{fmt.Sprintf(format, a...)} }
 
-// eval computes e for client c.
+// eval computes e for client c. Its own frame stays small (every \set
+// and \if of every transaction passes through it, recursively): the
+// variables, the logic operators and the errors are in functions of their
+// own, whose frames Go zeroes only when they run.
 func (c *client) eval(e *expr) (value, error) {
 	switch e.op {
 	case opConst:
 		return e.val, nil
 	case opVar:
-		v := c.vars[e.v]
-		if v.k == kUndef {
-			return v, evalErr("undefined variable \"%s\"", e.name)
+		if v := c.vars[e.v]; v.k != kUndef && v.k != kString {
+			return v, nil
 		}
-		if v.k == kString {
-			r, err := v.resolve(e.name)
-			if err != nil {
-				return v, &evalError{err.Error()}
-			}
-			return r, nil
-		}
-		return v, nil
+		return c.evalVar(e)
+	case opFunc:
+		return c.call(e)
+	case opAnd, opOr, opCase, opNot, opIs:
+		return c.evalLogic(e)
+	}
+	return c.evalArith(e)
+}
+
+// evalVar reads a variable that is undefined (an error) or holds a
+// string, resolved as pgbench resolves one in an expression.
+func (c *client) evalVar(e *expr) (value, error) {
+	v := c.vars[e.v]
+	if v.k == kUndef {
+		return v, evalErr("undefined variable \"%s\"", e.name)
+	}
+	r, err := v.resolve(e.name)
+	if err != nil {
+		return v, &evalError{err.Error()}
+	}
+	return r, nil
+}
+
+// evalArith computes a binary operator of e (arithmetic, comparison,
+// bitwise): NULL when either operand is.
+func (c *client) evalArith(e *expr) (value, error) {
+	a, err := c.eval(e.args[0])
+	if err != nil {
+		return a, err
+	}
+	b, err := c.eval(e.args[1])
+	if err != nil {
+		return b, err
+	}
+	if a.k == kNull || b.k == kNull {
+		return nullVal, nil
+	}
+	v, err := arith(e.op, a, b)
+	if err != nil {
+		return v, &evalError{err.Error()}
+	}
+	return v, nil
+}
+
+// evalLogic computes AND, OR (short-circuit), CASE, NOT and IS.
+func (c *client) evalLogic(e *expr) (value, error) {
+	switch e.op {
 	case opAnd, opOr:
 		a, err := c.eval(e.args[0])
 		if err != nil || a.k == kNull {
@@ -631,36 +672,17 @@ func (c *client) eval(e *expr) (value, error) {
 			return a, &evalError{err.Error()}
 		}
 		return boolVal(!b), nil
-	case opIs:
-		a, err := c.eval(e.args[0])
-		if err != nil {
-			return a, err
-		}
-		b, err := c.eval(e.args[1])
-		if err != nil {
-			return b, err
-		}
-		return boolVal(a.k == b.k && a.i == b.i && a.b == b.b && math.Float64bits(a.d) == math.Float64bits(b.d)), nil
-	case opFunc:
-		return c.call(e)
 	}
-	var args [2]value
-	for i, a := range e.args {
-		v, err := c.eval(a)
-		if err != nil {
-			return v, err
-		}
-		args[i] = v
-	}
-	a, b := args[0], args[1]
-	if a.k == kNull || b.k == kNull {
-		return nullVal, nil
-	}
-	v, err := arith(e.op, a, b)
+	// opIs
+	a, err := c.eval(e.args[0])
 	if err != nil {
-		return v, &evalError{err.Error()}
+		return a, err
 	}
-	return v, nil
+	b, err := c.eval(e.args[1])
+	if err != nil {
+		return b, err
+	}
+	return boolVal(a.k == b.k && a.i == b.i && a.b == b.b && math.Float64bits(a.d) == math.Float64bits(b.d)), nil
 }
 
 // arith applies a binary operator to non-NULL operands.

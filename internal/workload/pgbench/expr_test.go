@@ -153,3 +153,20 @@ func TestParseErrors(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEvalRandom evaluates select-only's \set (random(1, 100000 *
+// :scale)), once a transaction on the client's path.
+func BenchmarkEvalRandom(b *testing.B) {
+	syms := newSymbols()
+	e, msg, _ := parseExpr("random(1, 100000 * :scale)", syms)
+	if msg != "" {
+		b.Fatal(msg)
+	}
+	c := &client{w: &Workload{syms: syms}, vars: make([]value, len(syms.names)+1), rng: newPRNG(1)}
+	c.vars[syms.lookup("scale")] = intVal(10)
+	for b.Loop() {
+		if v, err := c.eval(e); err != nil || v.k != kInt {
+			b.Fatal(v, err)
+		}
+	}
+}
