@@ -221,7 +221,7 @@ func (c *Conn) Read(b []byte) (int, error) {
 // recvfrom and sendto, as libpq calls them, not read and write: a read or
 // write of a socket goes through the file layer first (the position lock
 // check, the permission hook, the file-access notification), which cost
-// about 0.2 µs a statement more (docs/SCRIPTS.md).
+// about 0.35 µs of kernel time a statement more (docs/SCRIPTS.md).
 func (c *Conn) read(b []byte) (int, error) {
 	return c.sys(c.ev != nil, sysRecv, b, 0)
 }
