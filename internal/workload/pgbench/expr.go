@@ -585,7 +585,7 @@ func (c *client) eval(e *expr) (value, error) {
 		return c.evalVar(e)
 	case opFunc:
 		return c.call(e)
-	case opAnd, opOr, opCase, opNot, opIs:
+	case opAnd, opOr, opCase, opNot:
 		return c.evalLogic(e)
 	}
 	return c.evalArith(e)
@@ -606,7 +606,7 @@ func (c *client) evalVar(e *expr) (value, error) {
 }
 
 // evalArith computes a binary operator of e (arithmetic, comparison,
-// bitwise): NULL when either operand is.
+// bitwise: NULL when either operand is; IS).
 func (c *client) evalArith(e *expr) (value, error) {
 	a, err := c.eval(e.args[0])
 	if err != nil {
@@ -615,6 +615,9 @@ func (c *client) evalArith(e *expr) (value, error) {
 	b, err := c.eval(e.args[1])
 	if err != nil {
 		return b, err
+	}
+	if e.op == opIs {
+		return boolVal(a.k == b.k && a.i == b.i && a.b == b.b && math.Float64bits(a.d) == math.Float64bits(b.d)), nil
 	}
 	if a.k == kNull || b.k == kNull {
 		return nullVal, nil
@@ -626,28 +629,32 @@ func (c *client) evalArith(e *expr) (value, error) {
 	return v, nil
 }
 
-// evalLogic computes AND, OR (short-circuit), CASE, NOT and IS.
+// evalBool evaluates x as a boolean; null when it is NULL.
+func (c *client) evalBool(x *expr) (b, null bool, err error) {
+	v, err := c.eval(x)
+	if err != nil || v.k == kNull {
+		return false, err == nil, err
+	}
+	if b, err = v.asBool(); err != nil {
+		return false, false, &evalError{err.Error()}
+	}
+	return b, false, nil
+}
+
+// evalLogic computes AND, OR (short-circuit), CASE and NOT.
 func (c *client) evalLogic(e *expr) (value, error) {
 	switch e.op {
 	case opAnd, opOr:
-		a, err := c.eval(e.args[0])
-		if err != nil || a.k == kNull {
-			return a, err
-		}
-		ab, err := a.asBool()
-		if err != nil {
-			return a, &evalError{err.Error()}
+		ab, null, err := c.evalBool(e.args[0])
+		if err != nil || null {
+			return nullVal, err
 		}
 		if e.op == opAnd && !ab || e.op == opOr && ab {
 			return boolVal(ab), nil
 		}
-		b, err := c.eval(e.args[1])
-		if err != nil || b.k == kNull {
-			return b, err
-		}
-		bb, err := b.asBool()
-		if err != nil {
-			return b, &evalError{err.Error()}
+		bb, null, err := c.evalBool(e.args[1])
+		if err != nil || null {
+			return nullVal, err
 		}
 		return boolVal(bb), nil
 	case opCase:
@@ -662,27 +669,13 @@ func (c *client) evalLogic(e *expr) (value, error) {
 			}
 		}
 		return c.eval(e.args[n-1])
-	case opNot:
-		a, err := c.eval(e.args[0])
-		if err != nil || a.k == kNull {
-			return a, err
-		}
-		b, err := a.asBool()
-		if err != nil {
-			return a, &evalError{err.Error()}
-		}
-		return boolVal(!b), nil
 	}
-	// opIs
-	a, err := c.eval(e.args[0])
-	if err != nil {
-		return a, err
+	// opNot
+	b, null, err := c.evalBool(e.args[0])
+	if err != nil || null {
+		return nullVal, err
 	}
-	b, err := c.eval(e.args[1])
-	if err != nil {
-		return b, err
-	}
-	return boolVal(a.k == b.k && a.i == b.i && a.b == b.b && math.Float64bits(a.d) == math.Float64bits(b.d)), nil
+	return boolVal(!b), nil
 }
 
 // arith applies a binary operator to non-NULL operands.

@@ -49,6 +49,13 @@ func TestExpressions(t *testing.T) {
 		{"2 > 1 and 1 >= 1", "true"},
 		{"3 <> 3 or 3 != 4", "true"},
 		{"not true", "false"},
+		{"not null", "NULL"},        // pgbench's NULL in, NULL out
+		{"true and null", "NULL"},   // its lazy AND and OR
+		{"null and false", "NULL"},  //
+		{"false and null", "false"}, //
+		{"true or null", "true"},    //
+		{"false or null", "NULL"},   //
+		{"null is true", "false"},   // IS compares, NULL included
 		{"null is null", "true"},
 		{"1 is not null", "true"},
 		{"1 isnull", "false"},
