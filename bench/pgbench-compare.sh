@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # pgbench-compare.sh — `candor pgbench` beside pgbench 15 itself, on the same
 # throwaway PostgreSQL and the same tables, with the same command line:
-# tpcb-like, select-only and a custom script (\set and three statements),
+# tpcb-like, select-only and a custom script (bench/pgbench-custom.sql),
 # CLIENTS clients, alternating the tools' order round by round. Prints a
 # Markdown table: each tool's tps and client CPU per transaction (user +
 # system seconds of the process, from /usr/bin/time, over the transactions
@@ -35,14 +35,6 @@ candor_bins
 start_sandbox postgres pgbench
 PORT=$(cat "$DIR/port")
 OUT=$(mktemp -d /tmp/candor-pgbench-compare.XXXXXX)
-cat >"$OUT/custom.sql" <<'SQL'
-\set aid random(1, 100000 * :scale)
-\set tid random(1, 10 * :scale)
-\set delta random(-5000, 5000)
-SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
-UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
-SELECT tbalance FROM pgbench_tellers WHERE tid = :tid;
-SQL
 log "loading scale $SCALE with candor pgbench -i"
 "${BINS[0]}" pgbench -i -s "$SCALE" --target "$URL" -o "$OUT/init.json" >/dev/null 2>&1
 "$PGBENCH" -h 127.0.0.1 -p "$PORT" -U postgres candor >/dev/null 2>&1 -c 1 -t 1 # warms the catalog caches
@@ -50,7 +42,7 @@ log "loading scale $SCALE with candor pgbench -i"
 # run TOOL TEST C R: one run; prints "tps transactions cpu_seconds context_switches".
 run() {
 	local tool=$1 test=$2 c=$3 r=$4 script=(-b "$2")
-	[ "$test" = custom ] && script=(-f "$OUT/custom.sql")
+	[ "$test" = custom ] && script=(-f bench/pgbench-custom.sql)
 	local j=$JOBS
 	[ "$j" = clients ] && j=$c
 	local args=(-n -c "$c" -j "$j" -T "$DURATION" -M "$PROTOCOL" "${script[@]}" -h 127.0.0.1 -p "$PORT" -U postgres candor)

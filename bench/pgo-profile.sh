@@ -33,18 +33,10 @@ prof() {
 start_sandbox postgres pgo
 PORT=$(cat "$DIR/port")
 "$C" pgbench -i -s 10 --target "$URL" -o "$OUT/init.json" >/dev/null 2>&1
-cat >"$OUT/custom.sql" <<'SQL'
-\set aid random(1, 100000 * :scale)
-\set tid random(1, 10 * :scale)
-\set delta random(-5000, 5000)
-SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
-UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
-SELECT tbalance FROM pgbench_tellers WHERE tid = :tid;
-SQL
 PGB=(-n -j 1 -T "$DURATION" -M prepared -h 127.0.0.1 -p "$PORT" -U postgres)
 prof select-only pgbench "${PGB[@]}" -c 16 -b select-only -o "$OUT/so.json" candor
 prof tpcb-like pgbench "${PGB[@]}" -c 16 -b tpcb-like -o "$OUT/tb.json" candor
-prof custom pgbench "${PGB[@]}" -c 4 -f "$OUT/custom.sql" -o "$OUT/cu.json" candor
+prof custom pgbench "${PGB[@]}" -c 4 -f bench/pgbench-custom.sql -o "$OUT/cu.json" candor
 "$C" load sysbench/oltp_read_write --tables 2 --table-size 20000 --target "$URL" >/dev/null 2>&1
 prof pg-oltp-read-write run sysbench/oltp_read_write --tables 2 --table-size 20000 --threads 4 \
 	--time "$DURATION" --target "$URL" -o "$OUT/orw.json"
