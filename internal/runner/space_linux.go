@@ -9,5 +9,5 @@ func freeDiskBytes(dir string) (int64, error) {
 	if err := syscall.Statfs(dir, &st); err != nil {
 		return 0, err
 	}
-	return int64(st.Bavail) * st.Bsize, nil
+	return int64(st.Bavail) * int64(st.Bsize), nil // Bsize is an int32 on 32-bit Linux
 }
