@@ -23,7 +23,7 @@ func newPlanCmd(env *Env) *cobra.Command {
 	var quiet bool
 	var sh engine.Shard
 	var metricsAddr string
-	var metricsLinger time.Duration
+	var metricsLinger, cellEvery time.Duration
 	run := &cobra.Command{
 		Use:   "run PLAN.yaml",
 		Short: "Run every cell of a plan, skipping cells whose complete result exists (safe to Ctrl-C and run again)",
@@ -31,7 +31,7 @@ func newPlanCmd(env *Env) *cobra.Command {
   PGPASSWORD=... candor plan run my-plan.yaml`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			opt := planrun.Options{Quiet: quiet, Shard: sh, MetricsAddr: metricsAddr}
+			opt := planrun.Options{Quiet: quiet, Shard: sh, MetricsAddr: metricsAddr, CellEvery: cellEvery}
 			if c.Flags().Changed("metrics-linger") {
 				opt.MetricsLinger = &metricsLinger
 			}
@@ -40,6 +40,7 @@ func newPlanCmd(env *Env) *cobra.Command {
 	}
 	run.Flags().BoolVarP(&quiet, "quiet", "q", false, "pass -q to every cell: only the plan's own progress lines")
 	runflags.AddShard(run.Flags(), &sh)
+	run.Flags().DurationVar(&cellEvery, "cell-every", 0, "with --start-at: start the plan's cell i at --start-at + i×DURATION, in every shard, so that each cell's shards measure the same time (a cell whose start has passed starts at once, late); without it only the first cell run waits for --start-at")
 	run.Flags().StringVar(&metricsAddr, "metrics-addr", "", "pass --metrics-addr to every cell: live metrics of the cell running, at http://ADDR/metrics (:9464 listens on every interface, 127.0.0.1:9464 on this machine only)")
 	run.Flags().DurationVar(&metricsLinger, "metrics-linger", engine.DefaultMetricsLinger, "pass --metrics-linger to every cell: how long each cell serves its final metrics until scraped")
 	cells := &cobra.Command{

@@ -57,7 +57,7 @@ func (s *ShardRun) parse(args []string) error {
 		if err != nil {
 			return err
 		}
-		if !t.After(now) {
+		if !t.After(now) && !s.Slot {
 			return usagef("--start-at %s is in the past (it is now %s): give a later time, or +DURATION such as +30s", s.StartAt, now.UTC().Format(time.RFC3339))
 		}
 		s.Start = t
@@ -209,7 +209,7 @@ func (s *ShardRun) wait(ctx context.Context, env *Env, quiet bool) error {
 	}
 	d := s.Start.Sub(shardNow())
 	if d <= 0 {
-		fmt.Fprintf(env.Stderr, "candor: --start-at %s passed %s before this shard was ready (its load took longer): starting now, late\n", s.Start.UTC().Format(time.RFC3339Nano), (-d).Round(time.Millisecond))
+		fmt.Fprintf(env.Stderr, "candor: --start-at %s passed %s before this shard was ready (its load, or a plan's cell before it, took longer): starting now, late\n", s.Start.UTC().Format(time.RFC3339Nano), (-d).Round(time.Millisecond))
 		return nil
 	}
 	if !quiet {

@@ -26,6 +26,11 @@ type Options struct {
 	// --metrics-addr and --metrics-linger.
 	MetricsAddr   string
 	MetricsLinger *time.Duration
+	// CellEvery (with Shard.StartAt) starts the plan's cell i at StartAt +
+	// i×CellEvery, in every shard: the shards of each cell measure the same
+	// time, whatever the cells before took. Zero: only the first cell run
+	// waits for StartAt.
+	CellEvery time.Duration
 }
 
 // CellState is "done" when the cell's result exists, is complete and was
@@ -59,6 +64,12 @@ func Run(ctx context.Context, env *engine.Env, p *plan.Plan, opt Options) error 
 	if err != nil {
 		return err
 	}
+	switch {
+	case opt.CellEvery < 0:
+		return engine.Usagef("--cell-every %s is negative: give the time from one cell's start to the next's, e.g. 5m", opt.CellEvery)
+	case opt.CellEvery > 0 && sh.Start.IsZero():
+		return engine.Usagef("--cell-every spaces the cells' starts from --start-at: give --start-at too")
+	}
 	cells := p.Cells()
 	shardCells(cells, sh)
 	nominal := planNominal(p, cells)
@@ -87,7 +98,13 @@ func Run(ctx context.Context, env *engine.Env, p *plan.Plan, opt Options) error 
 			eta = (nominal * time.Duration(todo)).Round(time.Second).String() + " plus loading"
 		}
 		fmt.Fprintf(env.Stderr, "[plan] cell %d/%d %s (%.0f%% of the plan done, ETA %s)\n", i+1, len(cells), c.ID, 100*float64(i)/float64(len(cells)), eta)
-		err := runCell(ctx, env, p, c, sh, opt, c.DataKey != lastData, ran == 0)
+		var slot time.Time // the cell's start, by its place in the plan
+		if opt.CellEvery > 0 {
+			slot = sh.Start.Add(time.Duration(i) * opt.CellEvery)
+		} else if ran == 0 {
+			slot = sh.Start
+		}
+		err := runCell(ctx, env, p, c, sh, opt, c.DataKey != lastData, slot)
 		ran++
 		if err != nil {
 			if engine.Code(err) == engine.ExitInterrupted {
@@ -104,7 +121,7 @@ func Run(ctx context.Context, env *engine.Env, p *plan.Plan, opt Options) error 
 // runCell sets up the cell's target when the plan starts it, runs the
 // cell's Spec and tears the target down. reload: the cell needs other data
 // than the cell before it (--load always).
-func runCell(ctx context.Context, env *engine.Env, p *plan.Plan, c plan.Cell, sh *engine.ShardRun, opt Options, reload, first bool) error {
+func runCell(ctx context.Context, env *engine.Env, p *plan.Plan, c plan.Cell, sh *engine.ShardRun, opt Options, reload bool, slot time.Time) error {
 	args := c.Args
 	targetSetup := false
 	if ts, ok := p.Setups[c.Target]; ok {
@@ -130,7 +147,7 @@ func runCell(ctx context.Context, env *engine.Env, p *plan.Plan, c plan.Cell, sh
 		}
 	}
 	spec.Plan.TargetSetup = targetSetup
-	shardCell(&spec, sh, c, first)
+	shardCell(&spec, sh, c, slot, opt.CellEvery > 0)
 	cellEnv := *env
 	// The cell's result records the command line its Spec is.
 	cellEnv.Args = append([]string{"candor"}, spec.Args()...)
@@ -173,11 +190,13 @@ func shardCells(cells []plan.Cell, s *engine.ShardRun) {
 
 // shardCell sets what a sharded plan adds to a cell's run: its shard,
 // a run id of its own (the plan's with the cell's id), its result file,
-// --load auto (a shard never drops what another shard loaded), and for the
-// first cell run, the start time.
-func shardCell(spec *engine.Spec, s *engine.ShardRun, c plan.Cell, first bool) {
-	if first && !s.Start.IsZero() {
-		spec.Shard.StartAt = s.Start.UTC().Format(time.RFC3339Nano)
+// --load auto (a shard never drops what another shard loaded), and its
+// start time, slot, when it has one (the first cell run, or every cell
+// with --cell-every, whose slot may have passed: late says it then starts
+// at once).
+func shardCell(spec *engine.Spec, s *engine.ShardRun, c plan.Cell, slot time.Time, late bool) {
+	if !slot.IsZero() {
+		spec.Shard.StartAt, spec.Shard.Slot = slot.UTC().Format(time.RFC3339Nano), late
 	}
 	if s.Count == 0 {
 		return

@@ -230,6 +230,71 @@ duration: 1s
 	}
 }
 
+// With --cell-every, every cell of a sharded plan starts at its own slot
+// in every shard (--start-at + i×every): the shards of the second cell
+// merge too, and record the slot as their start. A slot that has passed
+// when its cell comes starts the cell at once, late.
+func TestPlanRunShardedCellEvery(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	text := `name: p
+output: out
+targets:
+  null: null://
+workloads:
+  - name: ycsb/c
+    options: {recordcount: 100}
+matrix:
+  threads: [2, 4]
+repetitions: 1
+duration: 1s
+`
+	file := writePlan(t, dir, text)
+	start := time.Now().Add(4 * time.Second).Truncate(time.Second)
+	const every = 4 * time.Second
+	var wg sync.WaitGroup
+	codes, errs := make([]int, 2), make([]string, 2)
+	for i := range 2 {
+		wg.Go(func() {
+			codes[i], errs[i] = runPlan(t, file, nil, Options{Quiet: true, CellEvery: every,
+				Shard: engine.Shard{Of: string(rune('0'+i)) + "/2", RunID: "slots", StartAt: start.UTC().Format(time.RFC3339Nano)}})
+		})
+	}
+	wg.Wait()
+	for i := range 2 {
+		if codes[i] != 0 {
+			t.Fatalf("plan shard %d: exit %d: %s", i, codes[i], errs[i])
+		}
+	}
+	shards, _ := filepath.Glob(filepath.Join(dir, "out", "*.shard-*-of-2.json"))
+	if len(shards) != 4 {
+		t.Fatalf("shard results %v, want 2 cells × 2 shards", shards)
+	}
+	for cell := range 2 { // sorted: the cell's id comes first in the name, t2 before t4
+		var in []result.MergeInput
+		for _, f := range shards[2*cell : 2*cell+2] {
+			r := resulttest.Read(t, f)
+			if want := start.Add(time.Duration(cell) * every); !r.Shard.StartAt.Equal(want) {
+				t.Errorf("%s: start %v, want cell %d's slot %v", f, r.Shard.StartAt, cell, want)
+			}
+			in = append(in, result.MergeInput{File: f, Result: r})
+		}
+		if _, err := result.Merge(in); err != nil {
+			t.Errorf("merge of cell %d's shards: %v", cell, err)
+		}
+	}
+
+	file = writePlan(t, t.TempDir(), text)
+	code, errOut := runPlan(t, file, nil, Options{CellEvery: time.Millisecond,
+		Shard: engine.Shard{StartAt: time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)}})
+	if code != 0 || !strings.Contains(errOut, "starting now, late") {
+		t.Errorf("a cell whose slot passed: exit %d, want 0 and a late start:\n%s", code, errOut)
+	}
+	if code, errOut := runPlan(t, file, nil, Options{CellEvery: time.Second}); code != engine.ExitUsage || !strings.Contains(errOut, "give --start-at too") {
+		t.Errorf("--cell-every without --start-at: exit %d: %s", code, errOut)
+	}
+}
+
 // A target the plan starts: the setup's URL is the cell's target, the
 // cell's faults and teardown see CANDOR_CELL_DIR and CANDOR_TARGET.
 func TestPlanSetupTeardownAndFaults(t *testing.T) {
