@@ -178,12 +178,9 @@ duration: 1s
 	}
 }
 
-// Two shards of a plan, started together as on two client machines: each
-// cell's two shard results merge; a second pass finds every cell done.
-func TestPlanRunSharded(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	file := writePlan(t, dir, `name: p
+// shardedPlan is a plan of two cells (ycsb/c on null:// at 2 and 4
+// threads), 1 s each.
+const shardedPlan = `name: p
 output: out
 targets:
   null: null://
@@ -194,14 +191,21 @@ matrix:
   threads: [2, 4]
 repetitions: 1
 duration: 1s
-`)
-	// merge refuses shards that did not measure the same time.
-	start := time.Now().Add(5 * time.Second).UTC().Format(time.RFC3339Nano)
+`
+
+// runShards runs the plan in file as two shards, started together as on
+// two client machines, each with opt and its --shard, the run id and
+// --start-at start; it fails the test unless both succeed, and returns the
+// 4 shard results, sorted (a cell's two shards side by side).
+func runShards(t *testing.T, file string, opt Options, runID, start string) []string {
+	t.Helper()
 	var wg sync.WaitGroup
 	codes, errs := make([]int, 2), make([]string, 2)
 	for i := range 2 {
 		wg.Go(func() {
-			codes[i], errs[i] = runPlan(t, file, nil, Options{Quiet: true, Shard: engine.Shard{Of: string(rune('0'+i)) + "/2", RunID: "prun", StartAt: start}})
+			o := opt
+			o.Shard = engine.Shard{Of: string(rune('0'+i)) + "/2", RunID: runID, StartAt: start}
+			codes[i], errs[i] = runPlan(t, file, nil, o)
 		})
 	}
 	wg.Wait()
@@ -210,10 +214,21 @@ duration: 1s
 			t.Fatalf("plan shard %d: exit %d: %s", i, codes[i], errs[i])
 		}
 	}
-	shards, _ := filepath.Glob(filepath.Join(dir, "out", "*.shard-*-of-2.json"))
+	shards, _ := filepath.Glob(filepath.Join(filepath.Dir(file), "out", "*.shard-*-of-2.json"))
 	if len(shards) != 4 {
 		t.Fatalf("shard results %v, want 2 cells × 2 shards", shards)
 	}
+	return shards
+}
+
+// Two shards of a plan, started together: each cell's two shard results
+// merge; a second pass finds every cell done.
+func TestPlanRunSharded(t *testing.T) {
+	t.Parallel()
+	file := writePlan(t, t.TempDir(), shardedPlan)
+	// merge refuses shards that did not measure the same time.
+	start := time.Now().Add(5 * time.Second).UTC().Format(time.RFC3339Nano)
+	shards := runShards(t, file, Options{Quiet: true}, "prun", start)
 	var in []result.MergeInput
 	for _, f := range shards[:2] { // sorted: the cell's id comes first in the name
 		in = append(in, result.MergeInput{File: f, Result: resulttest.Read(t, f)})
@@ -236,40 +251,10 @@ duration: 1s
 // when its cell comes starts the cell at once, late.
 func TestPlanRunShardedCellEvery(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	text := `name: p
-output: out
-targets:
-  null: null://
-workloads:
-  - name: ycsb/c
-    options: {recordcount: 100}
-matrix:
-  threads: [2, 4]
-repetitions: 1
-duration: 1s
-`
-	file := writePlan(t, dir, text)
+	file := writePlan(t, t.TempDir(), shardedPlan)
 	start := time.Now().Add(4 * time.Second).Truncate(time.Second)
 	const every = 4 * time.Second
-	var wg sync.WaitGroup
-	codes, errs := make([]int, 2), make([]string, 2)
-	for i := range 2 {
-		wg.Go(func() {
-			codes[i], errs[i] = runPlan(t, file, nil, Options{Quiet: true, CellEvery: every,
-				Shard: engine.Shard{Of: string(rune('0'+i)) + "/2", RunID: "slots", StartAt: start.UTC().Format(time.RFC3339Nano)}})
-		})
-	}
-	wg.Wait()
-	for i := range 2 {
-		if codes[i] != 0 {
-			t.Fatalf("plan shard %d: exit %d: %s", i, codes[i], errs[i])
-		}
-	}
-	shards, _ := filepath.Glob(filepath.Join(dir, "out", "*.shard-*-of-2.json"))
-	if len(shards) != 4 {
-		t.Fatalf("shard results %v, want 2 cells × 2 shards", shards)
-	}
+	shards := runShards(t, file, Options{Quiet: true, CellEvery: every}, "slots", start.UTC().Format(time.RFC3339Nano))
 	for cell := range 2 { // sorted: the cell's id comes first in the name, t2 before t4
 		var in []result.MergeInput
 		for _, f := range shards[2*cell : 2*cell+2] {
@@ -284,7 +269,7 @@ duration: 1s
 		}
 	}
 
-	file = writePlan(t, t.TempDir(), text)
+	file = writePlan(t, t.TempDir(), shardedPlan)
 	code, errOut := runPlan(t, file, nil, Options{CellEvery: time.Millisecond,
 		Shard: engine.Shard{StartAt: time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)}})
 	if code != 0 || !strings.Contains(errOut, "starting now, late") {
