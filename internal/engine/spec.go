@@ -120,9 +120,10 @@ type Shard struct {
 	Of      string `json:"of,omitempty"`       // "i/N" as given
 	StartAt string `json:"start_at,omitempty"` // RFC 3339 or +DURATION
 	RunID   string `json:"run_id,omitempty"`
-	// Slot: StartAt is a plan cell's start (plan run --cell-every), which
-	// a cell before it may have overrun: a time already past starts the
-	// run at once, late, instead of being refused.
+	// Slot: StartAt is a plan cell's start (plan run), checked when the
+	// plan began, which a cell before it or the cell's target setup may
+	// have overrun: a time already past starts the run at once, late,
+	// instead of being refused.
 	Slot bool `json:"-"`
 }
 

@@ -147,7 +147,7 @@ func runCell(ctx context.Context, env *engine.Env, p *plan.Plan, c plan.Cell, sh
 		}
 	}
 	spec.Plan.TargetSetup = targetSetup
-	shardCell(&spec, sh, c, slot, opt.CellEvery > 0)
+	shardCell(&spec, sh, c, slot)
 	cellEnv := *env
 	// The cell's result records the command line its Spec is.
 	cellEnv.Args = append([]string{"candor"}, spec.Args()...)
@@ -192,11 +192,12 @@ func shardCells(cells []plan.Cell, s *engine.ShardRun) {
 // a run id of its own (the plan's with the cell's id), its result file,
 // --load auto (a shard never drops what another shard loaded), and its
 // start time, slot, when it has one (the first cell run, or every cell
-// with --cell-every, whose slot may have passed: late says it then starts
-// at once).
-func shardCell(spec *engine.Spec, s *engine.ShardRun, c plan.Cell, slot time.Time, late bool) {
+// with --cell-every). --start-at was checked to be ahead when the plan
+// began; a slot that a cell before, or the cell's target setup, overran
+// starts the cell at once, late, rather than failing it.
+func shardCell(spec *engine.Spec, s *engine.ShardRun, c plan.Cell, slot time.Time) {
 	if !slot.IsZero() {
-		spec.Shard.StartAt, spec.Shard.Slot = slot.UTC().Format(time.RFC3339Nano), late
+		spec.Shard.StartAt, spec.Shard.Slot = slot.UTC().Format(time.RFC3339Nano), true
 	}
 	if s.Count == 0 {
 		return
