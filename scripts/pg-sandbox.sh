@@ -70,7 +70,8 @@ start() {
 		echo "unix_socket_directories = '$dir'"
 		for kv in "$@"; do
 			case $kv in
-			log_directory=*) logdir=${kv#*=} ;; # the logging collector's: a start's errors go there
+			log_directory=/*) logdir=${kv#*=} ;; # the logging collector's: a start's errors go there
+			log_directory=*) logdir=$dir/data/${kv#*=} ;; # relative to the data directory, as PostgreSQL reads it
 			esac
 			case $kv in
 			*=*) echo "${kv%%=*} = '${kv#*=}'" ;;
