@@ -233,7 +233,9 @@ func (c *Conn) write(b []byte) (int, error) {
 }
 
 // sys makes the system call trap (recvfrom or sendto, with no address) on
-// b with flags; raw, or telling the runtime that it may block.
+// b with flags; raw, or telling the runtime that it may block. Unlike
+// syscall.Read, it tells the race detector nothing of the bytes the kernel
+// wrote into b: a session's buffers belong to its one goroutine.
 func (c *Conn) sys(raw bool, trap uintptr, b []byte, flags uintptr) (int, error) {
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	var r uintptr
