@@ -259,8 +259,15 @@ func TestPlanRunShardedCellEvery(t *testing.T) {
 		var in []result.MergeInput
 		for _, f := range shards[2*cell : 2*cell+2] {
 			r := resulttest.Read(t, f)
-			if want := start.Add(time.Duration(cell) * every); !r.Shard.StartAt.Equal(want) {
+			want := start.Add(time.Duration(cell) * every)
+			if !r.Shard.StartAt.Equal(want) {
 				t.Errorf("%s: start %v, want cell %d's slot %v", f, r.Shard.StartAt, cell, want)
+			}
+			// The measured phase itself began at the slot, by the
+			// process's clock (not only the recorded setting).
+			run := r.Phases[len(r.Phases)-1]
+			if d := run.Started.Sub(want); d < 0 || d > time.Second {
+				t.Errorf("%s: its %s phase began %v after cell %d's slot, want within a second of it", f, run.Name, d, cell)
 			}
 			in = append(in, result.MergeInput{File: f, Result: r})
 		}
