@@ -55,7 +55,12 @@ type Loop struct {
 	closed    bool
 	events    []unix.EpollEvent
 	pwait2    bool
+	later     []Flusher // to call once the runnable tasks have had their turns
 }
+
+// Flusher is work a task leaves its loop (Task.Later): sends that wait
+// until the loop's other runnable tasks have had their turns.
+type Flusher interface{ Flush() }
 
 // New returns a loop with its epoll instance and its wake-up eventfd.
 func New() (*Loop, error) {
@@ -95,6 +100,7 @@ type Task struct {
 	yield    func(struct{}) bool
 	g        atomic.Uintptr // its coroutine's goroutine (getg) while it lives; 0 before and after
 	deadline time.Time      // while sleeping: in the loop's sleepers until then
+	waiting  *FD            // while waiting for a descriptor
 }
 
 type taskKey struct{}
@@ -176,6 +182,11 @@ func (l *Loop) Run() {
 			}
 		}
 		l.runq = l.runq[:0]
+		for i, f := range l.later {
+			f.Flush() // may make a task runnable (Ready)
+			l.later[i] = nil
+		}
+		l.later = l.later[:0]
 		if live == 0 {
 			return
 		}
@@ -187,7 +198,9 @@ func (l *Loop) Run() {
 // makes runnable the tasks whose wait ended.
 func (l *Loop) poll() {
 	timeout := time.Duration(-1)
-	if len(l.sleepers) > 0 {
+	if len(l.runq) > 0 {
+		timeout = 0 // a Flusher made a task runnable: only collect the events
+	} else if len(l.sleepers) > 0 {
 		timeout = max(time.Until(l.sleepers[0].deadline), 0)
 	}
 	n, err := l.wait(timeout)
@@ -221,7 +234,7 @@ func (l *Loop) poll() {
 			f.writable = true
 		}
 		if w := f.waiter; w != nil && (f.waitWrite && f.writable || !f.waitWrite && f.readable) {
-			f.waiter = nil
+			f.waiter, w.waiting = nil, nil
 			l.runq = append(l.runq, w)
 		}
 	}
@@ -339,9 +352,30 @@ func (t *Task) Wait(f *FD, write bool) error {
 	if write && f.writable || !write && f.readable {
 		return nil
 	}
-	f.waiter, f.waitWrite = t, write
+	f.waiter, f.waitWrite, t.waiting = t, write, f
 	t.yield(struct{}{})
 	return nil
+}
+
+// Later has t's loop call f.Flush once each of its runnable tasks has had
+// its turn, before the loop waits for events again; the caller must be t's
+// coroutine. A session of a loop sends its statement this way
+// (blockconn.Conn.SendLater): the loop reads every reply that is in, then
+// sends all the statements that follow them, so that the server's
+// processes, woken by those sends in a row, fill one core's queue instead
+// of each waking an idle core (docs/SCRIPTS.md, "Performance beside
+// pgbench 15").
+func (t *Task) Later(f Flusher) { t.loop.later = append(t.loop.later, f) }
+
+// Ready makes t runnable again if it waits for a descriptor: its Wait
+// returns as if the descriptor were ready. Only a Flusher, on the loop's
+// goroutine, calls it (a send it could not finish, which the task must
+// finish itself).
+func (t *Task) Ready() {
+	if f := t.waiting; f != nil {
+		f.waiter, t.waiting = nil, nil
+		t.loop.runq = append(t.loop.runq, t)
+	}
 }
 
 // Forget removes f from its loop's epoll set; call it before closing the

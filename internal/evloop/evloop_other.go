@@ -44,6 +44,13 @@ func (t *Task) Mine() bool                                      { return false }
 func (t *Task) Sleep(ctx context.Context, d time.Duration) bool { return false }
 func (t *Task) Wait(f *FD, write bool) error                    { return errors.New("evloop: not available") }
 
+// Flusher is work a task leaves its loop; never called here.
+type Flusher interface{ Flush() }
+
+// Later and Ready are never reached (no task exists).
+func (t *Task) Later(f Flusher) {}
+func (t *Task) Ready()          {}
+
 // FD is not available here.
 type FD struct{}
 

@@ -145,6 +145,14 @@ type Conn struct {
 	// coroutine calls, else in poll(2) (pgx's background reader).
 	task *evloop.Task
 	ev   *evloop.FD
+	// What a Write after SendLater queued, for the loop to send (Flush),
+	// or what is left of it after a send that would have blocked or
+	// failed: only the task's coroutine and its loop, on one goroutine,
+	// touch these.
+	later    bool // the next Write queues
+	queued   []byte
+	inLoop   bool  // c is in the loop's Later list
+	queueErr error // the loop's send failed: the next Read returns it
 
 	_ cacheline.Pad
 }
@@ -180,10 +188,17 @@ func (c *Conn) Read(b []byte) (int, error) {
 	}
 	mine := c.ev != nil && c.task.Mine() // the caller may wait in the loop
 	for {
+		if mine && !c.inLoop && (len(c.queued) > 0 || c.queueErr != nil) {
+			// The loop could not send all of what Write queued.
+			if err := c.sendQueued(); err != nil {
+				return 0, err
+			}
+		}
 		if mine && !c.ev.Readable() {
 			if err := c.task.Wait(c.ev, false); err != nil {
 				return 0, c.opError("read", err)
 			}
+			continue // woken by the socket, or by Flush (see above)
 		}
 		n, err := c.read(b)
 		if err == syscall.EINTR {
@@ -281,8 +296,32 @@ func (c *Conn) Write(b []byte) (int, error) {
 	if c.ev == nil {
 		c.maybeYield()
 	}
+	if (c.later || c.inLoop) && c.task.Mine() {
+		// After SendLater, or behind bytes that it queued: in order.
+		c.later = false
+		if err := c.check("write"); err != nil {
+			return 0, err
+		}
+		if !c.inLoop {
+			c.inLoop = true
+			c.task.Later(c)
+		}
+		c.queued = append(c.queued, b...)
+		return len(b), nil
+	}
 	c.inUse.RLock()
 	defer c.inUse.RUnlock()
+	if len(c.queued) > 0 || c.queueErr != nil {
+		if err := c.sendQueued(); err != nil { // what the loop could not send goes first
+			return 0, err
+		}
+	}
+	return c.writeAll(b)
+}
+
+// writeAll writes all of b, waiting when the socket's buffer is full, as
+// Write does; c.inUse must be held shared.
+func (c *Conn) writeAll(b []byte) (int, error) {
 	written := 0
 	for written < len(b) {
 		if err := c.check("write"); err != nil {
@@ -307,6 +346,73 @@ func (c *Conn) Write(b []byte) (int, error) {
 		written += n
 	}
 	return written, nil
+}
+
+// SendLater makes c's next Write queue its bytes for c's loop to send once
+// each of the loop's runnable tasks has had its turn (evloop.Task.Later):
+// the loop reads the replies that are in, and then sends the statements
+// that follow them in a row (docs/SCRIPTS.md, "Performance beside pgbench
+// 15"). The caller must then read c's reply on the same coroutine: a Read
+// waits in the loop, which sends the queued bytes before it waits for
+// events; if the loop could not send them all (a full send buffer), the
+// Read sends the rest itself, waiting as Write does, and it returns the
+// error of a send that failed. SendLater reports whether the next Write
+// queues: only for a session of a loop, called by its task's coroutine.
+func (c *Conn) SendLater() bool {
+	if c.ev == nil || !c.task.Mine() {
+		return false
+	}
+	c.later = true
+	return true
+}
+
+// Flush sends what Write queued after SendLater (evloop.Flusher); c's
+// loop calls it, between its tasks' turns. What would block stays queued
+// and an error is kept, each for c's task's next Read, which it wakes.
+func (c *Conn) Flush() {
+	c.inLoop = false
+	c.inUse.RLock()
+	defer c.inUse.RUnlock()
+	sent := 0
+	for sent < len(c.queued) {
+		if err := c.check("write"); err != nil {
+			c.queueErr = err
+			break
+		}
+		n, err := c.write(c.queued[sent:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err == syscall.EAGAIN {
+			c.ev.MarkFull()
+			break
+		}
+		if err != nil {
+			c.queueErr = c.opError("write", os.NewSyscallError("write", err))
+			break
+		}
+		sent += n
+	}
+	if c.queueErr != nil {
+		sent = len(c.queued)
+	}
+	c.queued = c.queued[:copy(c.queued, c.queued[sent:])]
+	if len(c.queued) > 0 || c.queueErr != nil {
+		c.task.Ready() // its Read finishes the send, or reports the error
+	}
+}
+
+// sendQueued finishes, in the task's coroutine, a send the loop could not
+// (Flush), or returns its error; c.inUse must be held shared (Read).
+func (c *Conn) sendQueued() error {
+	if err := c.queueErr; err != nil {
+		c.queueErr, c.queued = nil, c.queued[:0]
+		return err
+	}
+	b := c.queued
+	c.queued = c.queued[:0]
+	_, err := c.writeAll(b) // b stays valid: nothing is queued meanwhile
+	return err
 }
 
 // Close implements net.Conn. It wakes any Read or Write in flight (they

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -141,5 +142,116 @@ func TestLoopSessionReadByAnotherGoroutine(t *testing.T) {
 	runLoop(t, l, "the other goroutine's read did not return")
 	if rerr != nil || string(got) != "ping" {
 		t.Errorf("read by another goroutine: %q, %v; want the echo", got, rerr)
+	}
+}
+
+// After SendLater a session's write waits for its loop: nothing is on the
+// wire until the task waits for its reply, then the loop sends it, and a
+// write after it (before the loop's turn) follows it in order.
+func TestLoopSendLater(t *testing.T) {
+	l, ctx := newLoop(t)
+	var got []byte
+	var early, rerr error
+	var other bool
+	var task *evloop.Task
+	task = l.Go(func() {
+		c, srv := dialPair(t, evloop.WithTask(ctx, task))
+		go func() { _, _ = io.Copy(srv, srv) }()
+		bc := c.(*Conn)
+		asked := make(chan bool)
+		go func() { asked <- bc.SendLater() }()
+		other = <-asked
+		if !bc.SendLater() {
+			rerr = errors.New("SendLater refused on the task's coroutine")
+			return
+		}
+		if _, err := c.Write([]byte("first ")); err != nil {
+			rerr = err
+			return
+		}
+		if _, err := c.Write([]byte("second")); err != nil {
+			rerr = err
+			return
+		}
+		// The echo would be back within the wait if the bytes had left.
+		time.Sleep(50 * time.Millisecond)
+		var probe [1]byte
+		if n, _, err := syscall.Recvfrom(bc.fd, probe[:], syscall.MSG_DONTWAIT|syscall.MSG_PEEK); n > 0 || err != syscall.EAGAIN {
+			early = errors.New("the queued write reached the peer before the task waited")
+		}
+		got = make([]byte, len("first second"))
+		_, rerr = io.ReadFull(c, got)
+	})
+	runLoop(t, l, "the queued write was never sent")
+	if early != nil {
+		t.Error(early)
+	}
+	if rerr != nil || string(got) != "first second" {
+		t.Errorf("reply %q, %v; want the two writes echoed in order", got, rerr)
+	}
+	if other {
+		t.Error("SendLater accepted on a goroutine that is not the session's task")
+	}
+}
+
+// A queued write larger than the socket can take at once: the loop sends
+// what fits, and the task's read sends the rest, waiting until the peer
+// reads, before it waits for the reply.
+func TestLoopSendLaterFullBuffer(t *testing.T) {
+	l, ctx := newLoop(t)
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<19) // 8 MiB
+	var reply []byte
+	var rerr error
+	received := make(chan []byte, 1)
+	var task *evloop.Task
+	task = l.Go(func() {
+		c, srv := dialPair(t, evloop.WithTask(ctx, task))
+		go func() {
+			time.Sleep(100 * time.Millisecond) // the loop's send fills the buffers first
+			b := make([]byte, len(big))
+			_, err := io.ReadFull(srv, b)
+			received <- b
+			if err == nil {
+				_, _ = srv.Write([]byte("ok"))
+			}
+		}()
+		c.(*Conn).SendLater()
+		if _, err := c.Write(big); err != nil {
+			rerr = err
+			return
+		}
+		reply = make([]byte, 2)
+		_, rerr = io.ReadFull(c, reply)
+	})
+	runLoop(t, l, "the rest of the queued write was never sent")
+	if rerr != nil || string(reply) != "ok" {
+		t.Fatalf("reply %q, %v; want ok", reply, rerr)
+	}
+	if b := <-received; !bytes.Equal(b, big) {
+		t.Error("the peer did not receive the queued bytes whole and in order")
+	}
+}
+
+// A queued write to a peer that reset the connection: the task's read
+// returns the error instead of waiting for a reply.
+func TestLoopSendLaterReset(t *testing.T) {
+	l, ctx := newLoop(t)
+	var rerr error
+	var task *evloop.Task
+	task = l.Go(func() {
+		c, srv := dialPair(t, evloop.WithTask(ctx, task))
+		srv.(*net.TCPConn).SetLinger(0)
+		srv.Close() // a reset
+		time.Sleep(20 * time.Millisecond)
+		c.(*Conn).SendLater()
+		if _, err := c.Write([]byte("statement")); err != nil {
+			rerr = err
+			return
+		}
+		_, rerr = c.Read(make([]byte, 1))
+	})
+	runLoop(t, l, "a read after a queued write to a reset peer did not return")
+	if rerr == nil {
+		t.Error("a read after a queued write to a reset peer returned no error")
 	}
 }

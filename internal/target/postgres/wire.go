@@ -52,6 +52,11 @@ var (
 // context cannot be cancelled, so nothing needs watching.
 func wirePath(ctx context.Context) bool { return ctx.Done() == nil }
 
+// laterSender is the socket of an event loop's session (blockconn.Conn),
+// whose next write the loop may send once its other sessions have had
+// their turns.
+type laterSender interface{ SendLater() bool }
+
 // wireExec is fastExec's path under a context without a Done channel.
 func (c *Conn) wireExec(d *fastStmt, fn func(cols [][]byte) error) (int, int64, error) {
 	pg := c.pc.PgConn()
@@ -66,6 +71,9 @@ func (c *Conn) wireExec(d *fastStmt, fn func(cols [][]byte) error) (int, int64, 
 	}
 	fe.SendExecute(&wireExecute)
 	fe.SendSync(&wireSync)
+	if ls, ok := pg.Conn().(laterSender); ok {
+		ls.SendLater() // a loop's session: the loop sends it (blockconn.Conn.SendLater)
+	}
 	if err := fe.Flush(); err != nil {
 		return 0, 0, c.wireBroken(err)
 	}
