@@ -293,6 +293,9 @@ type Conn struct {
 	ends    []int
 	nulls   []bool
 	bind    pgproto3.Bind // the wire path's (wire.go)
+	// wireInTx: the wire path's last statement left a transaction block
+	// open (its ReadyForQuery), which pgconn's TxStatus does not see.
+	wireInTx bool
 	// fields are the columns of the last Query's result
 	// (target.ColumnNamer); pgx reuses them at the next statement.
 	fields []pgconn.FieldDescription
