@@ -82,6 +82,15 @@ func newLoop(t *testing.T) (*evloop.Loop, context.Context) {
 	return l, target.WithSessionIO(context.Background(), target.IOLoop)
 }
 
+// inLoop runs fn as the one task of a new loop, with a context for dialing
+// its sessions, failing with what if it has not returned after 20 s.
+func inLoop(t *testing.T, what string, fn func(ctx context.Context)) {
+	l, ctx := newLoop(t)
+	var task *evloop.Task
+	task = l.Go(func() { fn(evloop.WithTask(ctx, task)) })
+	runLoop(t, l, what)
+}
+
 // runLoop runs l until its tasks are done, failing with what after 20 s.
 func runLoop(t *testing.T, l *evloop.Loop, what string) {
 	done := make(chan struct{})
@@ -102,15 +111,12 @@ func echoPair(t *testing.T, ctx context.Context) net.Conn {
 
 // A deadline set from another goroutine ends a read the loop waits for.
 func TestLoopSessionDeadline(t *testing.T) {
-	l, ctx := newLoop(t)
 	var rerr error
-	var task *evloop.Task
-	task = l.Go(func() {
-		c, _ := dialPair(t, evloop.WithTask(ctx, task))
+	inLoop(t, "the deadline did not end the read", func(ctx context.Context) {
+		c, _ := dialPair(t, ctx)
 		time.AfterFunc(50*time.Millisecond, func() { c.SetDeadline(time.Now()) })
 		_, rerr = c.Read(make([]byte, 1))
 	})
-	runLoop(t, l, "the deadline did not end the read")
 	if !errors.Is(rerr, os.ErrDeadlineExceeded) {
 		t.Errorf("read: %v, want the deadline's error", rerr)
 	}
@@ -149,13 +155,11 @@ func TestLoopSessionReadByAnotherGoroutine(t *testing.T) {
 // wire until the task waits for its reply, then the loop sends it, and a
 // write after it (before the loop's turn) follows it in order.
 func TestLoopSendLater(t *testing.T) {
-	l, ctx := newLoop(t)
 	var got []byte
 	var early, rerr error
 	var other bool
-	var task *evloop.Task
-	task = l.Go(func() {
-		c, srv := dialPair(t, evloop.WithTask(ctx, task))
+	inLoop(t, "the queued write was never sent", func(ctx context.Context) {
+		c, srv := dialPair(t, ctx)
 		go func() { _, _ = io.Copy(srv, srv) }()
 		bc := c.(*Conn)
 		asked := make(chan bool)
@@ -182,7 +186,6 @@ func TestLoopSendLater(t *testing.T) {
 		got = make([]byte, len("first second"))
 		_, rerr = io.ReadFull(c, got)
 	})
-	runLoop(t, l, "the queued write was never sent")
 	if early != nil {
 		t.Error(early)
 	}
@@ -198,14 +201,12 @@ func TestLoopSendLater(t *testing.T) {
 // what fits, and the task's read sends the rest, waiting until the peer
 // reads, before it waits for the reply.
 func TestLoopSendLaterFullBuffer(t *testing.T) {
-	l, ctx := newLoop(t)
 	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<19) // 8 MiB
 	var reply []byte
 	var rerr error
 	received := make(chan []byte, 1)
-	var task *evloop.Task
-	task = l.Go(func() {
-		c, srv := dialPair(t, evloop.WithTask(ctx, task))
+	inLoop(t, "the rest of the queued write was never sent", func(ctx context.Context) {
+		c, srv := dialPair(t, ctx)
 		go func() {
 			time.Sleep(100 * time.Millisecond) // the loop's send fills the buffers first
 			b := make([]byte, len(big))
@@ -223,7 +224,6 @@ func TestLoopSendLaterFullBuffer(t *testing.T) {
 		reply = make([]byte, 2)
 		_, rerr = io.ReadFull(c, reply)
 	})
-	runLoop(t, l, "the rest of the queued write was never sent")
 	if rerr != nil || string(reply) != "ok" {
 		t.Fatalf("reply %q, %v; want ok", reply, rerr)
 	}
@@ -235,11 +235,9 @@ func TestLoopSendLaterFullBuffer(t *testing.T) {
 // A queued write to a peer that reset the connection: the task's read
 // returns the error instead of waiting for a reply.
 func TestLoopSendLaterReset(t *testing.T) {
-	l, ctx := newLoop(t)
 	var rerr error
-	var task *evloop.Task
-	task = l.Go(func() {
-		c, srv := dialPair(t, evloop.WithTask(ctx, task))
+	inLoop(t, "a read after a queued write to a reset peer did not return", func(ctx context.Context) {
+		c, srv := dialPair(t, ctx)
 		srv.(*net.TCPConn).SetLinger(0)
 		srv.Close() // a reset
 		time.Sleep(20 * time.Millisecond)
@@ -250,7 +248,6 @@ func TestLoopSendLaterReset(t *testing.T) {
 		}
 		_, rerr = c.Read(make([]byte, 1))
 	})
-	runLoop(t, l, "a read after a queued write to a reset peer did not return")
 	if rerr == nil {
 		t.Error("a read after a queued write to a reset peer returned no error")
 	}
