@@ -311,7 +311,7 @@ func (c *Conn) Write(b []byte) (int, error) {
 	}
 	c.inUse.RLock()
 	defer c.inUse.RUnlock()
-	if len(c.queued) > 0 || c.queueErr != nil {
+	if c.ev != nil && c.task.Mine() && (len(c.queued) > 0 || c.queueErr != nil) {
 		if err := c.sendQueued(); err != nil { // what the loop could not send goes first
 			return 0, err
 		}
