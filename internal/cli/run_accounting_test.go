@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -70,7 +71,10 @@ func TestAbsurdRateEnds(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}
-	if d := time.Since(t0); d > 10*time.Second {
+	// Bounds that tell an end from a hang, not timing targets: the
+	// package's tests run in parallel beside other packages', under the
+	// race detector in CI, on two cores shared with the test servers.
+	if d := time.Since(t0); d > 30*time.Second {
 		t.Errorf("a 1 s run at 1e12/s took %v", d)
 	}
 	if !strings.Contains(stdout, "BEHIND SCHEDULE") || !strings.Contains(stdout, "dropped: ") {
@@ -78,11 +82,15 @@ func TestAbsurdRateEnds(t *testing.T) {
 	}
 
 	sig := make(chan os.Signal, 1)
-	time.AfterFunc(time.Second, func() { sig <- syscall.SIGINT })
-	t0 = time.Now()
+	var signalled atomic.Int64 // when the signal was sent (UnixNano)
+	time.AfterFunc(time.Second, func() {
+		signalled.Store(time.Now().UnixNano())
+		sig <- syscall.SIGINT
+	})
 	code, _, stderr = runAbsSig(t, dir, sig, "run", "ycsb/c", "--target", "null://", "--rate", "1e12", "--time", "1h", "-o", filepath.Join(dir, "i.json"))
-	if code != ExitInterrupted || time.Since(t0) > 6*time.Second {
-		t.Fatalf("exit %d after %v, want %d within seconds of the signal; stderr:\n%s", code, time.Since(t0), ExitInterrupted, stderr)
+	after := time.Since(time.Unix(0, signalled.Load()))
+	if code != ExitInterrupted || signalled.Load() == 0 || after > 20*time.Second {
+		t.Fatalf("exit %d %v after the signal, want %d within seconds of it; stderr:\n%s", code, after, ExitInterrupted, stderr)
 	}
 	if res, err := result.Read(filepath.Join(dir, "i.json")); err != nil || res.Status != result.StatusInterrupted {
 		t.Fatalf("result after the signal: %v %v", res, err)
