@@ -188,8 +188,7 @@ func (c *Conn) Read(b []byte) (int, error) {
 	}
 	mine := c.ev != nil && c.task.Mine() // the caller may wait in the loop
 	for {
-		if mine && !c.inLoop && (len(c.queued) > 0 || c.queueErr != nil) {
-			// The loop could not send all of what Write queued.
+		if mine && c.unsent() {
 			if err := c.sendQueued(); err != nil {
 				return 0, err
 			}
@@ -311,8 +310,8 @@ func (c *Conn) Write(b []byte) (int, error) {
 	}
 	c.inUse.RLock()
 	defer c.inUse.RUnlock()
-	if c.ev != nil && c.task.Mine() && (len(c.queued) > 0 || c.queueErr != nil) {
-		if err := c.sendQueued(); err != nil { // what the loop could not send goes first
+	if c.ev != nil && c.task.Mine() && c.unsent() {
+		if err := c.sendQueued(); err != nil { // it goes first
 			return 0, err
 		}
 	}
@@ -401,6 +400,10 @@ func (c *Conn) Flush() {
 		c.task.Ready() // its Read finishes the send, or reports the error
 	}
 }
+
+// unsent reports whether the loop's Flush left queued bytes it could not
+// send, or the error of its send, for the task's coroutine to deal with.
+func (c *Conn) unsent() bool { return !c.inLoop && (len(c.queued) > 0 || c.queueErr != nil) }
 
 // sendQueued finishes, in the task's coroutine, a send the loop could not
 // (Flush), or returns its error; c.inUse must be held shared (Read).

@@ -26,7 +26,11 @@ import (
 // statement without result columns as pgx does, Execute, Sync) through
 // pgconn's Frontend and reads the replies with its Receive, into the same
 // buffers; under a context that can be cancelled, or with parameters over
-// maxWireParamBytes, statements go through pgconn as before.
+// maxWireParamBytes, statements go through pgconn as before. On an event
+// loop's session, a statement outside a transaction block is not written
+// at once: the loop sends it after its other sessions' turns
+// (blockconn.Conn.SendLater), unlike pgbench, which sends each client's
+// command as it reads its reply (docs/SCRIPTS.md).
 //
 // What pgconn would have done with the replies is done here as far as a
 // session needs it: an ErrorResponse becomes the same *pgconn.PgError, a
