@@ -507,7 +507,10 @@ type Interval struct {
 	Ops        []IntervalOp     `json:"ops"`
 	Counters   map[string]int64 `json:"counters,omitempty"`
 	Reconnects int64            `json:"reconnects,omitempty"`
-	Client     *UsageSample     `json:"client,omitempty"`
+	// NoSession is, at the interval's end, how many workers were without
+	// a session (reconnecting); absent when none.
+	NoSession int          `json:"no_session,omitempty"`
+	Client    *UsageSample `json:"client,omitempty"`
 	// Open-loop run phases, sampled at the interval's end: operations due
 	// by their schedule and not yet begun, and workers running one.
 	Queue       *int64 `json:"queue,omitempty"`

@@ -182,7 +182,9 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	if err != nil {
 		return nil, err
 	}
+	var down atomic.Int64 // workers reconnecting now, for the status lines
 	for _, s := range sessions {
+		s.down = &down
 		s.measureFrom = warmEnd
 		if cfg.Duration > 0 {
 			s.measureTo = warmEnd.Add(cfg.Duration)
@@ -260,6 +262,7 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	mon.warmEnd = warmEnd
 	mon.counters = counters
 	mon.reconnects = &reconnects
+	mon.down = &down
 	mon.gc = gc
 	if open {
 		mon.queue = &queue

@@ -237,6 +237,7 @@ type session struct {
 	// measureFrom (the warm-up's end) to measureTo (the phase's end; zero:
 	// none), set before the workers start.
 	measured               time.Duration
+	down                   *atomic.Int64 // sessions of the phase reconnecting now; nil: not counted
 	measureFrom, measureTo time.Time
 	// failing is how long the next reconnect waits before it connects: 0
 	// while operations succeed, then 50 ms doubling to maxBackoff for each
@@ -278,7 +279,13 @@ func (s *session) reconnect(ctx context.Context, failed func(error)) error {
 	}
 	s.mu.Unlock()
 	lost := time.Now()
+	if s.down != nil {
+		s.down.Add(1)
+	}
 	defer func() {
+		if s.down != nil {
+			s.down.Add(-1)
+		}
 		now := time.Now()
 		s.noSession += now.Sub(lost)
 		s.measured += s.overlap(lost, now)
