@@ -241,6 +241,7 @@ func TestLedgerUnaccountedExitsUnreachable(t *testing.T) {
 	s := specFor(PhaseRun, "ledger", urls[0], out)
 	s.Threads, s.Rate, s.Duration, s.MaxErrorRate, s.RecoveryTimeout = ptr(2), ptr(200.0), ptr(3*time.Second), 1, time.Second
 	s.Faults, s.Quiet = []string{"at=1s run=" + sh + " kill " + dir + " 0"}, false
+	s.MaxUnavailable = 0 // the only node killed on purpose: the test is of the ledger's missing accounting
 	r := runE2E(t, s)
 	if r.code != ExitUnreachable || !strings.Contains(r.stderr, "ledger: no accounting") || !strings.Contains(r.stderr, "candor ledger verify") {
 		t.Fatalf("exit %d, want %d naming the missing accounting and ledger verify\n%s", r.code, ExitUnreachable, r.stderr)
