@@ -337,6 +337,7 @@ func TestBankChecksAfterFailover(t *testing.T) {
 	s.Options = []string{"accounts=100", "locking=optimistic"}
 	s.Threads, s.Duration, s.MaxErrorRate, s.Retries = ptr(4), ptr(6*time.Second), 0.5, ptr(1000)
 	s.Faults = []string{"at=2s run=" + sh + " kill " + dir + " 0", "at=3s run=" + sh + " promote " + dir + " 1"}
+	s.MaxUnavailable = 0 // a fail-over killed on purpose, long for a short run
 	r := runE2E(t, s)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)

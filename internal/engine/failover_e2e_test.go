@@ -27,6 +27,11 @@ func runFailover(t *testing.T, name string, urls []string, d time.Duration, faul
 	s := specFor(PhaseRun, "ledger", "", out)
 	s.Targets, s.TargetRole, s.Quiet = urls[:2], RolePrimary, false
 	s.Threads, s.Rate, s.Duration, s.Faults = ptr(4), ptr(400.0), ptr(d), faults
+	// The primary is killed on purpose, a second or more before the
+	// promote, in a run of a few seconds: far above the default
+	// --max-unavailable 5%, which is then off (the test judges the
+	// fail-over by its accounting).
+	s.MaxUnavailable = 0
 	if r := runE2E(t, s); r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
@@ -236,6 +241,7 @@ func TestLedgerUnaccountedExitsUnreachable(t *testing.T) {
 	s := specFor(PhaseRun, "ledger", urls[0], out)
 	s.Threads, s.Rate, s.Duration, s.MaxErrorRate, s.RecoveryTimeout = ptr(2), ptr(200.0), ptr(3*time.Second), 1, time.Second
 	s.Faults, s.Quiet = []string{"at=1s run=" + sh + " kill " + dir + " 0"}, false
+	s.MaxUnavailable = 0 // the only node killed on purpose: the test is of the ledger's missing accounting
 	r := runE2E(t, s)
 	if r.code != ExitUnreachable || !strings.Contains(r.stderr, "ledger: no accounting") || !strings.Contains(r.stderr, "candor ledger verify") {
 		t.Fatalf("exit %d, want %d naming the missing accounting and ledger verify\n%s", r.code, ExitUnreachable, r.stderr)

@@ -185,6 +185,9 @@ func newCell(t *testing.T, tg string, fam fmFamily, fault, url string) *fmCell {
 	c.spec = specFor(PhaseRun, "", url, c.out)
 	fam.spec(&c.spec)
 	c.spec.MaxErrorRate = 1 // --max-error-rate 100%
+	// --max-unavailable 0: the kill round is without a server for seconds
+	// of 8 on purpose.
+	c.spec.MaxUnavailable = 0
 	if fault == "pause" {
 		c.spec.Rate = ptr(100.0)
 	}

@@ -210,6 +210,7 @@ func runConfig(s *Spec, sh *ShardRun, lim workload.Limits) (runner.Config, error
 		Rate: deref(s.Rate), Arrival: s.Arrival, Retries: deref(s.Retries), ReportInterval: DefaultReportInterval,
 		Seed: deref(s.Seed), LoadBatch: deref(s.LoadBatch), LoadRetries: deref(s.Retries), RetryInterval: time.Second,
 		SessionIO: target.SessionIO(s.SessionIO), Loops: s.Loops, MaxErrorRate: s.MaxErrorRate,
+		MaxUnavailable: s.MaxUnavailable,
 	}
 	if s.ReportInterval != nil {
 		cfg.ReportInterval = *s.ReportInterval
@@ -422,6 +423,7 @@ func newRunResult(env *Env, phase string, wl workload.Workload, cfg runner.Confi
 	res := newResult(env, wl, cfg, fp, tgt.Capabilities())
 	if phase == PhaseRun {
 		res.Run.MaxErrorRate = &cfg.MaxErrorRate
+		res.Run.MaxUnavailable = &cfg.MaxUnavailable
 	}
 	res.Workload.ReusedTables = reused
 	res.Run.Isolation = f.Isolation
@@ -640,7 +642,7 @@ const (
 	OutOfSpace   Outcome = "out-of-space"       // the target's disk filled up
 	Interrupted  Outcome = "interrupted"        // a signal (or a closed output) ended it; a partial result is written
 	Inconsistent Outcome = "inconsistent"       // its result breaks the laws of its own arithmetic
-	OverBudget   Outcome = "over-budget"        // a run phase failed more operations than --max-error-rate allows
+	OverBudget   Outcome = "over-budget"        // a run phase failed more operations than --max-error-rate allows, or was without sessions longer than --max-unavailable
 	Unaccounted  Outcome = "ledger-unaccounted" // its ledger's ids could not be read back
 	CheckFailed  Outcome = "check-failed"       // it ran to its end and a check of its data failed (--check)
 	NotWritten   Outcome = "not-written"        // its result file could not be written
@@ -691,7 +693,11 @@ func finish(ctx context.Context, env *Env, fin Finished, outPath string) (Outcom
 		return ended(Inconsistent, fmt.Errorf("the result breaks the laws of its own arithmetic, so its figures cannot all be true "+
 			"(a bug in candor: please report it with %s): %s", outPath, strings.Join(res.BrokenLaws, "; ")))
 	case overBudget != "":
-		return ended(OverBudget, fmt.Errorf("the run failed: %s (raise --max-error-rate to accept it)", overBudget))
+		fix := "raise --max-error-rate to accept it"
+		if strings.Contains(overBudget, "--max-unavailable") {
+			fix = "raise --max-unavailable, or set it to 0, to accept it"
+		}
+		return ended(OverBudget, fmt.Errorf("the run failed: %s (%s)", overBudget, fix))
 	case res.Status == result.StatusCheckFailed:
 		return ended(CheckFailed, errors.New(res.Error))
 	}

@@ -90,6 +90,9 @@ type Spec struct {
 	Load           string         `json:"load,omitempty"`   // auto, always, never (run only)
 	Repeat         int            `json:"repeat,omitempty"` // run only
 	MaxErrorRate   float64        `json:"max_error_rate"`
+	// MaxUnavailable is --max-unavailable (run only; 0: no limit, which
+	// is also what a spec recorded before the option decodes to).
+	MaxUnavailable float64 `json:"max_unavailable,omitempty"`
 
 	// Faults, fail-over and the durability ledger (run only).
 	Faults          []string      `json:"faults,omitempty"`
@@ -158,6 +161,7 @@ func NewSpec(phase, workload string) Spec {
 		s.OnFaultError = "stop"
 		s.TargetRole = RoleAny
 		s.RecoveryTimeout = DefaultRecoveryTimeout
+		s.MaxUnavailable = runner.DefaultMaxUnavailable
 	}
 	return s
 }
@@ -254,6 +258,9 @@ func (s Spec) Args() []string {
 	}
 	if s.MaxErrorRate != def.MaxErrorRate {
 		add("max-error-rate", strconv.FormatFloat(s.MaxErrorRate, 'g', -1, 64))
+	}
+	if s.MaxUnavailable != def.MaxUnavailable {
+		add("max-unavailable", strconv.FormatFloat(s.MaxUnavailable, 'g', -1, 64))
 	}
 	for _, f := range s.Faults {
 		add("fault", f)

@@ -117,6 +117,9 @@ func WriteText(w io.Writer, res *result.Result, p *result.Phase, classes []strin
 	if p.Reconnects > 0 {
 		fmt.Fprintf(w, "reconnects: %d\n", p.Reconnects)
 	}
+	if l := UnavailableLine(p.Unavailable); l != "" {
+		fmt.Fprintln(w, l)
+	}
 	WriteFaultSummary(w, p)
 	c := p.Client
 	fmt.Fprintf(w, "client: %.2f cores, max RSS %.1f MB, %s CPU per %s, host %.0f%% busy",
@@ -219,6 +222,15 @@ func writeRowRates(w io.Writer, p *result.Phase) {
 		}
 		fmt.Fprintf(w, "server rows/s per job: %s\n", strings.Join(parts, ", "))
 	}
+}
+
+// UnavailableLine says how much of a phase its workers spent without a
+// session, or "" when none (or an older result does not say).
+func UnavailableLine(u *result.Unavailability) string {
+	if u == nil || u.WithoutSec <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("without a session: %.2f%% of the phase's worker-seconds (%.2f of %.2f)", 100*u.Share, u.WithoutSec, u.WorkerSec)
 }
 
 // WriteFaultSummary prints a phase's faults, its workers' time without a

@@ -30,6 +30,10 @@ const (
 	LawRepeats    = "repetitions" // n + excluded = run phases; n = complete run phases
 	LawStatus     = "status"      // a complete result has only complete phases
 	LawMerged     = "merged"      // a merged result names as many shards as it counts
+	// LawUnavailable: per run phase, 0 ≤ without_session_s ≤ worker_s,
+	// share = without_session_s / worker_s, and the workers' own
+	// no_session_s (warm-up included) add up to at least without_session_s.
+	LawUnavailable = "unavailable"
 )
 
 // Violation is one broken law: which, where, and the figures that break it.
@@ -143,9 +147,38 @@ func checkPhase(p *Phase, full, merged bool, add func(law, format string, a ...a
 			}
 		}
 	}
+	if u := p.Unavailable; u != nil {
+		checkUnavailable(p, u, add)
+	}
 	checkIntervals(p, add)
 	if l := p.Ledger; l != nil && l.Accounting != nil {
 		checkLedger(l, add)
+	}
+}
+
+// checkUnavailable checks LawUnavailable on phase p's unavailability u.
+func checkUnavailable(p *Phase, u *Unavailability, add func(law, format string, a ...any)) {
+	if u.WithoutSec < 0 || u.WorkerSec < 0 || u.WithoutSec > u.WorkerSec*(1+1e-9) || u.Share < 0 || u.Share > 1 {
+		add(LawUnavailable, "%g worker-seconds without a session of %g (share %g): want 0 ≤ without ≤ worker-seconds, 0 ≤ share ≤ 1", u.WithoutSec, u.WorkerSec, u.Share)
+		return
+	}
+	want := 0.0
+	if u.WorkerSec > 0 {
+		want = u.WithoutSec / u.WorkerSec
+	}
+	if !near(u.Share, want) {
+		add(LawUnavailable, "share %g ≠ %g worker-seconds without a session / %g", u.Share, u.WithoutSec, u.WorkerSec)
+	}
+	if len(p.Workers) == 0 {
+		return
+	}
+	var own float64
+	for _, w := range p.Workers {
+		own += w.NoSessionSec
+	}
+	// Each worker's no_session_s is rounded by JSON no more than its sum.
+	if u.WithoutSec > own+1e-6*math.Max(1, own) {
+		add(LawUnavailable, "%g worker-seconds without a session in the measured time, but the workers' no_session_s add up to %g", u.WithoutSec, own)
 	}
 }
 

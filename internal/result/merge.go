@@ -356,6 +356,17 @@ func (m *merger) phase(ps []*Phase, reportInterval float64) (*Phase, error) {
 		out.Rows += p.Rows
 		out.LoadBytes += p.LoadBytes
 		out.Reconnects += p.Reconnects
+		if u := p.Unavailable; u != nil {
+			if out.Unavailable == nil {
+				out.Unavailable = &Unavailability{}
+			}
+			out.Unavailable.WithoutSec += u.WithoutSec
+			out.Unavailable.WorkerSec += u.WorkerSec
+			out.Unavailable.Share = 0
+			if w := out.Unavailable.WorkerSec; w > 0 {
+				out.Unavailable.Share = min(out.Unavailable.WithoutSec/w, 1)
+			}
+		}
 		if p.Rate != nil {
 			anyRate = true
 			rate.Target += p.Rate.Target

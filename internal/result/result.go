@@ -211,6 +211,10 @@ type RunConfig struct {
 	// MaxErrorRate is the error budget of a run phase (--max-error-rate), a
 	// fraction of its operations; nil in older results.
 	MaxErrorRate *float64 `json:"max_error_rate,omitempty"`
+	// MaxUnavailable is the share of a run phase's worker-seconds its
+	// workers may spend without a session (--max-unavailable; 0: no
+	// limit); nil in older results.
+	MaxUnavailable *float64 `json:"max_unavailable,omitempty"`
 }
 
 // Phase is one measured phase: "load" or "run".
@@ -253,6 +257,9 @@ type Phase struct {
 	LoadBytes  int64       `json:"load_bytes,omitempty"`
 	Rate       *RateResult `json:"rate,omitempty"`
 	Reconnects int64       `json:"reconnects"`
+	// Unavailable is the share of the measured phase its workers spent
+	// without a session (a run phase; nil in a load and in older results).
+	Unavailable *Unavailability `json:"unavailable,omitempty"`
 	// Counters are the workload's own counts over the measured time
 	// (sysbench: reads, writes, other queries).
 	Counters map[string]int64 `json:"counters,omitempty"`
@@ -368,6 +375,18 @@ type LedgerVerification struct {
 	Reason     string             `json:"reason,omitempty"`
 	Warnings   []string           `json:"warnings,omitempty"`
 	Accounting *ledger.Accounting `json:"accounting,omitempty"`
+}
+
+// Unavailability is how much of a run phase its workers spent without a
+// usable session: from the failure that lost one to the moment a new one
+// connected (its back-off included), summed over the workers and counted
+// in the measured time only. Share = WithoutSec / WorkerSec (LawUnavailable).
+type Unavailability struct {
+	Share float64 `json:"share"`
+	// WithoutSec is the worker-seconds without a session; WorkerSec the
+	// phase's worker-seconds (workers × measured seconds).
+	WithoutSec float64 `json:"without_session_s"`
+	WorkerSec  float64 `json:"worker_s"`
 }
 
 // WorkerStats is one worker's share of a phase.
@@ -488,7 +507,10 @@ type Interval struct {
 	Ops        []IntervalOp     `json:"ops"`
 	Counters   map[string]int64 `json:"counters,omitempty"`
 	Reconnects int64            `json:"reconnects,omitempty"`
-	Client     *UsageSample     `json:"client,omitempty"`
+	// NoSession is, at the interval's end, how many workers were without
+	// a session (reconnecting); absent when none.
+	NoSession int          `json:"no_session,omitempty"`
+	Client    *UsageSample `json:"client,omitempty"`
 	// Open-loop run phases, sampled at the interval's end: operations due
 	// by their schedule and not yet begun, and workers running one.
 	Queue       *int64 `json:"queue,omitempty"`

@@ -47,6 +47,7 @@ type Flags struct {
 	quiet          bool
 	check          bool
 	maxErrorRate   Fraction
+	maxUnavailable Fraction
 	// Faults, fail-over and the durability ledger.
 	faults          []string
 	onFaultError    string
@@ -67,6 +68,7 @@ func Add(fl *pflag.FlagSet, phase string) *Flags {
 	f.reportInterval.D = time.Second
 	f.connectTimeout.D = target.DefaultConnectTimeout
 	f.maxErrorRate.V = runner.DefaultMaxErrorRate
+	f.maxUnavailable.V = runner.DefaultMaxUnavailable
 	fl.SortFlags = false
 	fl.StringArrayVar(&f.targets, "target", nil, "database URL: postgres://user[:password]@host:port/db?sslmode=..., mysql://..., sqlite://PATH, null:// (default "+engine.DefaultTarget+"); repeat it for the nodes of a cluster: worker w uses node w mod n")
 	fl.StringArrayVarP(&f.files, "property-file", "P", nil, "YCSB property file (repeatable; read in order)")
@@ -84,6 +86,7 @@ func Add(fl *pflag.FlagSet, phase string) *Flags {
 		fl.StringVar(&f.sessionIO, "session-io", string(target.IOAuto), "how PostgreSQL- and MySQL-wire sessions wait for replies: blocking (a thread each, as libpq), poller (Go's network poller), loop (--loops event loops of candor's own, as pgbench's threads) or auto (by sessions per core, or loop with --loops; recorded as client.session_io)")
 		fl.IntVar(&f.loops, "loops", 0, "serve the sessions from N event loops (threads), each running its share of --threads as pgbench's -j threads do (PostgreSQL wire on Linux; with N below --threads; candor pgbench sets it from -j)")
 		fl.Var(&f.maxErrorRate, "max-error-rate", MaxErrorRateUsage)
+		fl.Var(&f.maxUnavailable, "max-unavailable", MaxUnavailableUsage)
 		addFaultFlags(fl, f)
 	}
 	fl.IntVar(&f.retries, "retries", 0, "extra attempts for serialization/deadlock and connection errors, per operation")
@@ -146,6 +149,9 @@ func (f *Flags) Spec(fs *pflag.FlagSet, phase, name string) (engine.Spec, error)
 	s.Warmup, s.Arrival, s.ConnectTimeout = f.warmup.D, f.arrival, f.connectTimeout.D
 	s.Isolation, s.AllowForeignTables, s.SessionIO, s.Loops = f.isolation, f.allowForeign, f.sessionIO, f.loops
 	s.Repeat, s.Load, s.MaxErrorRate = f.repeat, f.load, f.maxErrorRate.V
+	if phase == engine.PhaseRun {
+		s.MaxUnavailable = f.maxUnavailable.V
+	}
 	s.Faults, s.OnFaultError, s.TargetRole, s.Ledger = f.faults, f.onFaultError, f.targetRole, f.ledger
 	s.RecoveryTimeout, s.ViaProxy = f.recoveryTimeout.D, f.viaProxy
 	s.Shard, s.Observe = f.shard, f.observe

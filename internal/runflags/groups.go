@@ -71,6 +71,10 @@ func (f *Fraction) Set(s string) error {
 	return nil
 }
 
+// MaxUnavailableUsage is --max-unavailable's help.
+const MaxUnavailableUsage = "a run phase whose workers spent more than this share of its worker-seconds without a session (lost, reconnecting) is failed (exit 5), " +
+	"whatever --retries says, e.g. 5% or 0.05; 0 turns it off. A fault that kills the only target for long needs it raised"
+
 // MaxErrorRateUsage is --max-error-rate's help.
 const MaxErrorRateUsage = "error budget: a run phase whose failed operations (after retries) exceed this share of its operations is failed (exit 5), " +
 	"e.g. 1% or 0.01; 100% turns it off. Above 1% the figures describe how fast the target fails rather than the workload"

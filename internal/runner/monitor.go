@@ -26,6 +26,7 @@ type monitor struct {
 	last       measure.Usage
 	counters   []string
 	reconnects *atomic.Int64
+	down       *atomic.Int64 // workers without a session now (run phase)
 	lastRecon  int64
 	queue      *backlog // open-loop run phases
 	dropped    *int64   // open-loop run phases: set when the workers are done
@@ -122,6 +123,9 @@ func (m *monitor) tick(now time.Time, rows int64) {
 		now := m.reconnects.Load()
 		iv.Reconnects = now - m.lastRecon
 		m.lastRecon = now
+	}
+	if m.down != nil && !m.final {
+		iv.NoSession = int(m.down.Load())
 	}
 	if m.queue != nil {
 		q, c := m.queue.sample(now.Sub(m.start))
@@ -229,6 +233,9 @@ func (m *monitor) status(iv result.Interval, rows int64) {
 	}
 	if iv.Reconnects > 0 {
 		fmt.Fprintf(&b, " | reconnects %d", iv.Reconnects)
+	}
+	if iv.NoSession > 0 {
+		fmt.Fprintf(&b, " | without a session %d", iv.NoSession)
 	}
 	if iv.Dropped != nil && *iv.Dropped > 0 {
 		fmt.Fprintf(&b, " | dropped %s", result.Thousands(*iv.Dropped))

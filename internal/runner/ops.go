@@ -141,6 +141,36 @@ func errorBudget(p *result.Phase, max float64) string {
 		FormatRate(failed, p.Operations), FormatFraction(max), strings.Join(classes, "; "))
 }
 
+// DefaultMaxUnavailable is the share of a run phase's worker-seconds its
+// workers may spend without a session when none is given
+// (--max-unavailable): 5%. A healthy run loses no session; a short
+// fail-over costs a second or two of a minute's run, while a phase whose
+// workers were without a session for more than one part in twenty
+// measured an outage, not the workload (retried or not, the operations
+// that could not run count in no error rate).
+const DefaultMaxUnavailable = 0.05
+
+// unavailability is the Phase.Unavailable of a phase of threads workers
+// whose measured time was measured, without a session for without (summed
+// over the workers, within the measured time).
+func unavailability(without time.Duration, threads int, measured time.Duration) *result.Unavailability {
+	u := &result.Unavailability{WithoutSec: without.Seconds(), WorkerSec: float64(threads) * max(measured, 0).Seconds()}
+	if u.WorkerSec > 0 {
+		u.Share = min(u.WithoutSec/u.WorkerSec, 1)
+	}
+	return u
+}
+
+// unavailableBudget returns why u breaks the limit max (a share of the
+// worker-seconds; 0: no limit), or "" when it does not.
+func unavailableBudget(u *result.Unavailability, max float64) string {
+	if max <= 0 || u == nil || u.Share <= max {
+		return ""
+	}
+	return fmt.Sprintf("workers without a session %s of the phase (%.2f of %.2f worker-seconds) above --max-unavailable %s",
+		FormatFraction(u.Share), u.WithoutSec, u.WorkerSec, FormatFraction(max))
+}
+
 // FormatFraction prints a fraction as a percentage: 0.01 → "1%".
 func FormatFraction(f float64) string {
 	return strconv.FormatFloat(100*f, 'g', 4, 64) + "%"

@@ -182,6 +182,14 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	if err != nil {
 		return nil, err
 	}
+	var down atomic.Int64 // workers reconnecting now, for the status lines
+	for _, s := range sessions {
+		s.down = &down
+		s.measureFrom = warmEnd
+		if cfg.Duration > 0 {
+			s.measureTo = warmEnd.Add(cfg.Duration)
+		}
+	}
 	var hookWait func()
 	if r.PhaseHook != nil {
 		hookWait = r.PhaseHook(runCtx, start, fail)
@@ -254,6 +262,7 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	mon.warmEnd = warmEnd
 	mon.counters = counters
 	mon.reconnects = &reconnects
+	mon.down = &down
 	mon.gc = gc
 	if open {
 		mon.queue = &queue
@@ -289,12 +298,15 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	}
 	phase.Reconnects = reconnects.Load()
 	fillWorkers(phase, coll, counters)
+	var without time.Duration
 	for i, s := range sessions {
 		if i < len(phase.Workers) {
 			phase.Workers[i].Reconnects = s.own
 			phase.Workers[i].NoSessionSec = s.noSession.Seconds()
 		}
+		without += min(s.measured, max(measured, 0))
 	}
+	phase.Unavailable = unavailability(without, cfg.Threads, measured)
 	fillOps(phase, coll.Total(), measured)
 	phase.Client.CPUNsPerOp = mon.cpuNsPer(phase.Operations)
 	phase.Client.GoMaxProcs = runtime.GOMAXPROCS(0) // still under Reserve: its end is deferred
@@ -313,6 +325,9 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 		}
 	}
 	breach := errorBudget(phase, cfg.MaxErrorRate)
+	if breach == "" {
+		breach = unavailableBudget(phase.Unavailable, cfg.MaxUnavailable)
+	}
 	switch {
 	case failErr != nil:
 		phase.Status = result.StatusFailed

@@ -81,6 +81,11 @@ type Config struct {
 	// Runs that measure a recovery (faults, fail-over) set it low: the
 	// RTO includes the back-off.
 	MaxReconnectBackoff time.Duration
+	// MaxUnavailable is the share of a run phase's worker-seconds its
+	// workers may spend without a session (Phase.Unavailable) before the
+	// phase is failed, whatever Retries says; 0 means no limit. The CLI's
+	// default is DefaultMaxUnavailable.
+	MaxUnavailable float64
 }
 
 // ChooseSessionIO returns the session I/O of a run phase on tgt
@@ -120,6 +125,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxErrorRate != NoErrorBudget && (c.MaxErrorRate < 0 || c.MaxErrorRate > 1 || math.IsNaN(c.MaxErrorRate)) {
 		errs = append(errs, fmt.Errorf("--max-error-rate must be between 0 and 100%% (got %v)", c.MaxErrorRate))
+	}
+	if c.MaxUnavailable < 0 || c.MaxUnavailable > 1 || math.IsNaN(c.MaxUnavailable) {
+		errs = append(errs, fmt.Errorf("--max-unavailable must be between 0 and 100%% (got %v)", c.MaxUnavailable))
 	}
 	if c.Arrival != "" && c.Arrival != ArrivalConstant && c.Arrival != ArrivalPoisson {
 		errs = append(errs, fmt.Errorf("--arrival %q is not valid; use constant or poisson", c.Arrival))
@@ -225,6 +233,12 @@ type session struct {
 	// goroutine and read once the worker is done.
 	own       int64
 	noSession time.Duration
+	// measured is the part of noSession inside the measured time, from
+	// measureFrom (the warm-up's end) to measureTo (the phase's end; zero:
+	// none), set before the workers start.
+	measured               time.Duration
+	down                   *atomic.Int64 // sessions of the phase reconnecting now; nil: not counted
+	measureFrom, measureTo time.Time
 	// failing is how long the next reconnect waits before it connects: 0
 	// while operations succeed, then 50 ms doubling to maxBackoff for each
 	// reconnect not followed by a successful operation (ok resets it). A
@@ -265,7 +279,17 @@ func (s *session) reconnect(ctx context.Context, failed func(error)) error {
 	}
 	s.mu.Unlock()
 	lost := time.Now()
-	defer func() { s.noSession += time.Since(lost) }()
+	if s.down != nil {
+		s.down.Add(1)
+	}
+	defer func() {
+		if s.down != nil {
+			s.down.Add(-1)
+		}
+		now := time.Now()
+		s.noSession += now.Sub(lost)
+		s.measured += s.overlap(lost, now)
+	}()
 	if s.failing > 0 && !sleepCtx(ctx, s.failing) {
 		return ctx.Err()
 	}
@@ -290,6 +314,17 @@ func (s *session) reconnect(ctx context.Context, failed func(error)) error {
 		}
 		backoff = s.next(backoff)
 	}
+}
+
+// overlap is how much of [from, to] lies in the session's measured time.
+func (s *session) overlap(from, to time.Time) time.Duration {
+	if from.Before(s.measureFrom) {
+		from = s.measureFrom
+	}
+	if !s.measureTo.IsZero() && to.After(s.measureTo) {
+		to = s.measureTo
+	}
+	return max(to.Sub(from), 0)
 }
 
 // next is the back-off after d: 50 ms after none, else twice d, at most

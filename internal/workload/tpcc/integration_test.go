@@ -363,6 +363,7 @@ func TestFailoverChecksOnSurvivor(t *testing.T) {
 	s.Targets, s.TargetRole, s.Load = urls[:2], engine.RolePrimary, "never"
 	d := 8 * time.Second
 	s.Duration, s.Faults = &d, []string{"at=2s run=" + sh + " kill " + dir + " 0", "at=3s run=" + sh + " promote " + dir + " 1"}
+	s.MaxUnavailable = 0 // a fail-over killed on purpose, long for an 8 s run
 	code, msg, res := runSpec(t, s)
 	if code != 0 || res == nil {
 		t.Fatalf("run: exit %d: %s", code, msg)
