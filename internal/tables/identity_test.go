@@ -20,7 +20,11 @@ func TestCompareIdentity(t *testing.T) {
 		// the oid came round again (wrap-around), the creation did not
 		{"oid reused", "oid:16385,created:725", "oid:16385,created:9001", idDiffers},
 		// MySQL read with PROCESS when created, without it now: the token decides
-		{"part missing now", "token:ab12,tid:18", "token:ab12", idSame},
+		{"part missing now", "token:ab12,tid:18,ctime:100", "token:ab12,ctime:100", idSame},
+		// MySQL: a CREATE TABLE ... LIKE copy carries the comment's token, not the create time
+		{"copied definition", "token:ab12,ctime:100", "token:ab12,ctime:107", idDiffers},
+		// a mark of an earlier version, which recorded the token alone: a copy would match it
+		{"token alone", "token:ab12", "token:ab12,ctime:100", idWeak},
 		{"token differs", "token:ab12,tid:18", "token:none", idDiffers},
 		{"nothing in common", "tid:18", "token:ab12", idUnknown},
 		// a mark of an earlier version
@@ -30,7 +34,7 @@ func TestCompareIdentity(t *testing.T) {
 		{"none then, some now", NoIdentity, "oid:1,created:2", idUnknown},
 	}
 	for _, c := range cases {
-		if got := compareIdentity(c.recorded, c.now); got != c.want {
+		if got := compareIdentity(c.recorded, c.now, []string{"token"}); got != c.want {
 			t.Errorf("%s: compareIdentity(%q, %q) = %v, want %v", c.name, c.recorded, c.now, got, c.want)
 		}
 	}
