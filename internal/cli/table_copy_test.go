@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -98,6 +100,62 @@ func TestLedgerVerifyRefusesCopiedTable(t *testing.T) {
 			o := oracle.Open(t, url)
 			copyTable(t, o, name, table, "INSERT INTO COPY SELECT * FROM "+table+" WHERE id < 0 OR MOD(id, 5) = 0")
 			verifyRefused(t, work, out, "dropped and created again", "--target", url)
+			o.Exec(t, "DROP TABLE "+table)
+		})
+	}
+}
+
+// dropKey removes every key named key from the JSON file at path.
+func dropKey(t *testing.T, path, key string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			delete(x, key)
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	if b, err = json.Marshal(v); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A result that records no table identity (as one rebuilt after candor
+// was killed does) is still checked against the identity candor_owned_tables
+// recorded when candor created the ledger's table: a forged copy is
+// refused. verify took the forged table's ids as the ledger's.
+func TestLedgerVerifyChecksTheMarkWithoutIdentity(t *testing.T) {
+	t.Parallel()
+	for name, url := range ledgerURLs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			work := t.TempDir()
+			table := "candor_ledger_noid_" + name
+			out := filepath.Join(work, "run.json")
+			runLedger(t, work, url, table, out)
+			dropKey(t, out, "table_identity")
+			o := oracle.Open(t, url)
+			copyTable(t, o, name, table, "INSERT INTO COPY SELECT * FROM "+table+" WHERE id < 0 OR MOD(id, 5) = 0")
+			verifyRefused(t, work, out, "is not the table candor created", "--target", url)
 			o.Exec(t, "DROP TABLE "+table)
 		})
 	}
