@@ -29,6 +29,7 @@ func copyTable(t *testing.T, o *oracle.Conn, name, table, fill string) {
 	} else {
 		o.Exec(t, "CREATE TABLE "+copyName+" (LIKE "+table+" INCLUDING ALL)")
 	}
+	t.Cleanup(func() { o.Exec(t, "DROP TABLE IF EXISTS "+table, "DROP TABLE IF EXISTS "+copyName) })
 	o.Exec(t, strings.ReplaceAll(fill, "COPY", copyName), "DROP TABLE "+table)
 	if name == "mysql" {
 		o.Exec(t, "RENAME TABLE "+copyName+" TO "+table)
@@ -79,7 +80,6 @@ func TestCopiedTableIsNotCandors(t *testing.T) {
 			if n := o.Ints(t, foreign); n[0] != 1000 {
 				t.Errorf("foreign rows after cleanup: %v of 1000 left", n)
 			}
-			o.Exec(t, "DROP TABLE "+table)
 		})
 	}
 }
@@ -100,7 +100,6 @@ func TestLedgerVerifyRefusesCopiedTable(t *testing.T) {
 			o := oracle.Open(t, url)
 			copyTable(t, o, name, table, "INSERT INTO COPY SELECT * FROM "+table+" WHERE id < 0 OR MOD(id, 5) = 0")
 			verifyRefused(t, work, out, "dropped and created again", "--target", url)
-			o.Exec(t, "DROP TABLE "+table)
 		})
 	}
 }
@@ -156,7 +155,6 @@ func TestLedgerVerifyChecksTheMarkWithoutIdentity(t *testing.T) {
 			o := oracle.Open(t, url)
 			copyTable(t, o, name, table, "INSERT INTO COPY SELECT * FROM "+table+" WHERE id < 0 OR MOD(id, 5) = 0")
 			verifyRefused(t, work, out, "is not the table candor created", "--target", url)
-			o.Exec(t, "DROP TABLE "+table)
 		})
 	}
 }
