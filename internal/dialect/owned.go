@@ -48,6 +48,15 @@ type OwnershipStatements struct {
 	// whose columns are the values of its Keys. None: the product gives no
 	// identity candor can read (CockroachDB, YugabyteDB, null://).
 	Identity []IdentityPart
+	// Weak are the parts of Identity a copy of the table's definition
+	// carries (MySQL's comment token, copied by CREATE TABLE ... LIKE):
+	// a table whose identity matches in these parts alone is not known
+	// to be candor's.
+	Weak []string
+	// Rewritten are the parts of Identity that candor's own DDL after a
+	// load (CREATE INDEX on MariaDB sets the create time anew) changes:
+	// the load's end records them again.
+	Rewritten []string
 	// Tag returns the statements that create table by ddl carrying token
 	// where Identity finds it again; nil when the database's own identity
 	// needs none (SQLite and MySQL need one).
@@ -80,6 +89,7 @@ func Ownership(d Dialect) OwnershipStatements {
 	var exists string
 	var identity []IdentityPart
 	var tag func(ddl, table, token string) []string
+	var weak, rewritten []string
 	switch d.Name {
 	case Postgres.Name:
 		// The oid, and the transaction that created the table: the xmin
@@ -93,17 +103,24 @@ func Ownership(d Dialect) OwnershipStatements {
 		// A token candor writes into the table's comment right after
 		// creating it (ALTER TABLE ... COMMENT changes no data), which
 		// TRUNCATE, OPTIMIZE, ANALYZE and CREATE INDEX keep and a table
-		// created by anyone else lacks; and InnoDB's table id where the
+		// created by anyone else lacks; the table's create time
+		// (information_schema.tables, readable with any privilege on the
+		// table), which CREATE TABLE ... LIKE copies the comment without
+		// and RENAME TABLE sets anew; and InnoDB's table id where the
 		// PROCESS privilege shows it (INNODB_SYS_TABLES on MariaDB and
 		// MySQL 5.7, INNODB_TABLES on MySQL 8), which TRUNCATE and
-		// OPTIMIZE change too. The create time would not do: it has
-		// seconds only, and CREATE INDEX changes it on MariaDB.
+		// OPTIMIZE change too. The token alone is weak (a LIKE copy
+		// carries it); the create time has seconds only, and CREATE
+		// INDEX and OPTIMIZE set it anew on MariaDB (TRUNCATE does not):
+		// a load's end records it again after candor's own post-load
+		// DDL (Rewritten).
 		identity = []IdentityPart{
-			{Keys: []string{"token"}, Query: "SELECT CASE WHEN table_comment LIKE '" + MySQLTokenMark + "%' THEN substr(table_comment, " + strconv.Itoa(len(MySQLTokenMark)+1) + ", 16) ELSE 'none' END " +
-				"FROM information_schema.tables WHERE table_schema = DATABASE() AND lower(table_name) = " + p1},
+			{Keys: []string{"token", "ctime"}, Query: "SELECT CASE WHEN table_comment LIKE '" + MySQLTokenMark + "%' THEN substr(table_comment, " + strconv.Itoa(len(MySQLTokenMark)+1) + ", 16) ELSE 'none' END, " +
+				"CAST(UNIX_TIMESTAMP(create_time) AS CHAR) FROM information_schema.tables WHERE table_schema = DATABASE() AND lower(table_name) = " + p1},
 			{Keys: []string{"tid"}, Query: "SELECT CAST(table_id AS CHAR) FROM information_schema.innodb_sys_tables WHERE lower(name) = lower(CONCAT(DATABASE(), '/', " + p1 + "))", Optional: true},
 			{Keys: []string{"tid"}, Query: "SELECT CAST(table_id AS CHAR) FROM information_schema.innodb_tables WHERE lower(name) = lower(CONCAT(DATABASE(), '/', " + p1 + "))", Optional: true},
 		}
+		weak, rewritten = []string{"token"}, []string{"ctime"}
 	case TiDB.Name:
 		identity = []IdentityPart{{Keys: []string{"tid"}, Query: "SELECT CAST(tidb_table_id AS CHAR) FROM information_schema.tables WHERE table_schema = DATABASE() AND lower(table_name) = " + p1}}
 	case SQLite.Name:
@@ -150,6 +167,8 @@ func Ownership(d Dialect) OwnershipStatements {
 		RemarkIf:    "UPDATE " + MarkerTable + " SET workload = " + p1 + " WHERE table_name = " + p2 + " AND workload = " + p3,
 		DropTable:   func(table string) string { return "DROP TABLE " + table },
 		Identity:    identity,
+		Weak:        weak,
+		Rewritten:   rewritten,
 		Tag:         tag,
 	}
 }

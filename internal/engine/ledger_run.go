@@ -13,6 +13,7 @@ import (
 	"github.com/candor-bench/candor/internal/ledger"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/runner"
+	"github.com/candor-bench/candor/internal/tables"
 	"github.com/candor-bench/candor/internal/target"
 	"github.com/candor-bench/candor/internal/workload"
 )
@@ -156,17 +157,28 @@ func checkOwner(ctx context.Context, c target.Conn, d dialect.Dialect, lw worklo
 
 // checkIdentity reads table's identity: it records it in *want when that
 // is "", else refuses a table whose identity is another (dropped and created
-// again since the run). A product that gives none is not checked.
+// again since the run). It also refuses a table whose identity is not the
+// one candor_owned_tables recorded when candor created it (tables.Verify):
+// the check that still holds for a result without the identity (one
+// rebuilt after a crash). A product that gives none is not checked.
 func checkIdentity(ctx context.Context, c target.Conn, d dialect.Dialect, table string, want *string) error {
 	got, err := target.TableIdentity(ctx, c, d, table)
 	switch {
 	case err != nil:
 		return err
 	case *want == "":
-		*want = got
 	case got != "" && got != *want:
 		return fmt.Errorf("%w: table %s is not the one the run wrote: it was dropped and created again since (identity %s then, %s now); its ids are not this ledger's to account for",
 			errNotThisLedger, table, *want, got)
+	}
+	if err := tables.Verify(ctx, c, d, table, "account for"); err != nil {
+		if errors.Is(err, target.ErrForeignTable) {
+			return fmt.Errorf("%w: %v", errNotThisLedger, err)
+		}
+		return err
+	}
+	if *want == "" {
+		*want = got
 	}
 	return nil
 }

@@ -28,6 +28,7 @@ const (
 	idDiffers                   // another table under the same name
 	idUnknown                   // nothing to compare: no part in common
 	idUnmarked                  // the mark predates identities
+	idWeak                      // alike only in parts a copy carries
 )
 
 // parseIdentity takes "key:value,key:value" apart.
@@ -44,8 +45,11 @@ func parseIdentity(id string) map[string]string {
 // compareIdentity compares the identity recorded in a mark with the one
 // the table has now. The parts both have decide: one that differs makes
 // it another table. A part only one has (MySQL's InnoDB table id, read
-// with the PROCESS privilege on one side only) is left out.
-func compareIdentity(recorded, now string) idVerdict {
+// with the PROCESS privilege on one side only) is left out. When the
+// parts in common are all weak ones (a copy of the table's definition
+// carries them: MySQL's comment token), the table is not known to be the
+// one recorded (idWeak).
+func compareIdentity(recorded, now string, weak []string) idVerdict {
 	switch {
 	case recorded == "":
 		return idUnmarked
@@ -55,19 +59,50 @@ func compareIdentity(recorded, now string) idVerdict {
 		return idUnknown
 	}
 	rec, cur := parseIdentity(recorded), parseIdentity(now)
-	common := 0
+	common, strong := 0, 0
 	for k, v := range rec {
 		if w, ok := cur[k]; ok {
 			if w != v {
 				return idDiffers
 			}
 			common++
+			if !slices.Contains(weak, k) {
+				strong++
+			}
 		}
 	}
-	if common == 0 {
+	switch {
+	case common == 0:
 		return idUnknown
+	case strong == 0:
+		return idWeak
 	}
 	return idSame
+}
+
+// withRewritten is m with its identity's rewritten parts (the dialect's
+// Rewritten: MySQL's create time, which candor's own CREATE INDEX after a
+// load sets anew on MariaDB) taken from now, when the other parts are
+// the recorded ones. Only the end of a load candor ran on the table,
+// whose identity it checked when the load began, calls it.
+func withRewritten(d dialect.Dialect, m Mark, now string) Mark {
+	o := dialect.Ownership(d)
+	if len(o.Rewritten) == 0 || m.ID == "" || m.ID == NoIdentity || m.ID == now {
+		return m
+	}
+	keep := func(id string) string {
+		var parts []string
+		for _, p := range strings.Split(id, ",") {
+			if k, _, _ := strings.Cut(p, ":"); !slices.Contains(o.Rewritten, k) {
+				parts = append(parts, p)
+			}
+		}
+		return strings.Join(parts, ",")
+	}
+	if v := compareIdentity(keep(m.ID), keep(now), nil); v == idSame {
+		m.ID = now
+	}
+	return m
 }
 
 // replacedReason says why the table whose mark is m and whose identity is
@@ -78,9 +113,13 @@ func replacedReason(d dialect.Dialect, m Mark, now string) string {
 	if len(dialect.Ownership(d).Identity) == 0 {
 		return ""
 	}
-	switch compareIdentity(m.ID, now) {
+	switch compareIdentity(m.ID, now, dialect.Ownership(d).Weak) {
 	case idSame:
 		return ""
+	case idWeak:
+		return fmt.Sprintf("the identity candor recorded when it created the table (%s) holds only what a copy of its definition carries "+
+			"(CREATE TABLE ... LIKE copies the comment that holds candor's token), so candor cannot tell it from such a copy "+
+			"(a mark written by an earlier version of candor: drop the table yourself and load it again to get a mark with its create time)", m.ID)
 	case idUnmarked:
 		return "its mark was written by an earlier version of candor, which did not record the table's identity, so candor cannot tell it " +
 			"from a table another tool created under its name (drop it yourself and load it again to get a mark with its identity)"

@@ -605,6 +605,7 @@ func (s *Session) markLoaded(ctx context.Context) error {
 			// Other shards change the marks at the same time: each moves
 			// its own range from pending to loaded, atomically.
 			if err := s.swapMark(ctx, t, func(m Mark) (Mark, error) {
+				m = withRewritten(d, m, now)
 				if !isOurs(d, m, now) {
 					return m, nil // another's table (allowed): its mark stays
 				}
@@ -622,7 +623,7 @@ func (s *Session) markLoaded(ctx context.Context) error {
 		if !ok {
 			continue // a foreign table (allowed): nothing to record
 		}
-		m := Parse(raw)
+		m := withRewritten(d, Parse(raw), now)
 		if !isOurs(d, m, now) {
 			continue // another's table under candor's mark (allowed): its mark stays
 		}

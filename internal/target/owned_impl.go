@@ -153,12 +153,12 @@ func newToken() string {
 // TableIdentity reads table's identity as the database knows it (the
 // dialect's Identity parts), as "key:value,key:value" in the parts' order:
 // PostgreSQL "oid:16385,created:725" (the oid and the creating
-// transaction), MySQL "token:<hex>,tid:18" (candor's token in the table's
-// comment, and InnoDB's table id where the privileges show it), TiDB
+// transaction), MySQL "token:<hex>,ctime:1796674252,tid:18" (candor's token in the table's
+// comment, its create time, and InnoDB's table id where the privileges show it), TiDB
 // "tid:112", CQL
 // "id:<uuid>", SQLite "token:<hex>". It is "" when the product gives none,
 // or when the table does not exist. One read costs a catalog query per
-// part (one; on MySQL two or three).
+// part (one; on MySQL one to three).
 func TableIdentity(ctx context.Context, c Conn, d dialect.Dialect, table string) (string, error) {
 	if err := CheckTableName(table); err != nil {
 		return "", err
