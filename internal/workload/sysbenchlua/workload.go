@@ -296,6 +296,7 @@ func (w *Workload) Limits() workload.Limits {
 		Retries:          -1,
 		RetryClasses:     append(slices.Clip(sysbench.RestartClasses), target.ClassConnection),
 		SharedOperations: true,
+		FinishInFlight:   true, // --time: a thread finishes its event in progress
 	}
 }
 
