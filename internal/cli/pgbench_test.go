@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -320,5 +321,38 @@ func TestPgbenchClientsOnLoops(t *testing.T) {
 	}
 	if got := o.Ints(t, "SELECT count(DISTINCT client) FROM pgb_loops"); got[0] != 8 {
 		t.Errorf("%v clients inserted rows, want all 8", got)
+	}
+}
+
+// -T's end lets each client's transaction in flight finish, and counts it,
+// as pgbench does: the transactions processed are the rows the script
+// inserted (read by the test's own connection), and the result records the
+// rule; its laws hold.
+func TestPgbenchDurationCountsInFlight(t *testing.T) {
+	u := postgresURL(t)
+	t.Parallel() // its table is its own
+	dir := t.TempDir()
+	o := oracle.Open(t, u)
+	o.Exec(t, "DROP TABLE IF EXISTS pgb_inflight", "CREATE TABLE pgb_inflight (v INTEGER)")
+	t.Cleanup(func() { o.Exec(t, "DROP TABLE IF EXISTS pgb_inflight") })
+	// Each transaction sleeps after its insert: at the end every client is
+	// all but surely in one.
+	f := pgbenchScript(t, dir, "ins.sql", "INSERT INTO pgb_inflight (v) VALUES (1);\nSELECT pg_sleep(0.05);\n")
+	out := filepath.Join(dir, "t.json")
+	code, stdout, stderr := runAbs(t, dir, "pgbench", "-n", "-c", "4", "-T", "2", "-f", f, "--target", u, "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	res, err := result.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph := res.Phases[len(res.Phases)-1]
+	rows := o.Ints(t, "SELECT count(*) FROM pgb_inflight")[0]
+	if ph.Operations != rows || !ph.FinishInFlight {
+		t.Errorf("processed %d, rows inserted %d (finish_in_flight %v): want equal, counted by pgbench's rule", ph.Operations, rows, ph.FinishInFlight)
+	}
+	if !strings.Contains(stdout, "number of transactions actually processed: "+strconv.FormatInt(rows, 10)) {
+		t.Errorf("the report does not say %d processed:\n%s", rows, stdout)
 	}
 }

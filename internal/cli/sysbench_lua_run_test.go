@@ -349,3 +349,18 @@ func TestSysbenchLuaBadInput(t *testing.T) {
 		t.Errorf("a fatal SQL error: exit %d (want %d)\n%s%s", code, ExitRunFailed, stdout, stderr)
 	}
 }
+
+// A script without event() is refused before candor connects, as
+// SYSBENCH-LUA.md promises: exit 2 on an unreachable target as on one that
+// answers, naming the file.
+func TestSysbenchLuaNoEventBeforeConnecting(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := writeScript(t, dir, "noevent.lua", "x = 1\n")
+	for _, target := range []string{"postgres://u:s3cret@127.0.0.1:1/db", "mysql://u:s3cret@127.0.0.1:1/db", "null://"} {
+		code, stdout, stderr := runAt(t, dir, "sysbench", "--target="+target, "--connect-timeout=2s", "--events=1", script, "run")
+		if code != ExitUsage || !strings.Contains(stderr, "cannot find the event() function in") || !strings.Contains(stderr, "noevent.lua") {
+			t.Errorf("%s: exit %d (want %d, naming the missing event())\n%s%s", target, code, ExitUsage, stdout, stderr)
+		}
+	}
+}

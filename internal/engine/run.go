@@ -230,6 +230,7 @@ func runConfig(s *Spec, sh *ShardRun, lim workload.Limits) (runner.Config, error
 	cfg.RetryClasses = lim.RetryClasses
 	cfg.StopOnError = lim.StopOnError
 	cfg.SharedOperations = lim.SharedOperations
+	cfg.FinishInFlight = lim.FinishInFlight
 	if s.Phase == PhaseRun {
 		if s.Duration == nil && lim.Duration > 0 {
 			cfg.Duration = lim.Duration

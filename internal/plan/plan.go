@@ -451,10 +451,14 @@ func parse(file string, data []byte, getenv func(string) string, keepUnset bool)
 		}
 	}
 	sort.Strings(p.Unset)
+	// The claims' selectors are checked against the cells whenever the
+	// cells are the plan's (nothing above went wrong), beside the
+	// published: block's own problems.
+	cellsRight := len(perr.Problems) == 0
 	if r.Published.Kind != 0 {
 		p.Published = published.Parse(&r.Published, add)
 	}
-	if len(perr.Problems) == 0 {
+	if cellsRight {
 		p.checkPublished(r.Published.Line, add)
 	}
 	if len(perr.Problems) == 0 {

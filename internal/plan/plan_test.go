@@ -285,3 +285,47 @@ func TestIdentityFollowsPlanSettings(t *testing.T) {
 		t.Errorf("names %s, %s (want equal); identities %s, %s (want different)", c1.ID, c2.ID, c1.Identity, c2.Identity)
 	}
 }
+
+// A claim's selector that names no cell is reported beside the claim's
+// other problems (Parse returns every problem at once), not only once the
+// rest of the published: block is right; a plan whose own cells are wrong
+// gets no selector check (its cells would not be the ones meant).
+func TestPublishedSelectorReportedWithOtherProblems(t *testing.T) {
+	src := `name: p
+targets:
+  pg: postgres://bench@127.0.0.1:5432/db
+workloads:
+  - name: ycsb/a
+matrix:
+  threads: [1, 4]
+duration: 10s
+published:
+  source: {title: T, url: https://example.com}
+  claims:
+    - id: c1
+      metric: speed
+      less: [{threads: 1}, {threads: 64}]
+`
+	_, err := Parse("pub.yaml", []byte(src), env(nil))
+	if err == nil {
+		t.Fatal("a plan with a bad claim parsed")
+	}
+	for _, want := range []string{`claim "c1": said is missing`, `metric "speed" is not one of`, `line 12: published claim "c1": no cell of the plan has threads=64`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%s", want, err)
+		}
+	}
+	// The same claim once said and metric are right: the selector alone.
+	fixed := strings.Replace(src, "metric: speed", "said: s\n      metric: throughput", 1)
+	_, err = Parse("pub.yaml", []byte(fixed), env(nil))
+	if err == nil || strings.Count(err.Error(), "line ") != 1 || !strings.Contains(err.Error(), "no cell of the plan has threads=64") {
+		t.Errorf("want the one selector problem, got %v", err)
+	}
+	// A plan whose matrix is wrong: no selector check on cells that are not
+	// the ones meant.
+	badMatrix := strings.Replace(src, "threads: [1, 4]", "threads: [1, four]", 1)
+	_, err = Parse("pub.yaml", []byte(badMatrix), env(nil))
+	if err == nil || strings.Contains(err.Error(), "no cell of the plan") || !strings.Contains(err.Error(), `matrix threads: "four"`) {
+		t.Errorf("a bad matrix: %v", err)
+	}
+}

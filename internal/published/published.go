@@ -64,6 +64,8 @@ type Claim struct {
 	Untestable string
 	// Words is the source's words checked against its own figures.
 	Words *Words
+	// Line is the claim's line in the plan file (0 when not read from one).
+	Line int
 }
 
 // Words is a figure the source's text states (Text, Value) beside the
@@ -258,7 +260,7 @@ func Parse(n *yaml.Node, add func(int, string, ...any)) *Published {
 		for k := range rc.Extra {
 			add(line, "published claim %q: unknown key %q; valid keys: id, said, figures, conditions, metric, ratio, expect, from, tolerance, less, zero, positive, untestable, words", name, k)
 		}
-		c := Claim{ID: rc.ID, Said: rc.Said, Figures: rc.Figures, Conditions: rc.Conditions, Metric: rc.Metric, Untestable: rc.Untestable}
+		c := Claim{ID: rc.ID, Said: rc.Said, Figures: rc.Figures, Conditions: rc.Conditions, Metric: rc.Metric, Untestable: rc.Untestable, Line: line}
 		if c.Said == "" {
 			add(line, "published claim %q: said is missing: quote the source's words", name)
 		}
@@ -385,7 +387,8 @@ func MatchCells(cells []Cell, s Selector) []Cell {
 	return out
 }
 
-// Check reports each selector and table parameter that names no cell.
+// Check reports each selector and table parameter that names no cell, at
+// the claim's line (line when it has none).
 func (pub *Published) Check(cells []Cell, line int, add func(int, string, ...any)) {
 	for i, t := range pub.Tables {
 		for _, k := range append(append([]string(nil), t.Rows...), t.Columns...) {
@@ -397,7 +400,11 @@ func (pub *Published) Check(cells []Cell, line int, add func(int, string, ...any
 	for _, c := range pub.Claims {
 		for _, s := range c.Selectors() {
 			if len(MatchCells(cells, s)) == 0 {
-				add(line, "published claim %q: no cell of the plan has %s", c.ID, s)
+				at := line
+				if c.Line > 0 {
+					at = c.Line
+				}
+				add(at, "published claim %q: no cell of the plan has %s", c.ID, s)
 			}
 		}
 	}

@@ -227,13 +227,17 @@ type Phase struct {
 	// Failure says why a phase's status is failed: the error that ended it,
 	// or its error rate above the budget ("error rate 79.1% of 123,456
 	// operations above --max-error-rate 1%: not_found 97,649").
-	Failure     string     `json:"failure,omitempty"`
-	Started     time.Time  `json:"started"`
-	Ended       time.Time  `json:"ended"`
-	DurationSec float64    `json:"duration_s"`
-	WarmupSec   float64    `json:"warmup_s,omitempty"`
-	OpenLoop    bool       `json:"open_loop"`
-	Ops         []OpResult `json:"operations"`
+	Failure     string    `json:"failure,omitempty"`
+	Started     time.Time `json:"started"`
+	Ended       time.Time `json:"ended"`
+	DurationSec float64   `json:"duration_s"`
+	WarmupSec   float64   `json:"warmup_s,omitempty"`
+	OpenLoop    bool      `json:"open_loop"`
+	// FinishInFlight: the operations in flight at the duration's end ran
+	// to their end and count (pgbench's and sysbench's rule); otherwise
+	// they were cut short, counted unfinished.
+	FinishInFlight bool       `json:"finish_in_flight,omitempty"`
+	Ops            []OpResult `json:"operations"`
 	// Throughput is successful operations per second over the measured time
 	// (for a load: rows per second).
 	Throughput float64 `json:"throughput"`

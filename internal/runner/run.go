@@ -172,10 +172,26 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	// The first error that ends the phase (Config.StopOnError).
 	var failOnce sync.Once
 	var failErr error
+	// The operations' own context: the phase's, or with FinishInFlight
+	// one the deadline leaves alone, ended by an interrupt, a failure or
+	// FinishGrace after the deadline.
+	execCtx, execCancel := runCtx, context.CancelFunc(func() {})
+	if cfg.FinishInFlight && cfg.Duration > 0 {
+		execCtx, execCancel = context.WithCancel(ctx)
+		var grace atomic.Pointer[time.Timer]
+		defer context.AfterFunc(runCtx, func() { grace.Store(time.AfterFunc(FinishGrace, execCancel)) })()
+		defer func() {
+			if t := grace.Load(); t != nil {
+				t.Stop()
+			}
+		}()
+	}
+	defer execCancel()
 	fail := func(err error) {
 		failOnce.Do(func() {
 			failErr = err
 			cancel()
+			execCancel()
 		})
 	}
 	ledgers, err := r.openLedgers(start)
@@ -206,7 +222,7 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 		}
 		wr := &worker{
 			r: r, w: wk, sess: sessions[w], rec: rec, fail: fail, budget: budget,
-			quota: q, start: start, end: phaseEnd, maxLag: &maxLag, stopped: &stopped,
+			quota: q, start: start, end: phaseEnd, maxLag: &maxLag, stopped: &stopped, exec: execCtx, drain: execCtx != runCtx,
 			span: spanRecorder{r: r, rec: rec, open: open, counts: make([]int64, len(counters))},
 		}
 		if ledgers != nil {
@@ -225,6 +241,7 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 		if lp != nil {
 			lp.body[w] = func() {
 				t := lp.tasks[w]
+				wr.exec = evloop.WithTask(wr.exec, t)
 				wr.loop(evloop.WithTask(runCtx, t))
 				wr.finish(evloop.WithTask(ctx, t))
 			}
@@ -256,7 +273,7 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 		}
 		close(done)
 	}()
-	go interruptStragglers(runCtx, done, sessions)
+	go interruptStragglers(execCtx, done, sessions)
 
 	mon := newMonitor(r, "run", start, coll)
 	mon.warmEnd = warmEnd
@@ -283,13 +300,14 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	if cfg.Warmup > 0 && measured < 0 {
 		measured = 0
 	}
-	if cfg.Duration > 0 && measured > cfg.Duration {
+	if cfg.Duration > 0 && measured > cfg.Duration && execCtx == runCtx {
 		// Operations still running at the deadline are not counted, so the
 		// time the phase took to interrupt them is not measured either.
 		measured = cfg.Duration
 	}
 	phase.WarmupSec = cfg.Warmup.Seconds()
 	phase.OpenLoop = open
+	phase.FinishInFlight = execCtx != runCtx
 	if open {
 		phase.Dropped = dropped
 		if n, ok := queue.scheduled(); ok {
@@ -366,6 +384,11 @@ type worker struct {
 	// the deadline's timer), from start; 0 until then.
 	stopped *atomic.Int64
 	maxLag  *atomic.Int64
+	// exec is the operations' context; with drain (Config.FinishInFlight)
+	// the deadline does not end it: an operation begun before the end runs
+	// to its end and counts, unless exec ends first.
+	exec  context.Context
+	drain bool
 	// maxLatency is the longest primary latency of the worker's finished
 	// operations (RecordCut's bound).
 	maxLatency time.Duration
@@ -544,7 +567,7 @@ func (wr *worker) loop(ctx context.Context) {
 		defer alarm.close()
 	}
 	retries := wr.r.Config.Retries
-	quiet := context.Context(quietCtx{ctx})
+	quiet := context.Context(quietCtx{wr.exec})
 	var done int64
 	defer func() { wr.countDropped(ctx, wr.begun.Load()) }()
 	for wr.quota == unlimited || done < wr.quota {
@@ -564,7 +587,7 @@ func (wr *worker) loop(ctx context.Context) {
 				return
 			}
 		}
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || (wr.drain && time.Since(wr.start) >= wr.end) {
 			return
 		}
 		if wr.budget != nil && wr.budget.Add(-1) < 0 {
@@ -599,7 +622,7 @@ func (wr *worker) loop(ctx context.Context) {
 				}
 			}
 			o.Attempts++
-			ectx := ctx
+			ectx := wr.exec
 			if wr.sess.interruptible() {
 				ectx = quiet
 			}
@@ -612,7 +635,14 @@ func (wr *worker) loop(ctx context.Context) {
 			if wr.ledger != nil {
 				wr.record(sent, end, err)
 			}
-			if cut = wr.over(ctx, end); cut {
+			if wr.drain {
+				// Begun before the end, it counts when it ends well; a
+				// failed attempt after the end is not retried: cut short.
+				cut = wr.exec.Err() != nil || (err != nil && end >= wr.end)
+			} else {
+				cut = wr.over(ctx, end)
+			}
+			if cut {
 				wr.span.discard() // neither the operation nor its parts count
 				break
 			}

@@ -65,6 +65,12 @@ type Config struct {
 	// workers draw from (workload.Limits.SharedOperations); otherwise each
 	// worker does an equal share (quota).
 	SharedOperations bool
+	// FinishInFlight lets an operation begun before the duration's end run
+	// to its end and counts it, as pgbench's -T and sysbench's --time do
+	// (workload.Limits.FinishInFlight); otherwise the end cuts it short,
+	// counted unfinished. One still running FinishGrace after the end is
+	// cut short all the same.
+	FinishInFlight bool
 	// MaxErrorRate is a run phase's error budget: the fraction of its
 	// operations that may end in an error (after their retries); a phase
 	// above it is failed, with the reason in Phase.Failure. 0 allows none;
@@ -386,6 +392,11 @@ func (quietCtx) Done() <-chan struct{} { return nil }
 // before their connections are interrupted: long enough for a statement in
 // flight to finish normally, short enough to keep Ctrl-C prompt.
 const stragglerGrace = 200 * time.Millisecond
+
+// FinishGrace is how long, with Config.FinishInFlight, the operations in
+// flight at the duration's end may go on: a hung one must not hold the run
+// for ever.
+const FinishGrace = 5 * time.Second
 
 // interruptStragglers waits for ctx to end; if the workers are not done
 // stragglerGrace later, it interrupts every session. It returns when done is

@@ -312,6 +312,11 @@ type Limits struct {
 	// budget the workers draw from as they go (sysbench's --events), not
 	// an equal share per worker (YCSB's operationcount).
 	SharedOperations bool
+	// FinishInFlight says the reference tool lets the operation each worker
+	// has in flight at the duration's end finish and counts it (pgbench's
+	// -T, sysbench's --time); candor's own workloads cut it short and count
+	// it unfinished.
+	FinishInFlight bool
 }
 
 // ErrStopRun, wrapped in an operation's error, ends the run phase as

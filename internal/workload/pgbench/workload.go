@@ -402,7 +402,8 @@ func (w *Workload) Limits() workload.Limits {
 	if w.opts.MaxTries == 0 {
 		retries = -1
 	}
-	return workload.Limits{Retries: retries, RetryClasses: []target.ErrorClass{target.ClassRetryable}}
+	// -T: a client finishes the transaction in progress, which counts.
+	return workload.Limits{Retries: retries, RetryClasses: []target.ErrorClass{target.ClassRetryable}, FinishInFlight: true}
 }
 
 // Bind writes each SQL command's text with the dialect's placeholders for

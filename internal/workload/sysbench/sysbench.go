@@ -389,6 +389,7 @@ func (w *Workload) Limits() workload.Limits {
 		RetryClasses:     append(slices.Clip(RestartClasses), target.ClassConnection),
 		StopOnError:      true,
 		SharedOperations: true,
+		FinishInFlight:   true, // --time: a thread finishes its event in progress
 	}
 }
 

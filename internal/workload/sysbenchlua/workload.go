@@ -296,6 +296,7 @@ func (w *Workload) Limits() workload.Limits {
 		Retries:          -1,
 		RetryClasses:     append(slices.Clip(sysbench.RestartClasses), target.ClassConnection),
 		SharedOperations: true,
+		FinishInFlight:   true, // --time: a thread finishes its event in progress
 	}
 }
 
@@ -472,6 +473,10 @@ func (w *Workload) probe() error {
 	if st.threadRun != L.GetGlobal("thread_run") {
 		return fmt.Errorf("%s defines thread_run, sysbench's event loop: candor's runner owns the loop (pacing, duration, retries); put the work of one event in event()", w.file)
 	}
+	if !w.globals["event"] && w.g.command == "run" {
+		// Refused here, before any session: the run needs event().
+		return fmt.Errorf("cannot find the event() function in %s: define function event() with the work of one event (or give the script's command: prepare, cleanup, help or one it declares)", w.file)
+	}
 	return w.checkArgs()
 }
 
@@ -601,9 +606,6 @@ func (w *Workload) Bind(env workload.Env) error {
 	w.driver = driverName(env.Dialect)
 	w.dist = keydist.NewSysbenchRand(keydist.SysbenchParams{Type: w.g.randType, SpecIter: w.g.specIter, SpecPct: w.g.specPct, SpecRes: w.g.specRes, ParetoH: w.g.paretoH})
 	w.special = keydist.NewSysbenchRand(keydist.SysbenchParams{Type: keydist.SysbenchSpecialType, SpecIter: w.g.specIter, SpecPct: w.g.specPct, SpecRes: w.g.specRes, ParetoH: w.g.paretoH})
-	if !w.globals["event"] && w.g.command == "run" {
-		return fmt.Errorf("cannot find the event() function in %s", w.file)
-	}
 	w.bound = true
 	return nil
 }
