@@ -30,7 +30,6 @@ const (
 	LawRepeats    = "repetitions" // n + excluded = run phases; n = complete run phases
 	LawStatus     = "status"      // a complete result has only complete phases
 	LawMerged     = "merged"      // a merged result names as many shards as it counts
-	LawHistograms = "histograms"  // per operation: the latency histogram's total = count; each summary = its histogram's
 )
 
 // Violation is one broken law: which, where, and the figures that break it.
@@ -46,28 +45,13 @@ func (v Violation) String() string { return v.Law + ": " + v.Detail }
 
 // schemaV1_0 is the layout before the laws: its operations have no `done`
 // or `no_session` and its open-loop phases no `scheduled`, so only the laws
-// that need none of them are checked — unless its data carries them (a
-// later result relabelled v1): the version string alone never switches a
-// law off that the figures can satisfy.
+// that need none of them are checked.
 const schemaV1_0 = "candor.result/v1"
-
-// carriesDone reports whether some operation of r has the fields v1.0
-// lacks (done, no_session): the laws that need them apply.
-func carriesDone(r *Result) bool {
-	for _, p := range r.Phases {
-		for _, o := range p.Ops {
-			if o.Done > 0 || o.NoSession > 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
 
 // Check returns every law r breaks, in phase order; nil when none.
 func Check(r *Result) []Violation {
 	var out []Violation
-	full := r.Schema != schemaV1_0 || carriesDone(r)
+	full := r.Schema != schemaV1_0
 	add := func(law string, phase int, format string, a ...any) {
 		out = append(out, Violation{Law: law, Phase: phase, Detail: fmt.Sprintf(format, a...)})
 	}
@@ -159,55 +143,10 @@ func checkPhase(p *Phase, full, merged bool, add func(law, format string, a ...a
 			}
 		}
 	}
-	checkHistograms(p, add)
 	checkIntervals(p, add)
 	if l := p.Ledger; l != nil && l.Accounting != nil {
 		checkLedger(l, add)
 	}
-}
-
-// checkHistograms: per operation, the latency histogram holds count
-// operations, and each summary printed (latency, service, lag, failed) is
-// the one its histogram gives (Summarize), so that no report prints a
-// percentile or count the file's histogram contradicts. A summary without
-// its histogram (an older result) is not checked; a histogram that cannot
-// be decoded breaks the law.
-func checkHistograms(p *Phase, add func(law, format string, a ...any)) {
-	for _, o := range p.Ops {
-		for _, sr := range []struct {
-			name string
-			sum  *Summary
-		}{{"latency", o.Latency}, {"service", o.Service}, {"lag", o.Lag}, {"failed", o.Failed}} {
-			enc := o.Histograms[sr.name]
-			if enc == "" {
-				continue
-			}
-			h, err := DecodeHistogram(enc)
-			if err != nil {
-				add(LawHistograms, "%s: its %s histogram cannot be read: %v", o.Name, sr.name, err)
-				continue
-			}
-			if sr.name == "latency" && h.TotalCount() != o.Count {
-				add(LawHistograms, "%s: count %d ≠ the latency histogram's total %d", o.Name, o.Count, h.TotalCount())
-			}
-			want := Summarize(h)
-			switch {
-			case want == nil && sr.sum == nil:
-			case want == nil || sr.sum == nil:
-				add(LawHistograms, "%s: the %s summary and its histogram disagree (one is empty)", o.Name, sr.name)
-			case !sameSummary(*sr.sum, *want):
-				add(LawHistograms, "%s: the %s summary (count %d, mean %g, p50 %d, p99 %d, max %d) ≠ its histogram's (count %d, mean %g, p50 %d, p99 %d, max %d)",
-					o.Name, sr.name, sr.sum.Count, sr.sum.Mean, sr.sum.P50, sr.sum.P99, sr.sum.Max, want.Count, want.Mean, want.P50, want.P99, want.Max)
-			}
-		}
-	}
-}
-
-// sameSummary compares summaries, the mean within near's rounding.
-func sameSummary(a, b Summary) bool {
-	am, bm := a.Mean, b.Mean
-	a.Mean, b.Mean = 0, 0
-	return a == b && near(am, bm)
 }
 
 // checkIntervals: per operation, the measured (not warm-up) intervals'
