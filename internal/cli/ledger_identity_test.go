@@ -311,3 +311,72 @@ func TestLedgerRTONotMeasuredWhenStopped(t *testing.T) {
 		t.Errorf("summary: want the RTO not measured, not 'did not recover'\n%s\n%s", stdout, stderr)
 	}
 }
+
+// Two shards of one run given different --threads (8 and 4) write
+// distinct ids: their workers were numbered from the split of each one's
+// own --threads, so shard 1's writers 2 and 3 were shard 0's too and both
+// reported the other's writes as duplicates. The table holds every
+// acknowledged write once (counted by psql), and merge refuses the shards,
+// naming --threads.
+func TestLedgerShardsOfDifferentThreads(t *testing.T) {
+	url := postgresURL(t)
+	t.Parallel()
+	var work string
+	table := "candor_ledger_shards_threads"
+	var outs []string
+	codes, logs := make([]int, 2), make([]string, 2)
+	threads := []string{"8", "4"}
+	shardsTogether(t, func(start string) []string {
+		work = t.TempDir()
+		runAbs(t, work, "cleanup", "ledger", "--target", url, "-p", "table="+table)
+		outs = []string{filepath.Join(work, "s0.json"), filepath.Join(work, "s1.json")}
+		var wg sync.WaitGroup
+		for i := range outs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				code, stdout, stderr := runCLIConcurrent(work, "run", "ledger", "--target", url, "-p", "table="+table,
+					"--threads", threads[i], "--rate", "400", "--time", "2s", "--shard", []string{"0/2", "1/2"}[i], "--start-at", start,
+					"--run-id", "ledger-shards-threads-test", "-q", "-o", outs[i])
+				codes[i], logs[i] = code, stdout+stderr
+			}()
+		}
+		wg.Wait()
+		return logs
+	})
+	for i := range outs {
+		if codes[i] != 0 {
+			t.Fatalf("shard %d: exit %d\n%s", i, codes[i], logs[i])
+		}
+	}
+	present := oracle.IDs(t, url, table)
+	writers := map[int]int{}
+	for id, n := range present {
+		if n != 1 {
+			t.Errorf("id %d is in the table %d times", id, n)
+		}
+		w, _ := ledger.SplitID(id)
+		writers[w]++
+	}
+	if len(writers) != 6 {
+		t.Errorf("the table holds ids of writers %v, want 6 distinct writers (4 + 2)", writers)
+	}
+	total := 0
+	for i, out := range outs {
+		a := runPhaseOf(t, out).Ledger.Accounting
+		if a == nil || a.Lost != 0 || a.Unrecorded != 0 || a.Duplicates != 0 {
+			t.Fatalf("shard %d's accounting %+v: want nothing lost, unrecorded or duplicated", i, a)
+		}
+		total += a.Acknowledged
+	}
+	rows := int(oracle.Open(t, url).Ints(t, "SELECT count(*) FROM "+table+" WHERE id >= 0")[0])
+	if total != len(present) || rows != len(present) {
+		t.Errorf("the shards acknowledged %d writes; the table holds %d ids in %d rows", total, len(present), rows)
+	}
+	merged := filepath.Join(work, "merged.json")
+	code, stdout, stderr := runAbs(t, work, "merge", outs[0], outs[1], "-q", "-o", merged)
+	if code != ExitUsage || !strings.Contains(stderr, "--threads") {
+		t.Errorf("merge of shards given --threads 8 and 4: exit %d, want %d naming --threads\n%s\n%s", code, ExitUsage, stdout, stderr)
+	}
+	runAbs(t, work, "cleanup", "ledger", "--target", url, "-p", "table="+table)
+}

@@ -54,9 +54,9 @@ func startLedger(dir string, o ledger.Owner) error {
 
 // shareLedger readies a sharded run's ledger (--shard i/N with N > 1):
 // the shards write one table, which the first creates and the others
-// join, and shard i's workers are numbered after those of the shards
-// before it, so their write ids are distinct. It returns the problems
-// that forbid it.
+// join, and shard i's workers are numbered from ledger.ShardFirst(i), so
+// their write ids are distinct whatever --threads each shard was given. It
+// returns the problems that forbid it.
 func shareLedger(f *Spec, sh *ShardRun, wl workload.Workload, fr *faultRun) []error {
 	if sh.Count <= 1 {
 		return nil
@@ -76,12 +76,16 @@ func shareLedger(f *Spec, sh *ShardRun, wl workload.Workload, fr *faultRun) []er
 	if f.Threads == nil {
 		total = int64(max(wl.Limits().Threads, 1))
 	}
-	first := int64(0)
-	for j := 0; j < sh.Index; j++ {
-		first += share(total, j, sh.Count)
+	mine := share(total, sh.Index, sh.Count)
+	if sh.Count > ledger.MaxShards {
+		errs = append(errs, fmt.Errorf("--shard %s: a ledger's write ids number the writers of at most %d shards; run with fewer shards", sh.Of, ledger.MaxShards))
 	}
-	sl.ShareLedger(sharedLedgerRun(sh), int(first))
-	fr.writers = &ledger.Writers{First: int(first), Count: int(share(total, sh.Index, sh.Count))}
+	if mine > ledger.ShardWriters {
+		errs = append(errs, fmt.Errorf("--shard %s: %d workers in one shard; a shard's ledger numbers at most %d writers: give fewer --threads or more shards", sh.Of, mine, ledger.ShardWriters))
+	}
+	first := ledger.ShardFirst(sh.Index)
+	sl.ShareLedger(sharedLedgerRun(sh), first)
+	fr.writers = &ledger.Writers{First: first, Count: int(mine)}
 	return errs
 }
 

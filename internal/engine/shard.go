@@ -23,6 +23,9 @@ type ShardRun struct {
 	Shard
 	Index, Count int
 	Start        time.Time // --start-at resolved; zero when not given
+	// given: the totals the shard was given (--threads, --operations,
+	// --rate), recorded in its result for merge to compare.
+	given result.ShardInfo
 }
 
 // shardNow is the clock --start-at is read against (a variable for tests).
@@ -131,6 +134,7 @@ func share(total int64, i, n int) int64 {
 // apply gives this shard its share of the workers, the open-loop rate and
 // the operations (a load shard at least one worker).
 func (s *ShardRun) apply(cfg *runner.Config, phase string) error {
+	s.given = result.ShardInfo{Threads: cfg.Threads, Operations: cfg.Operations, Rate: cfg.Rate}
 	if s.Count <= 1 {
 		return nil
 	}
@@ -231,7 +235,8 @@ func (s *ShardRun) record(ctx context.Context, res *result.Result, tgt target.Ta
 	if s.Count == 0 {
 		return
 	}
-	res.Shard = &result.ShardInfo{RunID: s.RunID, Index: s.Index, Count: s.Count, StartAt: s.Start, Clock: readClock(ctx, tgt)}
+	res.Shard = &result.ShardInfo{RunID: s.RunID, Index: s.Index, Count: s.Count, StartAt: s.Start, Clock: readClock(ctx, tgt),
+		Threads: s.given.Threads, Operations: s.given.Operations, Rate: s.given.Rate}
 }
 
 // readClock is the client's clock offset from the server's: read from the

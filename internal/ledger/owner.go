@@ -161,9 +161,22 @@ func ReadReadBack(dir string) (map[int64]int, error) {
 	return present, nil
 }
 
+// ShardWriters is the number of writer numbers each shard of a run owns:
+// shard i's workers are numbered from i×ShardWriters, whatever the
+// --threads of each shard, so the shards of one run write distinct ids even
+// when they were started with different options. 4096 workers per shard
+// and, with the 2^23 worker numbers of an id, 2048 shards.
+const ShardWriters = 1 << 12
+
+// MaxShards is the number of shards whose writer numbers fit an id.
+const MaxShards = 1 << (63 - seqBits) / ShardWriters
+
+// ShardFirst is the number of shard i's first writer.
+func ShardFirst(i int) int { return i * ShardWriters }
+
 // Writers is the range of writer (worker) numbers whose ids a ledger
-// holds: a shard's workers are numbered after those of the shards before
-// it, so the shards of one run write distinct ids.
+// holds: shard i's workers are numbered from ShardFirst(i), so the shards
+// of one run write distinct ids.
 type Writers struct {
 	First int `json:"first"`
 	Count int `json:"count"`

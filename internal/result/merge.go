@@ -202,6 +202,9 @@ func checkMerge(in []MergeInput) error {
 	differs("--isolation", func(r *Result) any { return r.Run.Isolation })
 	differs("the latency measure", func(r *Result) any { return r.Run.LatencyMeasure })
 	differs("the start time (--start-at)", func(r *Result) any { return r.Shard.StartAt.UTC() })
+	differs("--threads (the total split over the shards)", func(r *Result) any { return r.Shard.Threads })
+	differs("--operations (the total split over the shards)", func(r *Result) any { return r.Shard.Operations })
+	differs("--rate (the total split over the shards)", func(r *Result) any { return r.Shard.Rate })
 	if len(probs) == 0 {
 		n := ref.Result.Shard.Count
 		var missing []string

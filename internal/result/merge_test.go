@@ -43,7 +43,7 @@ func shardResult(t testing.TB, i, n int, start time.Time, vals [][]int64) *Resul
 	return &Result{Schema: SchemaVersion, ID: fmt.Sprintf("shard-%d", i), Status: StatusComplete,
 		Provenance: Provenance{CandorVersion: "1.0"}, Workload: Workload{Name: "ycsb/c", Options: map[string]any{"recordcount": 1000, "insertstart": i * 10}},
 		Run:    RunConfig{Threads: 2, ReportInterval: 1, DurationSec: float64(len(vals))},
-		Shard:  &ShardInfo{RunID: "r1", Index: i, Count: n, Clock: &ClockOffset{Source: "server", OffsetNs: int64(i) * 1000}},
+		Shard:  &ShardInfo{RunID: "r1", Index: i, Count: n, Threads: 8, Clock: &ClockOffset{Source: "server", OffsetNs: int64(i) * 1000}},
 		Phases: []Phase{p}}
 }
 
@@ -173,6 +173,10 @@ func TestMergeRefuses(t *testing.T) {
 			b.Phases[0].Started = b.Phases[0].Started.Add(1100 * time.Millisecond)
 			b.Phases[0].Ended = b.Phases[0].Ended.Add(1100 * time.Millisecond)
 		}), "did not run together (0s in common"},
+		// the issue's --threads 8 and --threads 4 under one run id
+		{"threads", two(func(b *Result) { b.Shard.Threads = 4 }), "--threads (the total split over the shards) differs: a.json has 8, b.json has 4"},
+		{"operations", two(func(b *Result) { b.Shard.Operations = 10 }), "--operations (the total split over the shards) differs"},
+		{"rate", two(func(b *Result) { b.Shard.Rate = 10 }), "--rate (the total split over the shards) differs"},
 		{"inconsistent", two(func(b *Result) { b.Status, b.BrokenLaws = StatusInconsistent, []string{"attempts: x"} }), "breaks the laws of its own arithmetic"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -16,6 +16,13 @@ type ShardInfo struct {
 	StartAt time.Time `json:"start_at,omitzero"`
 	// Clock is this client's clock against the target server's.
 	Clock *ClockOffset `json:"clock,omitempty"`
+	// Threads, Operations and Rate are the totals this shard was given
+	// (--threads, --operations, --rate, before its share was taken): the
+	// shards of one run are given the same, and merge refuses shards that
+	// were not. Zero in results of a candor older than them.
+	Threads    int     `json:"threads,omitempty"`
+	Operations int64   `json:"operations,omitempty"`
+	Rate       float64 `json:"rate,omitempty"`
 }
 
 // ClockOffset is a client's clock offset from the target server's clock,
