@@ -109,7 +109,8 @@ func (e *FailedError) Error() string {
 
 const defaultMaxOutput = 64 << 10
 
-// Run starts each fault at start+At and returns once every fault has ended
+// Run starts each fault at start+At, or later when a fault scheduled
+// before it (a smaller At) has not yet taken effect, and returns once every fault has ended
 // or ctx is done, with one event per fault in schedule order. When ctx ends
 // first (the run is over), faults not yet started are recorded not-run,
 // commands in progress are killed and network faults lifted (cut-short).
@@ -143,11 +144,30 @@ func (e *Executor) Run(ctx context.Context, start time.Time) ([]Event, error) {
 			e.Notify(ev)
 		}
 	}
+	// settled[i] is closed once fault i has taken effect (its command or
+	// statement ended, its network fault was applied) or failed, or will
+	// not run: a fault whose time comes waits for every fault scheduled
+	// before it, so that faults take effect in the order of their at= on
+	// a machine of any speed (a detach still running when the kill it was
+	// scheduled 2 s before came due ran beside it).
+	settled := make([]chan struct{}, len(e.Schedule))
+	for i := range settled {
+		settled[i] = make(chan struct{})
+	}
 	for i, f := range e.Schedule {
+		var before []chan struct{}
+		for j, g := range e.Schedule {
+			if g.At < f.At {
+				before = append(before, settled[j])
+			}
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			events[i] = e.one(ctx, start, i, f, notify)
+			var once sync.Once
+			took := func() { once.Do(func() { close(settled[i]) }) }
+			defer took()
+			events[i] = e.one(ctx, start, i, f, before, took, notify)
 		}()
 	}
 	wg.Wait()
@@ -157,8 +177,10 @@ func (e *Executor) Run(ctx context.Context, start time.Time) ([]Event, error) {
 	return events, nil
 }
 
-// one waits for the fault's time, runs it and returns its event.
-func (e *Executor) one(ctx context.Context, start time.Time, i int, f Fault, notify func(Event)) Event {
+// one waits for the fault's time and for the faults scheduled before it
+// (before) to take effect, runs it, calls took once it has taken effect,
+// and returns its event.
+func (e *Executor) one(ctx context.Context, start time.Time, i int, f Fault, before []chan struct{}, took func(), notify func(Event)) Event {
 	ev := Event{Index: i, Spec: f.Text, Kind: f.Kind(), Scheduled: f.At.Seconds()}
 	if f.Has("net") {
 		n := f.Node
@@ -172,21 +194,32 @@ func (e *Executor) one(ctx context.Context, start time.Time, i int, f Fault, not
 		return ev
 	case <-t.C:
 	}
+	for _, b := range before {
+		select {
+		case <-ctx.Done():
+			ev.Status = StatusNotRun
+			return ev
+		case <-b:
+		}
+	}
 	if ctx.Err() != nil { // both ready: the run is over
 		ev.Status = StatusNotRun
 		return ev
 	}
-	ev.Start = time.Now()
+	ev.Start = time.Now() // when it runs, which may be after at=
+
 	ev.StartS = ev.Start.Sub(start).Seconds()
 	notify(ev)
 	var rest func(*Event)
 	switch {
 	case f.Has("run"):
 		rest = e.command(ctx, f, &ev)
+		took()
 	case f.Has("sql"):
 		e.statement(ctx, f, &ev)
+		took()
 	default:
-		e.network(ctx, i, f, &ev)
+		e.network(ctx, i, f, &ev, took)
 		ev.StartS = ev.Start.Sub(start).Seconds()
 	}
 	ev.EndS = ev.End.Sub(start).Seconds()
@@ -365,7 +398,10 @@ func (lo *leftovers) reap(note string) string {
 	return note + "; " + escaped
 }
 
-func (e *Executor) network(ctx context.Context, i int, f Fault, ev *Event) {
+// network applies f, calls took once it is in effect (or failed), and
+// lifts it after f.For or when the run ends.
+func (e *Executor) network(ctx context.Context, i int, f Fault, ev *Event, took func()) {
+	defer took()
 	if e.Net == nil {
 		ev.End, ev.Status = time.Now(), StatusFailed
 		ev.Error = "no network proxy: network faults need the run's targets behind candor's proxy"
@@ -381,6 +417,7 @@ func (e *Executor) network(ctx context.Context, i int, f Fault, ev *Event) {
 	// called (an RTO measured from then was a write's latency).
 	ev.Start = time.Now()
 	ev.Status = StatusDone
+	took()
 	t := time.NewTimer(f.For)
 	defer t.Stop()
 	select {

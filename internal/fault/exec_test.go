@@ -167,3 +167,58 @@ func TestExecutorNetwork(t *testing.T) {
 		t.Errorf("net fault without proxy: %+v", evs[0])
 	}
 }
+
+// TestExecutorKeepsScheduleOrder: a fault whose time comes while the one
+// scheduled before it still runs waits for it and is stamped when it
+// actually starts, on a machine of any speed (a detach at 1 s that was
+// still running at 3 s let the kill scheduled then run beside it, stamped
+// before the detach's end). Faults at the same time still start together.
+func TestExecutorKeepsScheduleOrder(t *testing.T) {
+	e := &Executor{
+		Schedule: schedule(t, "at=300ms run=true", "at=0s run=sleep 0.5", "at=10ms run=true", "at=0s run=sleep 0.2"),
+		OnError:  OnErrorContinue,
+	}
+	evs, err := e.Run(context.Background(), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range evs {
+		if ev.Status != StatusDone {
+			t.Fatalf("event %+v, want done", ev)
+		}
+	}
+	last, slow, next, other := evs[0], evs[1], evs[2], evs[3]
+	if next.Start.Before(slow.End) || next.Start.Before(other.End) {
+		t.Errorf("the fault at 10 ms started at %.3f s, before the ones at 0 s ended (%.3f s, %.3f s)", next.StartS, slow.EndS, other.EndS)
+	}
+	if last.Start.Before(next.End) {
+		t.Errorf("the fault at 300 ms started at %.3f s, before the one at 10 ms ended (%.3f s)", last.StartS, next.EndS)
+	}
+	if other.Start.After(slow.End) {
+		t.Errorf("two faults at 0 s ran one after the other (%.3f s after %.3f s)", other.StartS, slow.EndS)
+	}
+	if next.StartS < next.Scheduled || next.StartS < 0.5 {
+		t.Errorf("the waiting fault's start_s %.3f: want when it ran (after 0.5 s), not its at= (%.3f)", next.StartS, next.Scheduled)
+	}
+}
+
+// A network fault takes effect when it is applied: the fault after it
+// waits for that, not for its for= to pass.
+func TestExecutorOrderNetworkApplied(t *testing.T) {
+	n := &orderNet{}
+	e := &Executor{Schedule: schedule(t, "at=0s for=2s net=pause node=0", "at=10ms run=true"), Net: n, OnError: OnErrorContinue}
+	evs, err := e.Run(context.Background(), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if evs[1].Start.Before(evs[0].Start) || !evs[1].End.Before(evs[0].End) {
+		t.Errorf("pause %+v, command %+v: want the command after the pause was applied, during it", evs[0], evs[1])
+	}
+}
+
+type orderNet struct{}
+
+func (orderNet) Apply(int, Fault) (func() error, error) {
+	time.Sleep(200 * time.Millisecond) // a slow apply
+	return func() error { return nil }, nil
+}

@@ -23,8 +23,9 @@ type Config struct {
 	// Latency is added to every statement.
 	Latency time.Duration
 	// StallEvery and StallFor make the whole target stall: during the first
-	// StallFor of every StallEvery (counted from creation) every statement
-	// waits until the stall ends.
+	// StallFor of every StallEvery (counted from the first statement, so
+	// that connecting slowly on a busy machine does not shift the stalls
+	// against the phase) every statement waits until the stall ends.
 	StallEvery, StallFor time.Duration
 	// StallAt, when set, makes one stall instead: StallFor from StallAt
 	// after creation.
@@ -49,12 +50,15 @@ type Config struct {
 type Target struct {
 	cfg   Config
 	epoch time.Time
-	stmts atomic.Int64 // statements of closed connections, and all of them with FailEvery
-	gen   atomic.Int64 // bumped by Restart: older connections are dead
-	mu    sync.Mutex
-	down  time.Time // Connect fails until then
-	conns []*Conn   // open connections, whose own counters Statements adds
-	row   [][]byte
+	// stallEpoch is when the first statement ran: StallEvery counts from it.
+	stallOnce  sync.Once
+	stallEpoch time.Time
+	stmts      atomic.Int64 // statements of closed connections, and all of them with FailEvery
+	gen        atomic.Int64 // bumped by Restart: older connections are dead
+	mu         sync.Mutex
+	down       time.Time // Connect fails until then
+	conns      []*Conn   // open connections, whose own counters Statements adds
+	row        [][]byte
 }
 
 var _ target.Target = (*Target)(nil)
@@ -209,7 +213,8 @@ func (c *Conn) do(ctx context.Context) error {
 	if since := time.Since(t.epoch); t.cfg.StallAt > 0 && since >= t.cfg.StallAt && since < t.cfg.StallAt+t.cfg.StallFor {
 		wait += t.cfg.StallAt + t.cfg.StallFor - since
 	} else if t.cfg.StallAt == 0 && t.cfg.StallEvery > 0 && t.cfg.StallFor > 0 {
-		since := time.Since(t.epoch) % t.cfg.StallEvery
+		t.stallOnce.Do(func() { t.stallEpoch = time.Now() })
+		since := time.Since(t.stallEpoch) % t.cfg.StallEvery
 		if since < t.cfg.StallFor {
 			wait += t.cfg.StallFor - since
 		}
