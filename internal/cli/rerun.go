@@ -164,6 +164,8 @@ func rerunSpec(env *Env, r *result.Result, targets []string) (engine.Spec, error
 		// a key: what would be executed is what is refused.
 		f, err := fault.Parse(text)
 		switch {
+		case strings.Contains(text, maskedValue):
+			return spec, fmt.Errorf("its fault holds a masked secret (--fault %q): run it again by hand with the secret", text)
 		case err != nil:
 			return spec, fmt.Errorf("its fault --fault %q cannot be read: %w", text, err)
 		case f.Has("run"):

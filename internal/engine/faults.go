@@ -32,6 +32,9 @@ type faultRun struct {
 	proxies  *fault.ProxySet
 	ledger   bool
 	recovery time.Duration
+	// secrets are the targets' passwords, masked wherever a fault's text
+	// is recorded or printed (the command itself runs as given).
+	secrets []string
 	// writers are a shard's writers, whose ids its ledger holds (nil: not
 	// sharded).
 	writers *ledger.Writers
@@ -56,7 +59,7 @@ func (fr *faultRun) Close() {
 // and as one multi-host URL that finds the primary with --target-role
 // primary.
 func prepareFaults(phase string, f *Spec, sh *ShardRun, wl workload.Workload, cfg runner.Config) (*faultRun, []string, error) {
-	fr := &faultRun{recovery: f.RecoveryTimeout}
+	fr := &faultRun{recovery: f.RecoveryTimeout, secrets: TargetPasswords(f.Targets)}
 	role := f.TargetRole
 	if role == "" {
 		role = RoleAny // a command without the flag
@@ -203,13 +206,13 @@ func (fr *faultRun) hook(env *Env, quiet bool, ledgerDir func() string) func(ctx
 		ex.Notify = func(ev fault.Event) {
 			if !quiet {
 				if ev.Status == "" {
-					fmt.Fprintf(env.Stderr, "fault %d at %.1fs: %s\n", ev.Index+1, ev.StartS, RedactWords(ev.Spec))
+					fmt.Fprintf(env.Stderr, "fault %d at %.1fs: %s\n", ev.Index+1, ev.StartS, RedactText(ev.Spec, fr.secrets))
 				} else {
-					fmt.Fprintf(env.Stderr, "fault %d %s at %.1fs%s%s\n", ev.Index+1, ev.Status, ev.EndS, errSuffix(RedactWords(ev.Error)), errSuffix(ev.Leftover))
+					fmt.Fprintf(env.Stderr, "fault %d %s at %.1fs%s%s\n", ev.Index+1, ev.Status, ev.EndS, errSuffix(RedactText(ev.Error, fr.secrets)), errSuffix(ev.Leftover))
 				}
 			}
 			if dir != "" && ev.Status != "" {
-				appendFaultLine(dir, ev)
+				appendFaultLine(dir, ev, fr.secrets)
 			}
 		}
 		done := make(chan struct{})
@@ -220,7 +223,7 @@ func (fr *faultRun) hook(env *Env, quiet bool, ledgerDir func() string) func(ctx
 			fr.events = evs
 			fr.mu.Unlock()
 			if err != nil {
-				fail(errors.New(RedactWords(err.Error()))) // it names the fault's command
+				fail(errors.New(RedactText(err.Error(), fr.secrets))) // it names the fault's command
 			}
 		}()
 		return func() { <-done }
@@ -237,11 +240,11 @@ func errSuffix(s string) string {
 // faultsFile is where a run with a ledger keeps its fault events as they end.
 const faultsFile = "faults.jsonl"
 
-func appendFaultLine(dir string, ev fault.Event) {
+func appendFaultLine(dir string, ev fault.Event, secrets []string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return
 	}
-	b, err := json.Marshal(toResultEvent(ev))
+	b, err := json.Marshal(toResultEvent(ev, secrets))
 	if err != nil {
 		return
 	}
@@ -275,7 +278,7 @@ func (fr *faultRun) takeEvents() []result.FaultEvent {
 	defer fr.mu.Unlock()
 	out := make([]result.FaultEvent, 0, len(fr.events))
 	for _, ev := range fr.events {
-		out = append(out, toResultEvent(ev))
+		out = append(out, toResultEvent(ev, fr.secrets))
 	}
 	fr.events = nil
 	return out
@@ -284,10 +287,10 @@ func (fr *faultRun) takeEvents() []result.FaultEvent {
 // toResultEvent is ev as the result keeps it: URLs and password-like
 // parameters in its command and output redacted (secrets never reach
 // files).
-func toResultEvent(ev fault.Event) result.FaultEvent {
-	return result.FaultEvent{Index: ev.Index, Spec: RedactWords(ev.Spec), Kind: ev.Kind, Node: ev.Node, Status: ev.Status,
+func toResultEvent(ev fault.Event, secrets []string) result.FaultEvent {
+	return result.FaultEvent{Index: ev.Index, Spec: RedactText(ev.Spec, secrets), Kind: ev.Kind, Node: ev.Node, Status: ev.Status,
 		Scheduled: ev.Scheduled, Start: ev.Start, End: ev.End, StartS: ev.StartS, EndS: ev.EndS,
-		ExitStatus: ev.ExitStatus, Output: RedactWords(ev.Output), OutputLen: ev.OutputLen, Truncated: ev.Truncated, Error: RedactWords(ev.Error),
+		ExitStatus: ev.ExitStatus, Output: RedactText(ev.Output, secrets), OutputLen: ev.OutputLen, Truncated: ev.Truncated, Error: RedactText(ev.Error, secrets),
 		Leftover: ev.Leftover}
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/candor-bench/candor/internal/target"
@@ -12,16 +13,64 @@ import (
 // --name=value whose key names a secret (SecretKey), wherever it stands:
 // "-p db.passwd=...", "-pdb.passwd=...", "--property=jdbc.password=...",
 // "--plan-param token=...", "--mysql-password=...".
+//
+// An argument of several words (a --fault's command) has each word redacted
+// as RedactWords does, and the password of every URL among the arguments
+// is masked wherever else it appears verbatim (TargetPasswords).
 func RedactArgs(args []string, redact func(string) string) []string {
+	secrets := TargetPasswords(args)
 	out := make([]string, len(args))
 	for i, a := range args {
 		a = MaskSecretValue(a)
 		if strings.Contains(a, "://") || strings.Contains(strings.ToLower(a), "password") {
 			a = redact(a)
 		}
-		out[i] = a
+		if strings.ContainsAny(a, " \t\n") {
+			a = RedactWords(a)
+		}
+		out[i] = MaskSecrets(a, secrets)
 	}
 	return out
+}
+
+// TargetPasswords are the passwords in the user info of the URLs among
+// args ("postgres://u:PW@h/db", "--target=mysql://u:PW@h/db"), for
+// MaskSecrets.
+func TargetPasswords(args []string) []string {
+	var out []string
+	for _, a := range args {
+		if i := strings.Index(a, "://"); i >= 0 {
+			// The URL is the word holding "://", after any --flag=.
+			start := strings.LastIndexAny(a[:i], "= \t") + 1
+			end := len(a)
+			if j := strings.IndexAny(a[i:], " \t\n"); j >= 0 {
+				end = i + j
+			}
+			if pw := target.PasswordOf(a[start:end]); pw != "" && pw != MaskedValue && !slices.Contains(out, pw) {
+				out = append(out, pw)
+			}
+		}
+	}
+	return out
+}
+
+// MaskSecrets replaces every verbatim occurrence of each secret in s (a
+// target's password in a fault's command, a note, an error) with
+// MaskedValue. Masking a harmless substring costs nothing; recording a
+// password does.
+func MaskSecrets(s string, secrets []string) string {
+	for _, pw := range secrets {
+		if pw != "" && pw != MaskedValue {
+			s = strings.ReplaceAll(s, pw, MaskedValue)
+		}
+	}
+	return s
+}
+
+// RedactText is RedactWords, then MaskSecrets: how a fault's command,
+// output and error are recorded and printed.
+func RedactText(s string, secrets []string) string {
+	return MaskSecrets(RedactWords(s), secrets)
 }
 
 // MaskedValue replaces a secret's value, as target.Redact does a URL's password.
@@ -78,11 +127,26 @@ func RedactParam(key, value string) string {
 
 var nonSpace = regexp.MustCompile(`\S+`)
 
+// goDSN is the user:password@ of a Go MySQL driver DSN
+// ("u:PW@tcp(h:3306)/db", "u:PW@/db", "u:PW@unix(/tmp/s)/db").
+var goDSN = regexp.MustCompile(`^([^\s:@/=]*):[^\s@]+@([a-z]*\(|/)`)
+
 // RedactWords redacts every word of s that holds a URL or a password-like
-// NAME=VALUE, keeping the rest of the text as it is.
+// NAME=VALUE (PGPASSWORD=PW, --password=PW), a Go MySQL DSN's password and
+// the password of a client's -pPW (mysql, mariadb, mysqladmin), keeping the
+// rest of the text as it is. -p5432 is masked too: a harmless value masked
+// by mistake costs nothing.
 func RedactWords(s string) string {
 	return nonSpace.ReplaceAllStringFunc(s, func(w string) string {
-		if strings.Contains(w, "://") || strings.Contains(w, "=") {
+		// A word may be quoted in a shell command: 'u:PW@tcp(h)/db'.
+		q := strings.TrimLeft(w, `'"`)
+		lead := w[:len(w)-len(q)]
+		switch {
+		case goDSN.MatchString(q):
+			return lead + goDSN.ReplaceAllString(q, "${1}:"+MaskedValue+"@${2}")
+		case strings.HasPrefix(q, "-p") && len(q) > 2 && !strings.Contains(q, "="):
+			return lead + "-p" + MaskedValue
+		case strings.Contains(w, "://") || strings.Contains(w, "="):
 			return MaskSecretValue(target.Redact(w))
 		}
 		return w

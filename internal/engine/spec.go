@@ -338,11 +338,16 @@ func (s Spec) Args() []string {
 // of a secret property, option, fault command word or plan parameter.
 func (s Spec) Redacted() Spec {
 	r := s
+	secrets := TargetPasswords(s.Targets)
 	red := func(in []string) []string {
 		if in == nil {
 			return nil
 		}
-		return RedactArgs(in, target.Redact)
+		out := RedactArgs(in, target.Redact)
+		for i := range out {
+			out[i] = MaskSecrets(out[i], secrets)
+		}
+		return out
 	}
 	r.Targets = red(s.Targets)
 	r.Options = red(s.Options)
@@ -350,7 +355,7 @@ func (s Spec) Redacted() Spec {
 	r.Properties = red(s.Properties)
 	r.Faults = nil
 	for _, f := range s.Faults {
-		r.Faults = append(r.Faults, RedactWords(f))
+		r.Faults = append(r.Faults, RedactText(f, secrets))
 	}
 	if s.Plan != nil {
 		p := *s.Plan
