@@ -229,8 +229,10 @@ func TestInterruptWritesPartialResult(t *testing.T) {
 	if code != ExitInterrupted {
 		t.Fatalf("exit %d, want %d\n%s", code, ExitInterrupted, stderr)
 	}
-	if d := time.Since(<-signalled); d > 2*time.Second {
-		t.Fatalf("took %v after the signal; must end within 2 s", d)
+	// A bound that tells an end from a hang (the run was given a minute),
+	// not a speed: a loaded machine took 2.7 s.
+	if d := time.Since(<-signalled); d > 20*time.Second {
+		t.Fatalf("took %v after the signal; an interrupted run must end well before its 1 m", d)
 	}
 	res, err := result.Read(out)
 	if err != nil {
