@@ -183,7 +183,14 @@ func TestCheckCatchesWhatATestBreaks(t *testing.T) {
 				t.Fatalf("the test's own count: %d duplicates, want 1", n)
 			}
 			checks, code := checkAlone(t, url, "sysbench", sb...)
-			if code != ExitRunFailed || !failed(checks, "sbtest1: no duplicate ids", 1) {
+			if name != "postgres" {
+				// MariaDB rebuilds a table on ALTER TABLE ... DROP PRIMARY
+				// KEY: a new create time, so the table is no longer the one
+				// candor created (docs/TABLES.md) and check refuses it.
+				if code != ExitUnsupported {
+					t.Errorf("candor check sysbench of a table rebuilt by ALTER: exit %d, want %d (refused)", code, ExitUnsupported)
+				}
+			} else if code != ExitRunFailed || !failed(checks, "sbtest1: no duplicate ids", 1) {
 				t.Errorf("candor check sysbench after a duplicate: exit %d, checks %+v; want exit 5 and 1 offending", code, checks)
 			}
 
