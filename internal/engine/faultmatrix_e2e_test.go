@@ -38,11 +38,12 @@ import (
 //   - pause: `net=pause for=3s` through candor's proxy, in a 5 s open loop
 //     (--rate 100), so that the schedule piles up behind the pause;
 //   - reset: `net=reset` (every connection cut), in a 5 s closed loop;
-//   - kill: the server SIGKILLed and started again 1 s later, in an 8 s
-//     closed loop (a crash recovery on a busy machine took 3 s). All five
-//     families run at once (--start-at: their run phases start together),
-//     each with the same fault command, of which the first to start kills
-//     and restarts the server and the others wait for it: one kill.
+//   - kill: the server SIGKILLed and started again 1 s later, in a 20 s
+//     closed loop (fmKillRun). The five families' tables are loaded first;
+//     then all five run at once (--start-at: their run phases start
+//     together), each with the same fault command, which waits until every
+//     run has reached it; the first then kills and restarts the server and
+//     the others wait for it: one kill.
 //
 // Targets: PostgreSQL and MariaDB (every family) and Cassandra (YCSB and KV:
 // sysbench, commit-loop and the ledger are SQL and refused on CQL). The
@@ -112,23 +113,65 @@ func TestFaultMatrix(t *testing.T) {
 	}
 	sql.Wait()
 
+	// The kill round: every family's table is loaded first, all at once;
+	// then the runs start together (--start-at) and their fault commands
+	// wait for one another before the first kills (fmKillScript), so that
+	// a run whose setup was late still sees the kill.
+	var kills []*fmCell
 	for _, s := range servers {
 		dir := t.TempDir()
 		script := filepath.Join(dir, "kill.sh")
-		if err := os.WriteFile(script, []byte(fmKillScript(dir, s.kill, s.restart)), 0o755); err != nil {
+		if err := os.WriteFile(script, []byte(fmKillScript(dir, len(fmFamilies), s.kill, s.restart)), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		url := s.database(t, "kill")
-		at := time.Now().Add(4 * time.Second).UTC().Format(time.RFC3339Nano) // the five loads fit in it
 		for _, fam := range fmFamilies {
-			start(&sql, newCell(t, s.name, fam, "kill", url).with(8*time.Second, at, "at=1s run=/bin/sh "+script))
+			kills = append(kills, newCell(t, s.name, fam, "kill", url).with(fmKillRun, "", "at=1s run=/bin/sh "+script))
 		}
+	}
+	fmLoad(t, kills)
+	at := time.Now().Add(3 * time.Second).UTC().Format(time.RFC3339Nano)
+	for _, c := range kills {
+		c.spec.Shard.StartAt = at
+		start(&sql, c)
 	}
 	sql.Wait()
 	cql.Wait()
 
 	for _, c := range cells {
 		t.Run(c.target+"/"+c.family+"/"+c.fault, c.check)
+	}
+}
+
+// fmKillRun is the length of a kill round's runs. The kill, a second's
+// wait and the restart must end inside it: with the whole suite beside it
+// under -race a PostgreSQL crash recovery took 7 s.
+const fmKillRun = 20 * time.Second
+
+// fmLoad loads the tables of cells at once, each as its cell's run would
+// (candor load with the cell's workload options), and fails the test if a
+// load fails.
+func fmLoad(t *testing.T, cells []*fmCell) {
+	errs := make([]error, len(cells))
+	var wg sync.WaitGroup
+	for i, c := range cells {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := specFor(PhaseLoad, "", c.url, filepath.Join(c.dir, "load.json"))
+			c.fam.spec(&s)
+			s.Ledger, s.RecoveryTimeout = false, 0
+			var errb lockedBuffer
+			if _, err := Run(context.Background(), &Env{Stdout: io.Discard, Stderr: &errb, Args: append([]string{"candor"}, s.Args()...), Display: silent{}}, s); err != nil {
+				errs[i] = fmt.Errorf("%s: load: %v\n%s", c, err, errb.String())
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -421,15 +464,18 @@ func (s *fmServer) database(t *testing.T, fault string) string {
 	return u.String()
 }
 
-// fmKillScript is the fault command of every run of a kill round: the
-// first run to reach it kills the server and starts it again a second
-// later; the others wait until that is done and exit as it did.
-func fmKillScript(dir, kill, restart string) string {
-	return fmt.Sprintf(`if mkdir %[1]s/killing 2>/dev/null; then
+// fmKillScript is the fault command of every run of a kill round of n
+// runs: each waits until all n have reached it (a run whose setup was late
+// reaches it later), then the first kills the server and starts it again a
+// second later; the others wait until that is done and exit as it did.
+func fmKillScript(dir string, n int, kill, restart string) string {
+	return fmt.Sprintf(`touch %[1]s/arrived.$$
+while [ "$(ls %[1]s | grep -c '^arrived\.')" -lt %[4]d ]; do sleep 0.05; done
+if mkdir %[1]s/killing 2>/dev/null; then
 	%[2]s && sleep 1 && %[3]s
 	echo $? >%[1]s/rc.tmp && mv %[1]s/rc.tmp %[1]s/rc
 fi
 while [ ! -e %[1]s/rc ]; do sleep 0.05; done
 exit "$(cat %[1]s/rc)"
-`, dir, kill, restart)
+`, dir, kill, restart, n)
 }

@@ -394,11 +394,11 @@ func (t *Target) ensureKeyspace(ctx context.Context) error {
 	marker := dialect.MarkerTable
 	if !exists {
 		stmt := "CREATE KEYSPACE IF NOT EXISTS " + ks + " WITH replication = " + t.cfg.ReplicationMap()
-		if err := t.boot.Query(stmt).ExecContext(ctx); err != nil {
+		if err := execSchema(ctx, t.boot, stmt); err != nil {
 			return fmt.Errorf("creating keyspace %s: %w", ks, target.RedactError(err, t.cfg.Password))
 		}
 		o := dialect.Ownership(t.Dialect())
-		if err := t.boot.Query(strings.Replace(o.CreateMarker, marker, ks+"."+marker, 1)).ExecContext(ctx); err != nil {
+		if err := execSchema(ctx, t.boot, strings.Replace(o.CreateMarker, marker, ks+"."+marker, 1)); err != nil {
 			return fmt.Errorf("creating candor's marker table in keyspace %s: %w", ks, err)
 		}
 		mark := strings.Replace(o.Mark, marker, ks+"."+marker, 1)
@@ -428,6 +428,25 @@ func (t *Target) ensureKeyspace(ctx context.Context) error {
 			ErrReplication, ks, formatMap(repl), t.cfg.ReplicationMap())
 	}
 	return nil
+}
+
+// schemaTries is how many times execSchema sends a schema statement.
+const schemaTries = 3
+
+// execSchema runs an idempotent schema statement (CREATE ... IF NOT
+// EXISTS), sending it again when the driver saw no response within its
+// timeout: a node busy with other schema changes (several keyspaces created
+// at once on a loaded machine) can take longer than the timeout to answer
+// one, and sending an IF NOT EXISTS statement again is harmless. Any other
+// error, or the last timeout, is returned.
+func execSchema(ctx context.Context, s *gocql.Session, stmt string) error {
+	var err error
+	for range schemaTries {
+		if err = s.Query(stmt).ExecContext(ctx); !errors.Is(err, gocql.ErrTimeoutNoResponse) {
+			return err
+		}
+	}
+	return fmt.Errorf("%w (sent %d times)", err, schemaTries)
 }
 
 // keyspaceReplication reads the replication map of keyspace ks.
