@@ -142,6 +142,11 @@ func (t *Task) Mine() bool {
 	return g != 0 && g == getg()
 }
 
+// Live reports whether the task's coroutine has started and not yet
+// returned: while it lives, a goroutine other than it that reads the
+// task's sockets reads beside it.
+func (t *Task) Live() bool { return t.g.Load() != 0 }
+
 // Wake makes the loop resume its sleeping tasks (they see their context
 // ended); any goroutine may call it.
 func (l *Loop) Wake() {

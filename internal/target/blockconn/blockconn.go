@@ -207,6 +207,9 @@ func (c *Conn) Read(b []byte) (int, error) {
 			return 0, cerr
 		}
 		if err == syscall.EAGAIN && c.ev != nil {
+			if !mine && c.task.Live() {
+				return 0, c.opError("read", errBeside)
+			}
 			if err := c.wouldBlock(mine, false); err != nil {
 				return 0, c.opError("read", err)
 			}
@@ -227,6 +230,24 @@ func (c *Conn) Read(b []byte) (int, error) {
 		return n, nil
 	}
 }
+
+// errBeside is what a read of a loop's session by a goroutine other than
+// its task's coroutine returns, while that coroutine lives, when nothing is
+// there to read: a timeout (os.ErrDeadlineExceeded), without waiting.
+//
+// Such a reader is pgx's background reader, which pgconn starts when a
+// write seems to block (15 ms: a loaded machine's scheduler can take that
+// much from any write). The coroutine then waits for that reader's result
+// in a sync.Cond, which holds the loop's thread: if the reader waited in
+// poll(2) for the reply, and the server held the reply behind a lock that
+// another session of the same loop holds, neither could go on (a pgbench
+// tpcb-like run at scale 1 on 2 loops hung so for 18 minutes). On a
+// timeout the background reader stops without keeping an error, and the
+// coroutine's own read waits through the loop, where the other sessions
+// run. The background reader exists against a write that blocks while the
+// server blocks writing its replies; a session's statements are far
+// smaller than the socket buffers, so a loop's session does not need it.
+var errBeside = os.ErrDeadlineExceeded
 
 // read is recv(2) on c's socket. A loop's socket is non-blocking, so the
 // call returns at once: it is made raw, without telling the runtime that

@@ -123,31 +123,97 @@ func TestLoopSessionDeadline(t *testing.T) {
 }
 
 // A goroutine other than the task's coroutine that reads the session while
-// the coroutine runs (pgx's background reader, started when a write seems
-// to block) waits in poll(2), not through the task: the coroutine, blocked
-// on it, cannot be suspended by another goroutine's wait.
+// the coroutine lives (pgx's background reader, started when a write seems
+// to block) gets what is there to read, and when nothing is, a timeout at
+// once (errBeside): it must not wait in poll(2) while the coroutine, which
+// waits for it, holds the loop. The coroutine's own read then waits
+// through the loop.
 func TestLoopSessionReadByAnotherGoroutine(t *testing.T) {
 	l, ctx := newLoop(t)
-	var got []byte
-	var rerr error
+	var got, rest []byte
+	var first, rerr error
 	var task *evloop.Task
 	task = l.Go(func() {
 		c := echoPair(t, evloop.WithTask(ctx, task))
-		read := make(chan struct{})
-		go func() {
-			defer close(read)
-			got = make([]byte, 4)
-			_, rerr = io.ReadFull(c, got)
-		}()
-		time.Sleep(20 * time.Millisecond) // the reader waits first
+		beside := func() (n int, err error) {
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				got = make([]byte, 4)
+				n, err = c.Read(got)
+			}()
+			<-done // as the coroutine waits for pgx's background reader
+			return n, err
+		}
+		if _, first = beside(); first == nil {
+			return
+		}
 		if _, err := c.Write([]byte("ping")); err != nil {
 			rerr = err
+			return
 		}
-		<-read
+		rest = make([]byte, 4)
+		_, rerr = io.ReadFull(c, rest)
 	})
-	runLoop(t, l, "the other goroutine's read did not return")
-	if rerr != nil || string(got) != "ping" {
-		t.Errorf("read by another goroutine: %q, %v; want the echo", got, rerr)
+	runLoop(t, l, "a read beside the coroutine waited for a reply that was not sent")
+	var ne net.Error
+	if !errors.As(first, &ne) || !ne.Timeout() {
+		t.Fatalf("read beside the coroutine with nothing to read: %v, want a timeout at once", first)
+	}
+	if rerr != nil || string(rest) != "ping" {
+		t.Errorf("the coroutine's read after it: %q, %v; want the echo", rest, rerr)
+	}
+}
+
+// The hang a read beside the coroutine could make: session A's request is
+// answered only after session B's (as a server answers an UPDATE once the
+// transaction holding its row's lock commits), both sessions on one loop,
+// A's coroutine first. A's coroutine waits for a goroutine reading beside
+// it (pgx's background reader); had that goroutine waited in poll(2), B
+// would never have had its turn to send.
+func TestLoopReadBesideDoesNotHoldTheLoop(t *testing.T) {
+	l, ctx := newLoop(t)
+	released := make(chan struct{})
+	var aGot []byte
+	var aErr, bErr error
+	var ta, tb *evloop.Task
+	ta = l.Go(func() {
+		a, srvA := dialPair(t, evloop.WithTask(ctx, ta))
+		go func() { // the server: A's reply waits for B's request
+			<-released
+			srvA.Write([]byte("done"))
+		}()
+		if _, aErr = a.Write([]byte("lock")); aErr != nil {
+			return
+		}
+		done := make(chan struct{})
+		var n int
+		buf := make([]byte, 4)
+		go func() { defer close(done); n, aErr = a.Read(buf) }() // pgx's background reader
+		<-done
+		if aErr == nil {
+			aGot = buf[:n]
+			return
+		}
+		aGot = make([]byte, 4)
+		_, aErr = io.ReadFull(a, aGot)
+	})
+	tb = l.Go(func() {
+		b, srvB := dialPair(t, evloop.WithTask(ctx, tb))
+		go func() {
+			one := make([]byte, 1)
+			if _, err := srvB.Read(one); err == nil {
+				close(released)
+				srvB.Write([]byte("k"))
+			}
+		}()
+		if _, bErr = b.Write([]byte("c")); bErr == nil {
+			_, bErr = io.ReadFull(b, make([]byte, 1))
+		}
+	})
+	runLoop(t, l, "session A's reader beside its coroutine held the loop: session B never sent, so A's reply never came")
+	if aErr != nil || string(aGot) != "done" || bErr != nil {
+		t.Errorf("A read %q (%v), B: %v; want A's reply and no errors", aGot, aErr, bErr)
 	}
 }
 
