@@ -142,7 +142,9 @@ type Conn struct {
 
 	// A session of an event loop (target.IOLoop): fd is non-blocking, and
 	// a read or write that would block waits through task when its
-	// coroutine calls, else in poll(2) (pgx's background reader).
+	// coroutine calls; a read by another goroutine while the coroutine
+	// lives (pgx's background reader) returns errBeside; any other call
+	// waits in poll(2).
 	task *evloop.Task
 	ev   *evloop.FD
 	// What a Write after SendLater queued, for the loop to send (Flush),
