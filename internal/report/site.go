@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/candor-bench/candor/internal/published"
 	"github.com/candor-bench/candor/internal/result"
 )
 
@@ -28,6 +29,7 @@ type Site struct {
 // SiteExperiment is one experiment (plan) of a site.
 type SiteExperiment struct {
 	Name, Dir string // Dir is the experiment's folder in the site ("" when it did not run)
+	Source    string // the published source: title, author, date (SourceText)
 	Plan      string // the plan file, in the site ("" when not bundled)
 	Results   int
 	Audit     string // the audit's summary line
@@ -41,8 +43,8 @@ type SiteExperiment struct {
 // the results, without their interval side files, whose intervals the
 // results hold too; the plan; README.md with the command that reruns them).
 // plans are plans whose claims belong on the index even without results
-// (their verdict is "cannot be tested here", with the reason their
-// NOT-RUN file gives). The site opens from disk: relative links, inline
+// (their verdict is "not run here", with the reason their NOT-RUN file
+// gives, unless the claim is untestable anyway). The site opens from disk: relative links, inline
 // CSS and SVG, no script.
 func WriteSite(dir string, inputs []Input, plans []*ClaimsPlan) (*Site, error) {
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
@@ -72,6 +74,9 @@ func WriteSite(dir string, inputs []Input, plans []*ClaimsPlan) (*Site, error) {
 	used := map[string]bool{}
 	for _, name := range names {
 		e := SiteExperiment{Name: name}
+		if p := byName[name]; p != nil && p.Published != nil {
+			e.Source = SourceText(p.Published.Source)
+		}
 		group := groups[name]
 		if len(group) == 0 {
 			p := byName[name]
@@ -79,8 +84,8 @@ func WriteSite(dir string, inputs []Input, plans []*ClaimsPlan) (*Site, error) {
 			if p.Published != nil {
 				e.Claims = CheckClaims(p, nil)
 				for _, v := range e.Claims {
-					if v.Verdict != Untestable || v.Claim.Untestable == "" {
-						v.Verdict, v.Reason = Untestable, "the plan did not run here: "+e.NotRun
+					if v.Verdict != Untestable && v.Claim.Kind != published.NotRun {
+						v.Verdict, v.Reason = NotRun, "the plan did not run here: "+e.NotRun
 					}
 				}
 			}
@@ -103,6 +108,9 @@ func WriteSite(dir string, inputs []Input, plans []*ClaimsPlan) (*Site, error) {
 		e.Audit = Audit(group).Summary()
 		ps, vs, _ := claimsOf(group)
 		e.Claims = vs
+		if len(ps) > 0 && e.Source == "" {
+			e.Source = SourceText(ps[0].Published.Source)
+		}
 		if len(ps) == 0 && byName[name] != nil && byName[name].Published != nil {
 			e.Claims = CheckClaims(byName[name], group)
 		}
@@ -149,17 +157,17 @@ func siteName(name string, used map[string]bool) string {
 // VerdictClass is a verdict's CSS class on the site.
 func VerdictClass(v string) string {
 	switch v {
-	case Reproduced:
+	case Reproduced, MechanismSeen:
 		return "ok"
-	case NotReproduced:
+	case NotReproduced, MechanismNotSeen:
 		return "no"
-	case Untestable:
+	case Untestable, NotRun:
 		return "na"
 	}
 	return "open"
 }
 
-var siteIndex = template.Must(template.New("index").Funcs(template.FuncMap{"class": VerdictClass, "counts": VerdictCounts}).Parse(`<!DOCTYPE html>
+var siteIndex = template.Must(template.New("index").Funcs(template.FuncMap{"class": VerdictClass, "counts": VerdictCounts, "said": SaidText}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -181,15 +189,18 @@ small{color:#555}
 <h1>Published claims, checked</h1>
 <p>{{len .Claims}} claim(s) of {{len .Experiments}} experiment(s): {{counts .Claims}}. Each claim is stated as what one machine can check:
 a ratio or an order between cells of the experiment's plan, measured with its 95% confidence interval.
+A <i>direct</i> claim is the source's claim about the product that runs here, checked on it (reproduced or not);
+an <i>analog</i> checks the same mechanism on another product (mechanism seen here or not, never the source's claim reproduced);
+an <i>untestable</i> claim says why, a <i>not-run</i> one what it needs. Words in quotation marks are the source's own.
 Absolute figures measured on other hardware are not compared.</p>
 <table>
 <tr><th>experiment</th><th>claim</th><th>checked here</th><th>published</th><th>measured (95% CI)</th><th>verdict</th></tr>
-{{range .Claims}}<tr class="{{class .Verdict}}"><td>{{.Plan}}</td><td><b>{{.Claim.ID}}</b>: {{.Claim.Said}}{{if .Claim.Figures}}<br><small>published figures: {{range $i, $f := .Claim.Figures}}{{if $i}}; {{end}}{{$f}}{{end}}</small>{{end}}</td>
-<td>{{or .Checked "–"}}</td><td>{{.Published}}{{if .Words}}<br><small>{{.Words}}</small>{{end}}</td><td>{{.Measured}}</td><td class="v">{{.Verdict}}{{if .Reason}}<br><small>{{.Reason}}</small>{{end}}</td></tr>
+{{range .Claims}}<tr class="{{class .Verdict}}"><td>{{.Plan}}</td><td><b>{{.Claim.ID}}</b> <i>{{.Claim.Kind}}{{if .Claim.About}}, about {{.Claim.About}}{{end}}</i>: {{said .Claim}}{{if .Claim.Figures}}<br><small>published figures: {{range $i, $f := .Claim.Figures}}{{if $i}}; {{end}}{{$f}}{{end}}</small>{{end}}{{if .Claim.Conditions}}<br><small>conditions: {{.Claim.Conditions}}</small>{{end}}{{range .Claim.Slips}}<br><small>the source's slip: {{.}}</small>{{end}}</td>
+<td>{{or .Checked "–"}}</td><td>{{.Published}}{{if .Words}}<br><small>{{.Words}}</small>{{end}}</td><td>{{.Measured}}</td><td class="v">{{.Verdict}}{{if .Reason}}:<br><small>{{.Reason}}</small>{{end}}</td></tr>
 {{end}}</table>
 <h2>Experiments</h2>
 <ul>
-{{range .Experiments}}<li><b>{{.Name}}</b>: {{if .Dir}}<a href="{{.Dir}}/report.html">report</a> ({{.Results}} result file(s)),
+{{range .Experiments}}<li><b>{{.Name}}</b>{{if .Source}} (source: {{.Source}}){{end}}: {{if .Dir}}<a href="{{.Dir}}/report.html">report</a> ({{.Results}} result file(s)),
 <a href="{{.Dir}}/audit.txt">audit</a> ({{.Audit}}), <a href="{{.Dir}}/README.md">how to rerun it</a>{{if .Plan}}, <a href="{{.Plan}}">the plan</a>{{end}},
 <a href="{{.Dir}}/results/">results</a>{{else}}not run here: {{.NotRun}}{{end}}</li>
 {{end}}</ul>
