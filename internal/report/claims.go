@@ -515,6 +515,7 @@ func claimsTable(vs []*Verdict, withPlan bool) *table {
 	}
 	t.Note = "A ratio is reproduced when its whole 95% confidence interval (computed on the log of the ratio) lies inside the accepted band, " +
 		"not reproduced when it lies wholly outside, and too wide to call otherwise; an order (<) is reproduced when the interval of the ratio lies below 1. " +
+		"An analog checks the source's mechanism on another product: its verdict is the mechanism seen here or not, never the source's claim reproduced. " +
 		"Absolute figures from other hardware are not comparable: claims are checked as ratios and orderings between cells."
 	return t
 }
