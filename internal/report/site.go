@@ -180,6 +180,7 @@ table{border-collapse:collapse;width:100%;margin:1em 0}
 th,td{border:1px solid #ccc;padding:.35em .5em;vertical-align:top;text-align:left}
 th{background:#f3f3f3}
 td.v{font-weight:600;white-space:nowrap}
+td.v small{white-space:normal;font-weight:normal}
 .ok{background:#e3f4e3}.no{background:#fbe3e3}.na{background:#eee}.open{background:#fff4d6}
 small{color:#555}
 </style>
