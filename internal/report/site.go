@@ -28,9 +28,10 @@ type Site struct {
 
 // SiteExperiment is one experiment (plan) of a site.
 type SiteExperiment struct {
-	Name, Dir string // Dir is the experiment's folder in the site ("" when it did not run)
-	Source    string // the published source: title, author, date (SourceText)
-	Plan      string // the plan file, in the site ("" when not bundled)
+	Name, Dir string   // Dir is the experiment's folder in the site ("" when it did not run)
+	Source    string   // the published source: title, author, date (SourceText)
+	Slips     []string // the source's slips no single claim uses
+	Plan      string   // the plan file, in the site ("" when not bundled)
 	Results   int
 	Audit     string // the audit's summary line
 	NotRun    string // why the plan has no results here
@@ -75,7 +76,7 @@ func WriteSite(dir string, inputs []Input, plans []*ClaimsPlan) (*Site, error) {
 	for _, name := range names {
 		e := SiteExperiment{Name: name}
 		if p := byName[name]; p != nil && p.Published != nil {
-			e.Source = SourceText(p.Published.Source)
+			e.Source, e.Slips = SourceText(p.Published.Source), p.Published.Slips
 		}
 		group := groups[name]
 		if len(group) == 0 {
@@ -109,7 +110,7 @@ func WriteSite(dir string, inputs []Input, plans []*ClaimsPlan) (*Site, error) {
 		ps, vs, _ := claimsOf(group)
 		e.Claims = vs
 		if len(ps) > 0 && e.Source == "" {
-			e.Source = SourceText(ps[0].Published.Source)
+			e.Source, e.Slips = SourceText(ps[0].Published.Source), ps[0].Published.Slips
 		}
 		if len(ps) == 0 && byName[name] != nil && byName[name].Published != nil {
 			e.Claims = CheckClaims(byName[name], group)
@@ -203,7 +204,7 @@ Absolute figures measured on other hardware are not compared.</p>
 <ul>
 {{range .Experiments}}<li><b>{{.Name}}</b>{{if .Source}} (source: {{.Source}}){{end}}: {{if .Dir}}<a href="{{.Dir}}/report.html">report</a> ({{.Results}} result file(s)),
 <a href="{{.Dir}}/audit.txt">audit</a> ({{.Audit}}), <a href="{{.Dir}}/README.md">how to rerun it</a>{{if .Plan}}, <a href="{{.Plan}}">the plan</a>{{end}},
-<a href="{{.Dir}}/results/">results</a>{{else}}not run here: {{.NotRun}}{{end}}</li>
+<a href="{{.Dir}}/results/">results</a>{{else}}not run here: {{.NotRun}}{{end}}{{range .Slips}}<br><small>the source's slip: {{.}}</small>{{end}}</li>
 {{end}}</ul>
 <p><small>Written by candor report --site. The pages need no server and no network.</small></p>
 </main>

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"html"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -22,6 +23,7 @@ published:
   source: {title: a post, author: A. Writer, date: "May 25, 2010", url: https://example.org/post}
   conditions: one VM
   runs: PostgreSQL and SQLite
+  slips: [a unit switched mid-sentence]
   claims:
     - id: pg-faster
       kind: analog
@@ -83,7 +85,7 @@ func TestWriteSite(t *testing.T) {
 	}
 	for _, want := range []string{"needs a 3-node Cassandra (CASS3_URL)", "2 / 1 = 2.00", "untestable here:<br><small>a 3-node cluster", `href="e1/report.html"`, `href="e1/plan/e1.yaml"`,
 		"<i>analog, about TiDB</i>", "<i>untestable</i>", "a post, by A. Writer, May 25, 2010", "conditions: both in memory here", "the source's slip: a figure given for two sizes",
-		"2 untestable here", "2 not run here", "not run here:<br><small>the plan did not run here: needs a 3-node Cassandra", "“PostgreSQL is faster”", "it scales (paraphrased)"} {
+		"2 untestable here", "2 not run here", "the source's slip: a unit switched mid-sentence", "not run here:<br><small>the plan did not run here: needs a 3-node Cassandra", "“PostgreSQL is faster”", "it scales (paraphrased)"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("index lacks %q", want)
 		}
@@ -92,6 +94,14 @@ func TestWriteSite(t *testing.T) {
 		t.Errorf("a paraphrase in quotation marks, or an analog reproduced:\n%s", page)
 	}
 	report, _ := os.ReadFile(filepath.Join(site, "e1", "report.html"))
+	// The experiment's page: each claim's kind and its words, the source
+	// attributed, its slips, the verdicts in the kinds' words.
+	for _, want := range []string{"pg-faster (analog)", "cluster (untestable)", "pg-faster (analog, about TiDB): “PostgreSQL is faster”", "cluster (untestable): it scales (paraphrased)",
+		"source a post, by A. Writer, May 25, 2010", "the source's slip: a figure given for two sizes", "the source's slip: a unit switched mid-sentence", "untestable here: a 3-node cluster"} {
+		if !strings.Contains(html.UnescapeString(string(report)), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
 	if !strings.Contains(string(report), "Published claims") || strings.Index(string(report), "Published claims") > strings.Index(string(report), "Fairness audit") {
 		t.Errorf("the experiment's report does not open with its claims")
 	}
