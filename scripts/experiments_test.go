@@ -277,6 +277,10 @@ func TestExperimentsSiteScaledDown(t *testing.T) {
 	start := time.Now()
 	var planArgs []string
 	for _, f := range files {
+		if data, _ := os.ReadFile(f); !regexp.MustCompile(`(?m)^\s+kind: `).Match(data) {
+			t.Logf("%s: no claim has a kind yet: not run here", f)
+			continue
+		}
 		scaled := filepath.Join(dir, filepath.Base(f))
 		scalePlan(t, f, scaled)
 		p, err := plan.ReadUnexpanded(scaled, func(string) string { return "x://" })
