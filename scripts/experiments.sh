@@ -10,7 +10,7 @@
 # their own cluster (E4, E6) need no URL. A plan whose environment variables
 # are not set (E5: CASS1_URL, CASS3_URL) or whose run fails gets a NOT-RUN
 # file in its results directory, whose first line says why; the site lists
-# its claims as "cannot be tested here" with that reason. Finished cells are
+# its claims as "not run here" with that reason. Finished cells are
 # kept: run it again to resume. CANDOR (default bin/candor) is the binary,
 # SITE (default experiments/site) the site's directory (replaced).
 set -uo pipefail

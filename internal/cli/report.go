@@ -37,8 +37,9 @@ command that reruns them (candor rerun). DIR must be new or empty.
 
 A report of results made by a plan whose file carries a published: block starts with the
 published claims: per claim the published figure, the measured one with its 95% confidence
-interval, and a verdict (reproduced, not reproduced, cannot be tested here, or too wide to
-call). --site DIR writes one static site of many plans' results: index.html with one row
+interval, and a verdict by its kind (direct: reproduced or not; analog: mechanism seen
+here or not; untestable here, with its reason; not run here, with what it needs; or too
+wide to call). --site DIR writes one static site of many plans' results: index.html with one row
 per claim, and a folder per experiment with its report, audit, results and plan (the
 bundle). --plan FILE (repeatable, with --site) lists a plan's claims on the index even
 when it has no results here (docs/REPORTS.md, "The published claims site").`,

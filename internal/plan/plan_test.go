@@ -300,9 +300,12 @@ matrix:
   threads: [1, 4]
 duration: 10s
 published:
-  source: {title: T, url: https://example.com}
+  source: {title: T, author: A, url: https://example.com}
+  runs: PostgreSQL
   claims:
     - id: c1
+      kind: direct
+      about: PostgreSQL
       metric: speed
       less: [{threads: 1}, {threads: 64}]
 `
@@ -310,7 +313,7 @@ published:
 	if err == nil {
 		t.Fatal("a plan with a bad claim parsed")
 	}
-	for _, want := range []string{`claim "c1": said is missing`, `metric "speed" is not one of`, `line 12: published claim "c1": no cell of the plan has threads=64`} {
+	for _, want := range []string{`claim "c1": said is missing`, `metric "speed" is not one of`, `line 13: published claim "c1": no cell of the plan has threads=64`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%s", want, err)
 		}

@@ -1,7 +1,7 @@
 // Package published holds a plan's published: block — what the source of an
-// experiment published, and each claim stated as what one machine can check
-// (a ratio or an order between cells, lost writes, or untestable with a
-// reason) — and how it is read. It is a leaf: the plan reader embeds it,
+// experiment published, and each claim of a kind (direct, analog,
+// untestable, not-run) stated as what one machine can check (a ratio or an
+// order between cells, lost writes) — and how it is read. It is a leaf: the plan reader embeds it,
 // and reports check its claims against results without reading plans.
 package published
 
@@ -21,7 +21,12 @@ import (
 type Published struct {
 	Source     Source
 	Conditions string // hardware, versions, cluster of the published figures
-	Claims     []Claim
+	// Runs is the product the plan's cells run here ("PostgreSQL"): a
+	// direct claim is about it, an analog about another.
+	Runs   string
+	Claims []Claim
+	// Slips are the source's slips no single claim uses.
+	Slips []string
 	// Tables are the tables the source published, in its own shape, to be
 	// filled with the figures measured here.
 	Tables []Table
@@ -36,14 +41,41 @@ type Table struct {
 	Metrics       []string
 }
 
-// Source names where the figures were published.
-type Source struct{ Title, URL string }
+// Source names where the figures were published, as the text itself
+// gives them: its title, author and date ("" when the text gives none)
+// and a URL only when the text gives one. File is the text's copy under
+// experiments/sources/, which a test checks each verbatim said: against.
+type Source struct{ Title, Author, Date, URL, File string }
 
-// Claim is one published claim. Exactly one of Ratio, Less, Zero, Positive
-// and Untestable states what is checked here.
+// The kinds of claim.
+const (
+	// Direct: the source's claim about the product that runs here,
+	// checked on it.
+	Direct = "direct"
+	// Analog: the same mechanism on another product; it can show the
+	// mechanism, never reproduce the source's claim.
+	Analog = "analog"
+	// Untestable: cannot be checked here, for the reason given.
+	Untestable = "untestable"
+	// NotRun: could run here, but is not: Needs says what it needs.
+	NotRun = "not-run"
+)
+
+// Kinds are the kinds a claim can have, in the order the docs list them.
+var Kinds = []string{Direct, Analog, Untestable, NotRun}
+
+// Claim is one published claim of a kind. A direct or analog claim states
+// what is checked here by exactly one of Ratio, Less, AtMost, Zero and
+// Positive;
+// an untestable one gives its reason, a not-run one what it needs.
 type Claim struct {
-	ID         string
-	Said       string   // the source's own words
+	ID   string
+	Kind string // one of Kinds
+	// About is the product the source's claim is about ("YugabyteDB").
+	About string
+	// Said is the source's own words, verbatim, unless Paraphrase.
+	Said       string
+	Paraphrase bool
 	Figures    []string // its figures, with their units
 	Conditions string   // the claim's own conditions, when they differ from the block's
 	// Metric is what is measured in each repetition of the named cells:
@@ -57,11 +89,21 @@ type Claim struct {
 	Tolerance float64
 	// Less: Metric of Less[0] is below Metric of Less[1].
 	Less []Selector
+	// AtMost: Metric of AtMost[0] is at most Metric of AtMost[1] in every
+	// pairing of their repetitions (counts such as lost writes, where 0 is
+	// a figure a ratio cannot take).
+	AtMost []Selector
 	// Zero: Metric is 0 in every repetition of the cells; Positive: above 0
 	// in every one.
 	Zero, Positive *Selector
-	// Untestable says why the claim cannot be tested on one machine.
+	// Untestable says why the claim cannot be tested on one machine
+	// (kind untestable).
 	Untestable string
+	// Needs says what a not-run claim needs to run here.
+	Needs string
+	// Slips are the source's slips this claim uses (a figure that does not
+	// add up, a unit switched), as notes beside its verdict.
+	Slips []string
 	// Words is the source's words checked against its own figures.
 	Words *Words
 	// Line is the claim's line in the plan file (0 when not read from one).
@@ -113,16 +155,16 @@ func (s Selector) Matches(workload string, params map[string]string) bool {
 	return true
 }
 
-// Kind is the check a claim makes: ratio, less, zero, positive or
-// untestable.
-func (c Claim) Kind() string {
+// Check is the check a claim makes: ratio, less, atmost, zero or positive; "" for
+// a claim that checks nothing here (untestable, not run).
+func (c Claim) Check() string {
 	switch {
-	case c.Untestable != "":
-		return "untestable"
 	case len(c.Ratio) > 0:
 		return "ratio"
 	case len(c.Less) > 0:
 		return "less"
+	case len(c.AtMost) > 0:
+		return "atmost"
 	case c.Zero != nil:
 		return "zero"
 	case c.Positive != nil:
@@ -133,7 +175,7 @@ func (c Claim) Kind() string {
 
 // Selectors are the cells the claim names.
 func (c Claim) Selectors() []Selector {
-	out := append(append([]Selector(nil), c.Ratio...), c.Less...)
+	out := append(append(append([]Selector(nil), c.Ratio...), c.Less...), c.AtMost...)
 	for _, s := range []*Selector{c.Zero, c.Positive} {
 		if s != nil {
 			out = append(out, *s)
@@ -160,19 +202,30 @@ const DefaultTolerance = 0.25
 type rawPublished struct {
 	Source     rawSource      `yaml:"source"`
 	Conditions string         `yaml:"conditions"`
+	Runs       string         `yaml:"runs"`
+	Slips      []string       `yaml:"slips"`
 	Claims     []rawClaim     `yaml:"claims"`
 	Tables     []rawTable     `yaml:"tables"`
 	Extra      map[string]any `yaml:",inline"`
 }
 
 type rawSource struct {
-	Title string `yaml:"title"`
-	URL   string `yaml:"url"`
+	Title  string         `yaml:"title"`
+	Author string         `yaml:"author"`
+	Date   string         `yaml:"date"`
+	URL    string         `yaml:"url"`
+	File   string         `yaml:"file"`
+	Extra  map[string]any `yaml:",inline"`
 }
 
 type rawClaim struct {
 	ID         string           `yaml:"id"`
+	Kind       string           `yaml:"kind"`
+	About      string           `yaml:"about"`
 	Said       string           `yaml:"said"`
+	Paraphrase bool             `yaml:"paraphrase"`
+	Needs      string           `yaml:"needs"`
+	Slips      []string         `yaml:"slips"`
 	Figures    []string         `yaml:"figures"`
 	Conditions string           `yaml:"conditions"`
 	Metric     string           `yaml:"metric"`
@@ -181,6 +234,7 @@ type rawClaim struct {
 	From       []float64        `yaml:"from"`
 	Tolerance  *float64         `yaml:"tolerance"`
 	Less       []map[string]any `yaml:"less"`
+	AtMost     []map[string]any `yaml:"atmost"`
 	Zero       map[string]any   `yaml:"zero"`
 	Positive   map[string]any   `yaml:"positive"`
 	Untestable string           `yaml:"untestable"`
@@ -220,15 +274,19 @@ func Parse(n *yaml.Node, add func(int, string, ...any)) *Published {
 		return nil
 	}
 	for k := range r.Extra {
-		add(n.Line, "published: unknown key %q; valid keys: source, conditions, claims, tables", k)
+		add(n.Line, "published: unknown key %q; valid keys: source, conditions, runs, slips, claims, tables", k)
 	}
-	if r.Source.Title == "" && r.Source.URL == "" {
-		add(n.Line, "published: source is missing: give its title and url")
+	for k := range r.Source.Extra {
+		add(n.Line, "published source: unknown key %q; valid keys: title, author, date, url, file", k)
+	}
+	if r.Source.Title == "" || r.Source.Author == "" {
+		add(n.Line, "published: source needs its title and author as the text gives them (source: {title: ..., author: ..., date: ...}; author: \"not given\" when the text names none)")
 	}
 	if len(r.Claims) == 0 {
 		add(n.Line, "published: claims is empty: list at least one claim")
 	}
-	pub := &Published{Source: Source(r.Source), Conditions: r.Conditions}
+	pub := &Published{Source: Source{Title: r.Source.Title, Author: r.Source.Author, Date: r.Source.Date, URL: r.Source.URL, File: r.Source.File},
+		Conditions: r.Conditions, Runs: r.Runs, Slips: r.Slips}
 	tablesNode := mapValue(n, "tables")
 	for i, rt := range r.Tables {
 		line := itemLine(tablesNode, i)
@@ -258,17 +316,21 @@ func Parse(n *yaml.Node, add func(int, string, ...any)) *Published {
 		}
 		seen[name] = true
 		for k := range rc.Extra {
-			add(line, "published claim %q: unknown key %q; valid keys: id, said, figures, conditions, metric, ratio, expect, from, tolerance, less, zero, positive, untestable, words", name, k)
+			add(line, "published claim %q: unknown key %q; valid keys: id, kind, about, said, paraphrase, figures, conditions, metric, ratio, expect, from, tolerance, less, atmost, zero, positive, untestable, needs, slips, words", name, k)
 		}
-		c := Claim{ID: rc.ID, Said: rc.Said, Figures: rc.Figures, Conditions: rc.Conditions, Metric: rc.Metric, Untestable: rc.Untestable, Line: line}
+		c := Claim{ID: rc.ID, Kind: rc.Kind, About: rc.About, Said: rc.Said, Paraphrase: rc.Paraphrase, Figures: rc.Figures, Conditions: rc.Conditions,
+			Metric: rc.Metric, Untestable: rc.Untestable, Needs: rc.Needs, Slips: rc.Slips, Line: line}
 		if c.Said == "" {
-			add(line, "published claim %q: said is missing: quote the source's words", name)
+			add(line, "published claim %q: said is missing: quote the source's words (or paraphrase them with paraphrase: true)", name)
 		}
 		for _, m := range rc.Ratio {
 			c.Ratio = append(c.Ratio, selectorOf(m))
 		}
 		for _, m := range rc.Less {
 			c.Less = append(c.Less, selectorOf(m))
+		}
+		for _, m := range rc.AtMost {
+			c.AtMost = append(c.AtMost, selectorOf(m))
 		}
 		if rc.Zero != nil {
 			s := selectorOf(rc.Zero)
@@ -279,18 +341,16 @@ func Parse(n *yaml.Node, add func(int, string, ...any)) *Published {
 			c.Positive = &s
 		}
 		checks := 0
-		for _, has := range []bool{len(c.Ratio) > 0, len(c.Less) > 0, c.Zero != nil, c.Positive != nil, c.Untestable != ""} {
+		for _, has := range []bool{len(c.Ratio) > 0, len(c.Less) > 0, len(c.AtMost) > 0, c.Zero != nil, c.Positive != nil} {
 			if has {
 				checks++
 			}
 		}
-		if checks != 1 {
-			add(line, "published claim %q: give exactly one of ratio, less, zero, positive or untestable (got %d)", name, checks)
+		checkKind(name, line, c, checks, pub.Runs, add)
+		if (len(c.Ratio) > 0 && len(c.Ratio) != 2) || (len(c.Less) > 0 && len(c.Less) != 2) || (len(c.AtMost) > 0 && len(c.AtMost) != 2) {
+			add(line, "published claim %q: ratio, less and atmost name two cells, [{numerator}, {denominator}] or [{lower}, {higher}]", name)
 		}
-		if (len(c.Ratio) > 0 && len(c.Ratio) != 2) || (len(c.Less) > 0 && len(c.Less) != 2) {
-			add(line, "published claim %q: ratio and less name two cells, [{numerator}, {denominator}] or [{lower}, {higher}]", name)
-		}
-		if c.Untestable == "" && checks == 1 {
+		if checks == 1 {
 			if _, ok := Metrics[c.Metric]; !ok {
 				add(line, "published claim %q: metric %q is not one of %s", name, c.Metric, strings.Join(metricNames(), ", "))
 			}
@@ -325,6 +385,51 @@ func Parse(n *yaml.Node, add func(int, string, ...any)) *Published {
 		pub.Claims = append(pub.Claims, c)
 	}
 	return pub
+}
+
+// checkKind reports a claim whose kind is missing or unknown, or does not
+// fit what the claim gives: a direct or analog claim checks exactly one
+// thing and names the product it is about, a direct one the product that
+// runs here (a claim about another product is an analog); an untestable
+// claim gives its reason and a not-run claim what it needs, and neither
+// checks anything.
+func checkKind(name string, line int, c Claim, checks int, runs string, add func(int, string, ...any)) {
+	kinds := strings.Join(Kinds, ", ")
+	switch c.Kind {
+	case "":
+		add(line, "published claim %q has no kind: give kind: one of %s (docs/PLANS.md, \"The published: block\")", name, kinds)
+	case Direct, Analog:
+		what := map[string]string{Direct: "a direct claim", Analog: "an analog claim"}[c.Kind]
+		if checks != 1 {
+			add(line, "published claim %q: %s gives exactly one of ratio, less, atmost, zero or positive (got %d)", name, what, checks)
+		}
+		if c.Untestable != "" || c.Needs != "" {
+			add(line, "published claim %q: %s is checked here: untestable and needs belong to kind untestable and not-run", name, what)
+		}
+		switch {
+		case c.About == "":
+			add(line, "published claim %q: %s names the product the source's claim is about (about: YugabyteDB)", name, what)
+		case runs == "":
+			add(line, "published claim %q: %s needs the block's runs: (the product the plan's cells run here, e.g. runs: PostgreSQL)", name, what)
+		case c.Kind == Direct && !strings.EqualFold(c.About, runs):
+			add(line, "published claim %q: kind direct, but the claim is about %s and the cells run %s: a claim checked on another product is kind: analog", name, c.About, runs)
+		}
+	case Untestable, NotRun:
+		switch {
+		case c.Kind == Untestable && strings.TrimSpace(c.Untestable) == "":
+			add(line, "published claim %q: kind untestable needs untestable: REASON (why this machine cannot check it)", name)
+		case c.Kind == NotRun && strings.TrimSpace(c.Needs) == "":
+			add(line, "published claim %q: kind not-run needs needs: WHAT (what it needs to run here: a cell, a longer run)", name)
+		}
+		if checks > 0 {
+			add(line, "published claim %q: kind %s checks nothing here: drop ratio, less, atmost, zero and positive, or make it direct or analog", name, c.Kind)
+		}
+		if c.Kind == Untestable && c.Needs != "" || c.Kind == NotRun && c.Untestable != "" {
+			add(line, "published claim %q: untestable: goes with kind untestable, needs: with kind not-run", name)
+		}
+	default:
+		add(line, "published claim %q: kind %q is not one of %s", name, c.Kind, kinds)
+	}
 }
 
 func metricNames() []string {

@@ -14,14 +14,20 @@ import (
 	"github.com/candor-bench/candor/internal/stats"
 )
 
-// The verdicts a published claim gets.
+// The verdicts a published claim gets. A direct claim is reproduced or
+// not; an analog shows the mechanism or not, and never reproduces the
+// source's claim; an untestable claim gets its reason, a claim not run
+// here (of kind not-run, or whose cells have no results) what it needs.
 const (
-	Reproduced    = "reproduced"
-	NotReproduced = "not reproduced"
-	Untestable    = "cannot be tested here"
-	TooWide       = "CI too wide to call"
-	TooFew        = "too few repetitions to call"
-	NotMeasured   = "not measured"
+	Reproduced       = "reproduced"
+	NotReproduced    = "not reproduced"
+	MechanismSeen    = "mechanism seen here"
+	MechanismNotSeen = "mechanism not seen here"
+	Untestable       = "untestable here"
+	NotRun           = "not run here"
+	TooWide          = "CI too wide to call"
+	TooFew           = "too few repetitions to call"
+	NotMeasured      = "not measured"
 )
 
 // Verdict is one published claim checked against the results of its published.
@@ -43,6 +49,45 @@ type Verdict struct {
 	// Value, Low and High are the measured figure and its 95% CI (NaN
 	// when not measured).
 	Value, Low, High float64
+}
+
+// Text is the verdict as printed: "untestable here: REASON", "not run
+// here: NEEDS", else the verdict with its reason in parentheses.
+func (v *Verdict) Text() string {
+	switch {
+	case v.Reason == "":
+		return v.Verdict
+	case v.Verdict == Untestable || v.Verdict == NotRun:
+		return v.Verdict + ": " + v.Reason
+	}
+	return v.Verdict + " (" + v.Reason + ")"
+}
+
+// SaidText is the claim's said: in quotation marks, or as it is when the
+// plan marks it a paraphrase.
+func SaidText(c published.Claim) string {
+	if c.Paraphrase {
+		return c.Said + " (paraphrased)"
+	}
+	return "“" + c.Said + "”"
+}
+
+// SourceText is "TITLE, by AUTHOR, DATE" as the text gives them ("no
+// date given" when it gives none).
+func SourceText(s published.Source) string {
+	out := strings.TrimSpace(s.Title)
+	if s.Author != "" {
+		out += ", by " + s.Author
+	}
+	if s.Date != "" {
+		out += ", " + s.Date
+	} else {
+		out += ", no date given"
+	}
+	if s.URL != "" {
+		out += " (" + s.URL + ")"
+	}
+	return out
 }
 
 // ClaimsPlan is what a report needs of a plan to check its published
@@ -233,20 +278,44 @@ func checkClaim(name string, c published.Claim, inputs []Input) *Verdict {
 		v.Words = fmt.Sprintf("the source's words say %q (%s×); its own figures give %s / %s = %.2f×",
 			w.Text, trimNum(w.Value), trimNum(w.Of[0]), trimNum(w.Of[1]), w.Computed())
 	}
-	switch c.Kind() {
-	case "untestable":
+	checkMeasured(name, c, inputs, v)
+	if c.Kind == published.Analog {
+		switch v.Verdict {
+		case Reproduced:
+			v.Verdict = MechanismSeen
+		case NotReproduced:
+			v.Verdict = MechanismNotSeen
+		}
+	}
+	return v
+}
+
+// checkMeasured sets v's figures and verdict as for a direct claim.
+func checkMeasured(name string, c published.Claim, inputs []Input, v *Verdict) {
+	switch c.Kind {
+	case published.Untestable:
 		v.Published, v.Measured = "–", "–"
 		v.Verdict, v.Reason = Untestable, c.Untestable
-		return v
+		return
+	case published.NotRun:
+		v.Published, v.Measured = "–", "–"
+		v.Verdict, v.Reason = NotRun, c.Needs
+		return
+	}
+	switch c.Check() {
+	case "":
+		v.Published, v.Measured = "–", "–"
+		v.Verdict, v.Reason = NotRun, "the claim names no check"
+		return
 	case "ratio", "less":
 		sels := c.Ratio
-		if c.Kind() == "less" {
+		if c.Check() == "less" {
 			sels = c.Less
 		}
 		a := metricValues(name, sels[0], c.Metric, inputs)
 		b := metricValues(name, sels[1], c.Metric, inputs)
-		v.Checked = pairText(c.Metric, sels[0], sels[1], c.Kind())
-		if c.Kind() == "ratio" {
+		v.Checked = pairText(c.Metric, sels[0], sels[1], c.Check())
+		if c.Check() == "ratio" {
 			lo, hi := c.Expect/(1+c.Tolerance), c.Expect*(1+c.Tolerance)
 			v.Published = fmt.Sprintf("≈ %.2f (accepted %.2f–%.2f)", c.Expect, lo, hi)
 			if len(c.From) == 2 {
@@ -256,9 +325,9 @@ func checkClaim(name string, c published.Claim, inputs []Input) *Verdict {
 			v.Published = "first < second: ratio below 1"
 		}
 		if len(a) == 0 || len(b) == 0 {
-			v.Measured, v.Verdict = "–", Untestable
+			v.Measured, v.Verdict = "–", NotRun
 			v.Reason = fmt.Sprintf("no complete result of the cells {%s}: the plan did not run here", missingSide(a, sels[0], sels[1]))
-			return v
+			return
 		}
 		// stats.RatioOf(x, y) is y/x: the claim's ratio is a / b.
 		r, ok := stats.RatioOf(stats.Summarize(b), stats.Summarize(a))
@@ -266,12 +335,12 @@ func checkClaim(name string, c published.Claim, inputs []Input) *Verdict {
 		v.Measured = fmt.Sprintf("%.2f, n = %d / %d", r.Ratio, len(a), len(b))
 		if !ok {
 			v.Verdict, v.Reason = TooFew, "a side has a single repetition: no confidence interval"
-			return v
+			return
 		}
 		v.Low, v.High = r.CI95Low, r.CI95High
 		v.Measured = fmt.Sprintf("%.2f (95%% CI %.2f–%.2f), n = %d / %d", r.Ratio, r.CI95Low, r.CI95High, len(a), len(b))
 		lo, hi := 0.0, 1.0
-		if c.Kind() == "ratio" {
+		if c.Check() == "ratio" {
 			lo, hi = c.Expect/(1+c.Tolerance), c.Expect*(1+c.Tolerance)
 		}
 		switch {
@@ -279,7 +348,7 @@ func checkClaim(name string, c published.Claim, inputs []Input) *Verdict {
 			v.Verdict = Reproduced
 		case r.CI95High < lo || r.CI95Low > hi:
 			v.Verdict = NotReproduced
-			if c.Kind() == "less" {
+			if c.Check() == "less" {
 				v.Reason = "the order is the other way round"
 			} else {
 				v.Reason = fmt.Sprintf("the interval lies outside %.2f–%.2f", lo, hi)
@@ -287,7 +356,30 @@ func checkClaim(name string, c published.Claim, inputs []Input) *Verdict {
 		default:
 			v.Verdict, v.Reason = TooWide, fmt.Sprintf("the interval straddles %s", boundText(r, lo, hi))
 		}
-		return v
+		return
+	case "atmost":
+		a := metricValues(name, c.AtMost[0], c.Metric, inputs)
+		b := metricValues(name, c.AtMost[1], c.Metric, inputs)
+		v.Checked = pairText(c.Metric, c.AtMost[0], c.AtMost[1], "atmost")
+		v.Published = "first ≤ second in every pairing of repetitions"
+		if len(a) == 0 || len(b) == 0 {
+			v.Measured, v.Verdict = "–", NotRun
+			v.Reason = fmt.Sprintf("no complete result of the cells {%s}: the plan did not run here", missingSide(a, c.AtMost[0], c.AtMost[1]))
+			return
+		}
+		loA, hiA := minMax(a)
+		loB, hiB := minMax(b)
+		v.Value = stats.Summarize(a).Mean
+		v.Measured = fmt.Sprintf("%s–%s against %s–%s, n = %d / %d", trimNum(loA), trimNum(hiA), trimNum(loB), trimNum(hiB), len(a), len(b))
+		switch {
+		case hiA <= loB:
+			v.Verdict = Reproduced
+		case loA > hiB:
+			v.Verdict, v.Reason = NotReproduced, "the first is above the second in every pairing"
+		default:
+			v.Verdict, v.Reason = TooWide, "the two ranges overlap"
+		}
+		return
 	default: // zero, positive
 		sel := c.Zero
 		if sel == nil {
@@ -301,9 +393,9 @@ func checkClaim(name string, c published.Claim, inputs []Input) *Verdict {
 		v.Published = c.Metric + " " + want
 		xs := metricValues(name, *sel, c.Metric, inputs)
 		if len(xs) == 0 {
-			v.Measured, v.Verdict = "–", Untestable
+			v.Measured, v.Verdict = "–", NotRun
 			v.Reason = fmt.Sprintf("no complete result of the cells {%s}: the plan did not run here", *sel)
-			return v
+			return
 		}
 		above := 0
 		for _, x := range xs {
@@ -325,7 +417,7 @@ func checkClaim(name string, c published.Claim, inputs []Input) *Verdict {
 		default:
 			v.Verdict, v.Reason = TooFew, fmt.Sprintf("above 0 in only %d of %d repetitions", above, len(xs))
 		}
-		return v
+		return
 	}
 }
 
@@ -346,15 +438,23 @@ func pairText(metric string, a, b published.Selector, kind string) string {
 			db[k] = v
 		}
 	}
-	op := " / "
-	if kind == "less" {
-		op = " < "
+	op := map[string]string{"less": " < ", "atmost": " ≤ "}[kind]
+	if op == "" {
+		op = " / "
 	}
 	s := metric + ": " + da.String() + op + db.String()
 	if len(common) > 0 {
 		s += " (both " + common.String() + ")"
 	}
 	return s
+}
+
+func minMax(xs []float64) (lo, hi float64) {
+	lo, hi = xs[0], xs[0]
+	for _, x := range xs {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	return lo, hi
 }
 
 func missingSide(a []float64, sa, sb published.Selector) published.Selector {
@@ -397,14 +497,14 @@ func claimsTable(vs []*Verdict, withPlan bool) *table {
 		if withPlan {
 			row = append(row, v.Plan)
 		}
-		claim := v.Claim.ID
+		claim := v.Claim.ID + " (" + v.Claim.Kind + ")"
 		pub := v.Published
 		if v.Words != "" {
 			pub += "; " + v.Words
 		}
-		verdict := v.Verdict
-		if v.Reason != "" {
-			verdict += " (" + v.Reason + ")"
+		verdict := v.Text()
+		for _, slip := range v.Claim.Slips {
+			verdict += "; the source's slip: " + slip
 		}
 		checked := v.Checked
 		if checked == "" {
@@ -415,6 +515,7 @@ func claimsTable(vs []*Verdict, withPlan bool) *table {
 	}
 	t.Note = "A ratio is reproduced when its whole 95% confidence interval (computed on the log of the ratio) lies inside the accepted band, " +
 		"not reproduced when it lies wholly outside, and too wide to call otherwise; an order (<) is reproduced when the interval of the ratio lies below 1. " +
+		"An analog checks the source's mechanism on another product: its verdict is the mechanism seen here or not, never the source's claim reproduced. " +
 		"Absolute figures from other hardware are not comparable: claims are checked as ratios and orderings between cells."
 	return t
 }
@@ -429,18 +530,24 @@ func buildClaimsSection(d *document, m *Model) {
 	d.table(claimsTable(m.Claims, len(m.Plans) > 1))
 	for _, p := range m.Plans {
 		pub := p.Published
-		src := pub.Source.Title
-		if pub.Source.URL != "" {
-			src += " (" + pub.Source.URL + ")"
-		}
-		d.para("%s: source %s. Published conditions: %s.", p.Name, strings.TrimSpace(src), orNone(pub.Conditions))
+		d.para("%s: source %s. Published conditions: %s. Run here on: %s.", p.Name, SourceText(pub.Source), orNone(pub.Conditions), orNone(pub.Runs))
 		var items []string
 		for _, c := range pub.Claims {
-			s := c.ID + ": “" + c.Said + "” (figures: " + orNone(strings.Join(c.Figures, "; ")) + ")"
+			s := c.ID + " (" + c.Kind
+			if c.About != "" {
+				s += ", about " + c.About
+			}
+			s += "): " + SaidText(c) + " (figures: " + orNone(strings.Join(c.Figures, "; ")) + ")"
 			if c.Conditions != "" {
 				s += "; conditions: " + c.Conditions
 			}
+			for _, slip := range c.Slips {
+				s += "; the source's slip: " + slip
+			}
 			items = append(items, s)
+		}
+		for _, slip := range pub.Slips {
+			items = append(items, "the source's slip: "+slip)
 		}
 		d.list(items)
 		for _, t := range publishedTables(p, m.Inputs) {

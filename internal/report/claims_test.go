@@ -35,7 +35,7 @@ func TestClaimVerdicts(t *testing.T) {
 	a := map[string]string{"target": "a"}
 	b := map[string]string{"target": "b"}
 	ratio := func(expect, tol float64) published.Claim {
-		return published.Claim{ID: "r", Metric: "throughput", Ratio: []published.Selector{{"target": "a"}, {"target": "b"}}, Expect: expect, Tolerance: tol}
+		return published.Claim{ID: "r", Kind: published.Direct, Metric: "throughput", Ratio: []published.Selector{{"target": "a"}, {"target": "b"}}, Expect: expect, Tolerance: tol}
 	}
 	cases := []struct {
 		name   string
@@ -47,7 +47,7 @@ func TestClaimVerdicts(t *testing.T) {
 		{"outside the band", ratio(2, 0.25), []Input{claimInput(a, []float64{100, 102, 98}, nil), claimInput(b, []float64{100, 101, 99}, nil)}, NotReproduced},
 		{"across the band", ratio(2, 0.25), []Input{claimInput(a, []float64{100, 300, 200}, nil), claimInput(b, []float64{100, 101, 99}, nil)}, TooWide},
 		{"one repetition", ratio(2, 0.25), []Input{claimInput(a, []float64{200}, nil), claimInput(b, []float64{100, 101}, nil)}, TooFew},
-		{"not run", ratio(2, 0.25), []Input{claimInput(a, []float64{200, 201}, nil)}, Untestable},
+		{"not run", ratio(2, 0.25), []Input{claimInput(a, []float64{200, 201}, nil)}, NotRun},
 		{"order holds", published.Claim{Metric: "throughput", Less: []published.Selector{{"target": "b"}, {"target": "a"}}},
 			[]Input{claimInput(a, []float64{200, 202, 198}, nil), claimInput(b, []float64{100, 101, 99}, nil)}, Reproduced},
 		{"order reversed", published.Claim{Metric: "throughput", Less: []published.Selector{{"target": "a"}, {"target": "b"}}},
@@ -56,7 +56,12 @@ func TestClaimVerdicts(t *testing.T) {
 		{"some lost", published.Claim{Metric: "lost", Zero: &published.Selector{"target": "a"}}, []Input{claimInput(a, []float64{1, 1}, []int64{0, 3})}, NotReproduced},
 		{"lost every time", published.Claim{Metric: "lost", Positive: &published.Selector{"target": "a"}}, []Input{claimInput(a, []float64{1, 1}, []int64{2, 3})}, Reproduced},
 		{"lost once", published.Claim{Metric: "lost", Positive: &published.Selector{"target": "a"}}, []Input{claimInput(a, []float64{1, 1}, []int64{0, 3})}, TooFew},
-		{"untestable", published.Claim{Untestable: "a 3-node cluster"}, nil, Untestable},
+		{"untestable", published.Claim{Kind: published.Untestable, Untestable: "a 3-node cluster"}, nil, Untestable},
+		{"at most, 0 against 1..3", published.Claim{Metric: "lost", AtMost: []published.Selector{{"target": "a"}, {"target": "b"}}}, []Input{claimInput(a, []float64{1}, []int64{0}), claimInput(b, []float64{1, 1, 1}, []int64{3, 1, 2})}, Reproduced},
+		{"at most, both 0", published.Claim{Metric: "lost", AtMost: []published.Selector{{"target": "a"}, {"target": "b"}}}, []Input{claimInput(a, []float64{1}, []int64{0}), claimInput(b, []float64{1}, []int64{0})}, Reproduced},
+		{"at most, overlapping", published.Claim{Metric: "lost", AtMost: []published.Selector{{"target": "a"}, {"target": "b"}}}, []Input{claimInput(a, []float64{1, 1}, []int64{0, 2}), claimInput(b, []float64{1}, []int64{1})}, TooWide},
+		{"at most, above", published.Claim{Metric: "lost", AtMost: []published.Selector{{"target": "a"}, {"target": "b"}}}, []Input{claimInput(a, []float64{1}, []int64{5}), claimInput(b, []float64{1}, []int64{1})}, NotReproduced},
+		{"kind not-run", published.Claim{Kind: published.NotRun, Needs: "a 10-minute cell"}, nil, NotRun},
 	}
 	for _, c := range cases {
 		v := checkClaim("p", c.claim, c.inputs)
@@ -71,10 +76,44 @@ func TestClaimVerdicts(t *testing.T) {
 	}
 }
 
+// An analog shows the mechanism or not, and never reproduces the source's
+// claim: the figures that make a direct claim reproduced or not make an
+// analog's mechanism seen or not seen here; an untestable claim prints its
+// reason and a not-run claim what it needs, counted apart.
+func TestAnalogVerdicts(t *testing.T) {
+	a := map[string]string{"target": "a"}
+	b := map[string]string{"target": "b"}
+	less := func(kind string, first, second string) published.Claim {
+		return published.Claim{ID: "o", Kind: kind, Metric: "throughput", Less: []published.Selector{{"target": first}, {"target": second}}}
+	}
+	inputs := []Input{claimInput(a, []float64{200, 202, 198}, nil), claimInput(b, []float64{100, 101, 99}, nil)}
+	for _, c := range []struct {
+		claim published.Claim
+		want  string
+	}{
+		{less(published.Direct, "b", "a"), Reproduced},
+		{less(published.Direct, "a", "b"), NotReproduced},
+		{less(published.Analog, "b", "a"), MechanismSeen},
+		{less(published.Analog, "a", "b"), MechanismNotSeen},
+	} {
+		if v := checkClaim("p", c.claim, inputs); v.Verdict != c.want {
+			t.Errorf("%s %s: verdict %q, want %q", c.claim.Kind, c.claim.Less, v.Verdict, c.want)
+		}
+	}
+	u := checkClaim("p", published.Claim{Kind: published.Untestable, Untestable: "YugabyteDB cannot be installed here"}, nil)
+	n := checkClaim("p", published.Claim{Kind: published.NotRun, Needs: "a 10-minute commit loop"}, nil)
+	if u.Text() != "untestable here: YugabyteDB cannot be installed here" || n.Text() != "not run here: a 10-minute commit loop" {
+		t.Errorf("texts %q, %q", u.Text(), n.Text())
+	}
+	if got := VerdictCounts([]*Verdict{u, n, n}); got != "2 not run here, 1 untestable here" {
+		t.Errorf("counts %q", got)
+	}
+}
+
 // The source's words are set beside its own figures: E2's "about 4 times"
 // is 1.68× by its own table.
 func TestClaimWords(t *testing.T) {
-	c := published.Claim{Untestable: "two products", Words: &published.Words{Text: "about 4 times", Value: 4, Of: []float64{1803.83, 1073.55}}}
+	c := published.Claim{Kind: published.Untestable, Untestable: "two products", Words: &published.Words{Text: "about 4 times", Value: 4, Of: []float64{1803.83, 1073.55}}}
 	v := checkClaim("p", c, nil)
 	if !strings.Contains(v.Words, `"about 4 times" (4×)`) || !strings.Contains(v.Words, "= 1.68×") {
 		t.Errorf("words: %q", v.Words)

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/candor-bench/candor/internal/published"
 	"github.com/candor-bench/candor/internal/result"
 )
 
@@ -27,8 +28,10 @@ type Site struct {
 
 // SiteExperiment is one experiment (plan) of a site.
 type SiteExperiment struct {
-	Name, Dir string // Dir is the experiment's folder in the site ("" when it did not run)
-	Plan      string // the plan file, in the site ("" when not bundled)
+	Name, Dir string   // Dir is the experiment's folder in the site ("" when it did not run)
+	Source    string   // the published source: title, author, date (SourceText)
+	Slips     []string // the source's slips no single claim uses
+	Plan      string   // the plan file, in the site ("" when not bundled)
 	Results   int
 	Audit     string // the audit's summary line
 	NotRun    string // why the plan has no results here
@@ -41,8 +44,8 @@ type SiteExperiment struct {
 // the results, without their interval side files, whose intervals the
 // results hold too; the plan; README.md with the command that reruns them).
 // plans are plans whose claims belong on the index even without results
-// (their verdict is "cannot be tested here", with the reason their
-// NOT-RUN file gives). The site opens from disk: relative links, inline
+// (their verdict is "not run here", with the reason their NOT-RUN file
+// gives, unless the claim is untestable anyway). The site opens from disk: relative links, inline
 // CSS and SVG, no script.
 func WriteSite(dir string, inputs []Input, plans []*ClaimsPlan) (*Site, error) {
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
@@ -72,6 +75,9 @@ func WriteSite(dir string, inputs []Input, plans []*ClaimsPlan) (*Site, error) {
 	used := map[string]bool{}
 	for _, name := range names {
 		e := SiteExperiment{Name: name}
+		if p := byName[name]; p != nil && p.Published != nil {
+			e.Source, e.Slips = SourceText(p.Published.Source), p.Published.Slips
+		}
 		group := groups[name]
 		if len(group) == 0 {
 			p := byName[name]
@@ -79,8 +85,8 @@ func WriteSite(dir string, inputs []Input, plans []*ClaimsPlan) (*Site, error) {
 			if p.Published != nil {
 				e.Claims = CheckClaims(p, nil)
 				for _, v := range e.Claims {
-					if v.Verdict != Untestable || v.Claim.Untestable == "" {
-						v.Verdict, v.Reason = Untestable, "the plan did not run here: "+e.NotRun
+					if v.Verdict != Untestable && v.Claim.Kind != published.NotRun {
+						v.Verdict, v.Reason = NotRun, "the plan did not run here: "+e.NotRun
 					}
 				}
 			}
@@ -103,6 +109,9 @@ func WriteSite(dir string, inputs []Input, plans []*ClaimsPlan) (*Site, error) {
 		e.Audit = Audit(group).Summary()
 		ps, vs, _ := claimsOf(group)
 		e.Claims = vs
+		if len(ps) > 0 && e.Source == "" {
+			e.Source, e.Slips = SourceText(ps[0].Published.Source), ps[0].Published.Slips
+		}
 		if len(ps) == 0 && byName[name] != nil && byName[name].Published != nil {
 			e.Claims = CheckClaims(byName[name], group)
 		}
@@ -149,17 +158,17 @@ func siteName(name string, used map[string]bool) string {
 // VerdictClass is a verdict's CSS class on the site.
 func VerdictClass(v string) string {
 	switch v {
-	case Reproduced:
+	case Reproduced, MechanismSeen:
 		return "ok"
-	case NotReproduced:
+	case NotReproduced, MechanismNotSeen:
 		return "no"
-	case Untestable:
+	case Untestable, NotRun:
 		return "na"
 	}
 	return "open"
 }
 
-var siteIndex = template.Must(template.New("index").Funcs(template.FuncMap{"class": VerdictClass, "counts": VerdictCounts}).Parse(`<!DOCTYPE html>
+var siteIndex = template.Must(template.New("index").Funcs(template.FuncMap{"class": VerdictClass, "counts": VerdictCounts, "said": SaidText}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -172,6 +181,7 @@ table{border-collapse:collapse;width:100%;margin:1em 0}
 th,td{border:1px solid #ccc;padding:.35em .5em;vertical-align:top;text-align:left}
 th{background:#f3f3f3}
 td.v{font-weight:600;white-space:nowrap}
+td.v small{white-space:normal;font-weight:normal}
 .ok{background:#e3f4e3}.no{background:#fbe3e3}.na{background:#eee}.open{background:#fff4d6}
 small{color:#555}
 </style>
@@ -181,17 +191,20 @@ small{color:#555}
 <h1>Published claims, checked</h1>
 <p>{{len .Claims}} claim(s) of {{len .Experiments}} experiment(s): {{counts .Claims}}. Each claim is stated as what one machine can check:
 a ratio or an order between cells of the experiment's plan, measured with its 95% confidence interval.
+A <i>direct</i> claim is the source's claim about the product that runs here, checked on it (reproduced or not);
+an <i>analog</i> checks the same mechanism on another product (mechanism seen here or not, never the source's claim reproduced);
+an <i>untestable</i> claim says why, a <i>not-run</i> one what it needs. Words in quotation marks are the source's own.
 Absolute figures measured on other hardware are not compared.</p>
 <table>
 <tr><th>experiment</th><th>claim</th><th>checked here</th><th>published</th><th>measured (95% CI)</th><th>verdict</th></tr>
-{{range .Claims}}<tr class="{{class .Verdict}}"><td>{{.Plan}}</td><td><b>{{.Claim.ID}}</b>: {{.Claim.Said}}{{if .Claim.Figures}}<br><small>published figures: {{range $i, $f := .Claim.Figures}}{{if $i}}; {{end}}{{$f}}{{end}}</small>{{end}}</td>
-<td>{{or .Checked "–"}}</td><td>{{.Published}}{{if .Words}}<br><small>{{.Words}}</small>{{end}}</td><td>{{.Measured}}</td><td class="v">{{.Verdict}}{{if .Reason}}<br><small>{{.Reason}}</small>{{end}}</td></tr>
+{{range .Claims}}<tr class="{{class .Verdict}}"><td>{{.Plan}}</td><td><b>{{.Claim.ID}}</b> <i>{{.Claim.Kind}}{{if .Claim.About}}, about {{.Claim.About}}{{end}}</i>: {{said .Claim}}{{if .Claim.Figures}}<br><small>published figures: {{range $i, $f := .Claim.Figures}}{{if $i}}; {{end}}{{$f}}{{end}}</small>{{end}}{{if .Claim.Conditions}}<br><small>conditions: {{.Claim.Conditions}}</small>{{end}}{{range .Claim.Slips}}<br><small>the source's slip: {{.}}</small>{{end}}</td>
+<td>{{or .Checked "–"}}</td><td>{{.Published}}{{if .Words}}<br><small>{{.Words}}</small>{{end}}</td><td>{{.Measured}}</td><td class="v">{{.Verdict}}{{if .Reason}}:<br><small>{{.Reason}}</small>{{end}}</td></tr>
 {{end}}</table>
 <h2>Experiments</h2>
 <ul>
-{{range .Experiments}}<li><b>{{.Name}}</b>: {{if .Dir}}<a href="{{.Dir}}/report.html">report</a> ({{.Results}} result file(s)),
+{{range .Experiments}}<li><b>{{.Name}}</b>{{if .Source}} (source: {{.Source}}){{end}}: {{if .Dir}}<a href="{{.Dir}}/report.html">report</a> ({{.Results}} result file(s)),
 <a href="{{.Dir}}/audit.txt">audit</a> ({{.Audit}}), <a href="{{.Dir}}/README.md">how to rerun it</a>{{if .Plan}}, <a href="{{.Plan}}">the plan</a>{{end}},
-<a href="{{.Dir}}/results/">results</a>{{else}}not run here: {{.NotRun}}{{end}}</li>
+<a href="{{.Dir}}/results/">results</a>{{else}}not run here: {{.NotRun}}{{end}}{{range .Slips}}<br><small>the source's slip: {{.}}</small>{{end}}</li>
 {{end}}</ul>
 <p><small>Written by candor report --site. The pages need no server and no network.</small></p>
 </main>

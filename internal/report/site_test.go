@@ -1,6 +1,7 @@
 package report
 
 import (
+	"html"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,17 +20,25 @@ targets: {pg: postgres://u@h/db, sqlite: sqlite://x.db}
 workloads: [{name: ycsb/a}]
 duration: 1s
 published:
-  source: {title: a post, url: https://example.org/post}
+  source: {title: a post, author: A. Writer, date: "May 25, 2010", url: https://example.org/post}
   conditions: one VM
+  runs: PostgreSQL and SQLite
+  slips: [a unit switched mid-sentence]
   claims:
     - id: pg-faster
+      kind: analog
+      about: TiDB
       said: PostgreSQL is faster
+      conditions: both in memory here
+      slips: [a figure given for two sizes]
       figures: [2 vs 1 ops/s]
       metric: throughput
       ratio: [{target: pg}, {target: sqlite}]
       from: [2, 1]
     - id: cluster
+      kind: untestable
       said: it scales
+      paraphrase: true
       figures: [3 nodes]
       untestable: a 3-node cluster
 `), 0o644)
@@ -40,9 +49,12 @@ published:
 	return p
 }
 
-// The site: index.html with one row per claim of every plan (a plan
-// without results is listed, its claims cannot be tested here, with the
-// reason its NOT-RUN file gives), a folder per experiment with its report
+// The site: index.html with one row per claim of every plan, each of its
+// kind, with its source's title, author and date, its conditions and the
+// source's slips; an analog's verdict is the mechanism seen or not, never
+// "reproduced"; a plan without results is listed, its claims not run here
+// with the reason its NOT-RUN file gives, counted apart from the untestable
+// ones; a paraphrase is printed without quotation marks; a folder per experiment with its report
 // (claims first), audit, results and plan; every link relative and
 // resolving to a file of the site; no script, no external resource.
 func TestWriteSite(t *testing.T) {
@@ -71,12 +83,25 @@ func TestWriteSite(t *testing.T) {
 	if n := strings.Count(page, `<tr class="`); n != 4 {
 		t.Errorf("%d claim rows, want 4", n)
 	}
-	for _, want := range []string{"needs a 3-node Cassandra (CASS3_URL)", "2 / 1 = 2.00", "cannot be tested here", `href="e1/report.html"`, `href="e1/plan/e1.yaml"`} {
+	for _, want := range []string{"needs a 3-node Cassandra (CASS3_URL)", "2 / 1 = 2.00", "untestable here:<br><small>a 3-node cluster", `href="e1/report.html"`, `href="e1/plan/e1.yaml"`,
+		"<i>analog, about TiDB</i>", "<i>untestable</i>", "a post, by A. Writer, May 25, 2010", "conditions: both in memory here", "the source's slip: a figure given for two sizes",
+		"2 untestable here", "2 not run here", "the source's slip: a unit switched mid-sentence", "not run here:<br><small>the plan did not run here: needs a 3-node Cassandra", "“PostgreSQL is faster”", "it scales (paraphrased)"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("index lacks %q", want)
 		}
 	}
+	if strings.Contains(page, "“it scales”") || regexp.MustCompile(`class="v">(not )?reproduced`).MatchString(page) {
+		t.Errorf("a paraphrase in quotation marks, or an analog reproduced:\n%s", page)
+	}
 	report, _ := os.ReadFile(filepath.Join(site, "e1", "report.html"))
+	// The experiment's page: each claim's kind and its words, the source
+	// attributed, its slips, the verdicts in the kinds' words.
+	for _, want := range []string{"pg-faster (analog)", "cluster (untestable)", "pg-faster (analog, about TiDB): “PostgreSQL is faster”", "cluster (untestable): it scales (paraphrased)",
+		"source a post, by A. Writer, May 25, 2010", "the source's slip: a figure given for two sizes", "the source's slip: a unit switched mid-sentence", "untestable here: a 3-node cluster"} {
+		if !strings.Contains(html.UnescapeString(string(report)), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
 	if !strings.Contains(string(report), "Published claims") || strings.Index(string(report), "Published claims") > strings.Index(string(report), "Fairness audit") {
 		t.Errorf("the experiment's report does not open with its claims")
 	}
