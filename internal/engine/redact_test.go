@@ -71,15 +71,15 @@ func TestShortPasswordMaskedOnlyAsPassword(t *testing.T) {
 	secrets := TargetPasswords([]string{"--target=mysql://u:p@127.0.0.1/db"})
 	cases := []struct{ in, want string }{
 		{"dial tcp 127.0.0.1:3306: connect: connection refused", "dial tcp 127.0.0.1:3306: connect: connection refused"}, // unrelated text
-		{"psql mysql://u:p@127.0.0.1/db", "psql mysql://u:xxxxx@127.0.0.1/db"},                                         // URL userinfo
-		{"./tool 'u:p@tcp(127.0.0.1:3306)/db'", "./tool 'u:xxxxx@tcp(127.0.0.1:3306)/db'"},                             // a Go DSN
-		{"mysql -uu -pp -e 'select 1'", "mysql -uu -pxxxxx -e 'select 1'"},                                             // -pPW
-		{"mysql -uu -p p", "mysql -uu -p xxxxx"},                                                                       // -p PW
-		{"mysqladmin --password=p status", "mysqladmin --password=xxxxx status"},                                       // --password=
-		{"mysqladmin --password p status", "mysqladmin --password xxxxx status"},                                       // --password PW
-		{"env PGPASSWORD=p psql", "env PGPASSWORD=xxxxx psql"},                                                         // PGPASSWORD=
-		{"host=h password=p dbname=db", "host=h password=xxxxx dbname=db"},                                             // a libpq keyword
-		{"copy pp.sql to p/", "copy pp.sql to p/"},                                                                     // no password context
+		{"psql mysql://u:p@127.0.0.1/db", "psql mysql://u:xxxxx@127.0.0.1/db"},                                           // URL userinfo
+		{"./tool 'u:p@tcp(127.0.0.1:3306)/db'", "./tool 'u:xxxxx@tcp(127.0.0.1:3306)/db'"},                               // a Go DSN
+		{"mysql -uu -pp -e 'select 1'", "mysql -uu -pxxxxx -e 'select 1'"},                                               // -pPW
+		{"mysql -uu -p p", "mysql -uu -p xxxxx"},                                                                         // -p PW
+		{"mysqladmin --password=p status", "mysqladmin --password=xxxxx status"},                                         // --password=
+		{"mysqladmin --password p status", "mysqladmin --password xxxxx status"},                                         // --password PW
+		{"env PGPASSWORD=p psql", "env PGPASSWORD=xxxxx psql"},                                                           // PGPASSWORD=
+		{"host=h password=p dbname=db", "host=h password=xxxxx dbname=db"},                                               // a libpq keyword
+		{"copy pp.sql to p/", "copy pp.sql to p/"},                                                                       // no password context
 	}
 	for _, c := range cases {
 		if got := MaskSecrets(c.in, secrets); got != c.want {
