@@ -54,14 +54,52 @@ func TargetPasswords(args []string) []string {
 	return out
 }
 
-// MaskSecrets replaces every verbatim occurrence of each secret in s (a
-// target's password in a fault's command, a note, an error) with
-// MaskedValue. Masking a harmless substring costs nothing; recording a
-// password does.
+// MaskSecrets replaces each secret in s (a target's password in a fault's
+// command, a note, an error) with MaskedValue. A secret of MinVerbatimSecret
+// characters or more is replaced wherever it appears verbatim: masking a
+// harmless substring costs little, recording a password a lot. A shorter one
+// ("mysql://u:p@h/db") is replaced only where it stands as a password
+// (maskAsPassword): masking every "p" would garble the text ("dial tcxxxxx")
+// and show the password's length.
 func MaskSecrets(s string, secrets []string) string {
 	for _, pw := range secrets {
-		if pw != "" && pw != MaskedValue {
+		switch {
+		case pw == "" || pw == MaskedValue:
+		case len(pw) >= MinVerbatimSecret:
 			s = strings.ReplaceAll(s, pw, MaskedValue)
+		default:
+			s = maskAsPassword(s, pw)
+		}
+	}
+	return s
+}
+
+// MinVerbatimSecret is the length (in bytes) from which a target's password
+// is masked wherever it appears: 4, as a shorter string is common in
+// unrelated text (a "p" in "tcp", "ab" in "table").
+const MinVerbatimSecret = 4
+
+// maskAsPassword replaces pw where it stands as a password: in user info
+// ("u:PW@h", a Go DSN's "u:PW@tcp("), after -p ("-pPW", "-p PW"), and as
+// the value of a name holding passw, passwd or pwd ("--password=PW",
+// "--password PW", "PGPASSWORD=PW", "password=PW"), ending its word.
+func maskAsPassword(s, pw string) string {
+	q := regexp.QuoteMeta(pw)
+	end := `($|[\s'";&,)])`
+	res := []*regexp.Regexp{
+		regexp.MustCompile(`(:)` + q + `(@)`),
+		regexp.MustCompile(`((?:^|[\s'"])-p\s*|(?i:passw(?:or)?d?|pwd)(?:=|\s+))` + q + end),
+	}
+	for _, re := range res {
+		// A match takes the character after it, which may begin the next
+		// match ("-pp -pp"): replace again until nothing changes (a
+		// replacement removes pw, so a few passes do).
+		for i := 0; i < 8; i++ {
+			n := re.ReplaceAllString(s, "${1}"+MaskedValue+"${2}")
+			if n == s {
+				break
+			}
+			s = n
 		}
 	}
 	return s

@@ -62,3 +62,38 @@ func TestFaultCommandPasswordsMasked(t *testing.T) {
 		t.Errorf("Redacted changed the spec that runs: %q", spec.Faults)
 	}
 }
+
+// A target's password of fewer than MinVerbatimSecret characters is masked
+// only where it stands as a password; masking every "p" of unrelated text
+// would garble the record ("dial tcxxxxx") and tell the password's length.
+// A longer one is still masked wherever it appears.
+func TestShortPasswordMaskedOnlyAsPassword(t *testing.T) {
+	secrets := TargetPasswords([]string{"--target=mysql://u:p@127.0.0.1/db"})
+	cases := []struct{ in, want string }{
+		{"dial tcp 127.0.0.1:3306: connect: connection refused", "dial tcp 127.0.0.1:3306: connect: connection refused"}, // unrelated text
+		{"psql mysql://u:p@127.0.0.1/db", "psql mysql://u:xxxxx@127.0.0.1/db"},                                           // URL userinfo
+		{"./tool 'u:p@tcp(127.0.0.1:3306)/db'", "./tool 'u:xxxxx@tcp(127.0.0.1:3306)/db'"},                               // a Go DSN
+		{"mysql -uu -pp -e 'select 1'", "mysql -uu -pxxxxx -e 'select 1'"},                                               // -pPW
+		{"mysql -uu -p p", "mysql -uu -p xxxxx"},                                                                         // -p PW
+		{"mysqladmin --password=p status", "mysqladmin --password=xxxxx status"},                                         // --password=
+		{"mysqladmin --password p status", "mysqladmin --password xxxxx status"},                                         // --password PW
+		{"env PGPASSWORD=p psql", "env PGPASSWORD=xxxxx psql"},                                                           // PGPASSWORD=
+		{"host=h password=p dbname=db", "host=h password=xxxxx dbname=db"},                                               // a libpq keyword
+		{"copy pp.sql to p/", "copy pp.sql to p/"},                                                                       // no password context
+	}
+	for _, c := range cases {
+		if got := MaskSecrets(c.in, secrets); got != c.want {
+			t.Errorf("MaskSecrets(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	// Long enough to be unambiguous: masked wherever it appears.
+	if got := MaskSecrets("echo s3cr and s3cr", []string{"s3cr"}); got != "echo xxxxx and xxxxx" {
+		t.Errorf("a 4-character password is masked as %q", got)
+	}
+	// Through the record of a run: the spec and a fault's text.
+	spec := Spec{Targets: []string{"mysql://u:p@127.0.0.1/db"}, Faults: []string{"at=1s run=./probe dial tcp; mysql -pp"}}
+	red := spec.Redacted()
+	if red.Targets[0] != "mysql://u:xxxxx@127.0.0.1/db" || red.Faults[0] != "at=1s run=./probe dial tcp; mysql -pxxxxx" {
+		t.Errorf("recorded %q and %q", red.Targets, red.Faults)
+	}
+}
