@@ -64,6 +64,9 @@ type Claim struct {
 	Untestable string
 	// Words is the source's words checked against its own figures.
 	Words *Words
+	// ClaimKind is direct, analog, untestable or not-run (docs/PLANS.md); Needs
+	// says what a not-run claim needs.
+	ClaimKind, Needs string
 	// Line is the claim's line in the plan file (0 when not read from one).
 	Line int
 }
@@ -185,6 +188,8 @@ type rawClaim struct {
 	Positive   map[string]any   `yaml:"positive"`
 	Untestable string           `yaml:"untestable"`
 	Words      *rawWords        `yaml:"words"`
+	Kind       string           `yaml:"kind"`
+	Needs      string           `yaml:"needs"`
 	Extra      map[string]any   `yaml:",inline"`
 }
 
@@ -258,9 +263,14 @@ func Parse(n *yaml.Node, add func(int, string, ...any)) *Published {
 		}
 		seen[name] = true
 		for k := range rc.Extra {
-			add(line, "published claim %q: unknown key %q; valid keys: id, said, figures, conditions, metric, ratio, expect, from, tolerance, less, zero, positive, untestable, words", name, k)
+			add(line, "published claim %q: unknown key %q; valid keys: id, said, figures, conditions, metric, ratio, expect, from, tolerance, less, zero, positive, untestable, words, kind, needs", name, k)
 		}
-		c := Claim{ID: rc.ID, Said: rc.Said, Figures: rc.Figures, Conditions: rc.Conditions, Metric: rc.Metric, Untestable: rc.Untestable, Line: line}
+		c := Claim{ID: rc.ID, Said: rc.Said, Figures: rc.Figures, Conditions: rc.Conditions, Metric: rc.Metric, Untestable: rc.Untestable, ClaimKind: rc.Kind, Needs: rc.Needs, Line: line}
+		switch rc.Kind {
+		case "", "direct", "analog", "untestable", "not-run":
+		default:
+			add(line, "published claim %q: kind %q is not one of direct, analog, untestable, not-run", name, rc.Kind)
+		}
 		if c.Said == "" {
 			add(line, "published claim %q: said is missing: quote the source's words", name)
 		}
