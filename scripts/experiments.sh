@@ -6,24 +6,43 @@
 #   scripts/experiments.sh [PLAN.yaml ...]     (default: experiments/*.yaml)
 #
 # PG_URL is used when set; otherwise a throwaway PostgreSQL is started
-# (scripts/pg-sandbox.sh) and stopped at the end. Plans whose targets start
-# their own cluster (E4, E6) need no URL. A plan whose environment variables
-# are not set (E5: CASS1_URL, CASS3_URL) or whose run fails gets a NOT-RUN
+# (scripts/pg-sandbox.sh). CASS1_URL and CASS3_URL (E5) likewise: when a
+# plan names them and they are not set, a one-node and a three-node
+# Cassandra (scripts/cassandra-sandbox.sh, 127.0.0.1..3 on loopback) are
+# started. Every sandbox this script started is stopped when it ends:
+# done, failed or interrupted (Ctrl-C). Plans whose targets start their own
+# cluster (E4, E6) need no URL. A plan whose environment variables are not
+# set (a sandbox that could not start) or whose run fails gets a NOT-RUN
 # file in its results directory, whose first line says why; the site lists
-# its claims as "not run here" with that reason. Finished cells are
-# kept: run it again to resume. CANDOR (default bin/candor) is the binary,
-# SITE (default experiments/site) the site's directory (replaced).
+# its claims as "not run here" with that reason. Finished cells are kept: run
+# it again to resume. CANDOR (default bin/candor) is the binary, SITE
+# (default experiments/site) the site's directory (replaced).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 CANDOR=${CANDOR:-bin/candor}
 SITE=${SITE:-experiments/site}
-PGDIR=${TMPDIR:-/tmp}/candor-experiments-pg
-started=""
-stop() { [ -z "$started" ] || scripts/pg-sandbox.sh stop "$PGDIR" >/dev/null 2>&1 || true; }
+SANDBOXES=${TMPDIR:-/tmp}/candor-experiments
+PGDIR=$SANDBOXES-pg
+CASS1DIR=$SANDBOXES-cass1
+CASS3DIR=$SANDBOXES-cass3
+started=()
+stop() {
+	local s
+	for s in "${started[@]}"; do
+		"${s%% *}" stop "${s#* }" >/dev/null 2>&1 || true
+	done
+	started=()
+}
 trap stop EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+# leftover DIR SCRIPT: a sandbox left by a run killed before its trap ran
+# (kill -9) is stopped, so that this run can start its own.
+leftover() { [ ! -e "$1" ] || "$2" stop "$1" >/dev/null 2>&1 || true; }
 if [ -z "${PG_URL:-}" ]; then
+	leftover "$PGDIR" scripts/pg-sandbox.sh
+	started+=("scripts/pg-sandbox.sh $PGDIR")
 	if PG_URL=$(scripts/pg-sandbox.sh start "$PGDIR"); then
-		started=1
 		export PG_URL
 	else
 		echo "experiments: could not start a PostgreSQL sandbox; plans that need PG_URL will be listed as not run" >&2
@@ -32,6 +51,23 @@ if [ -z "${PG_URL:-}" ]; then
 fi
 plans=("$@")
 [ ${#plans[@]} -gt 0 ] || plans=(experiments/*.yaml)
+# cassandra URL DIR [START OPTIONS]: starts a Cassandra sandbox for URL
+# (CASS1_URL, CASS3_URL) when a plan names it and it is not set.
+cassandra() {
+	local var=$1 dir=$2 url
+	shift 2
+	[ -z "${!var:-}" ] || return 0
+	grep -q "\${$var}" "${plans[@]}" 2>/dev/null || return 0
+	leftover "$dir" scripts/cassandra-sandbox.sh
+	started+=("scripts/cassandra-sandbox.sh $dir")
+	if url=$(scripts/cassandra-sandbox.sh start "$dir" "$@"); then
+		export "$var=$url"
+	else
+		echo "experiments: could not start the Cassandra sandbox for $var; plans that need it will be listed as not run" >&2
+	fi
+}
+cassandra CASS1_URL "$CASS1DIR"
+cassandra CASS3_URL "$CASS3DIR" --nodes 3
 for plan in "${plans[@]}"; do
 	name=$(sed -n 's/^name: *//p' "$plan" | head -1)
 	output=$(sed -n 's/^output: *//p' "$plan" | head -1)
@@ -58,4 +94,7 @@ results=()
 for d in experiments/results/*/; do
 	[ -d "$d" ] && results+=("${d%/}")
 done
-exec "$CANDOR" report --site "$SITE" --plan 'experiments/*.yaml' "${results[@]}"
+"$CANDOR" report --site "$SITE" --plan 'experiments/*.yaml' "${results[@]}"
+rc=$?
+stop
+exit $rc

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -366,4 +367,40 @@ func findNode(m *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return nil
+}
+
+// E5 in its checkable form: the replicated rows order RF=2 below RF=1 on
+// the same 3 nodes (not 3 nodes with 2 copies ÷ 1 node), KV-3/KV-2 on one
+// node is a row, and only the product that cannot be installed here is
+// untestable: Cassandra's rows are runnable (make experiments starts one-
+// and three-node sandboxes on loopback).
+func TestE5IsCheckableHere(t *testing.T) {
+	p, err := plan.ReadUnexpanded("../experiments/e5-kv.yaml", func(string) string { return "x://" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims := map[string]published.Claim{}
+	for _, c := range p.Published.Claims {
+		claims[c.ID] = c
+		if c.Untestable != "" && c.ID != "newsql-2.2x" {
+			t.Errorf("claim %s is untestable (%q): Cassandra runs here", c.ID, c.Untestable)
+		}
+		if c.Kind == "" {
+			t.Errorf("claim %s has no kind", c.ID)
+		}
+	}
+	for _, id := range []string{"nosql-kv1-replicated", "nosql-kv2-replicated"} {
+		c := claims[id]
+		if len(c.Less) != 2 || c.Less[0]["target"] != "cass-3nodes-rf2" || c.Less[1]["target"] != "cass-3nodes-rf1" {
+			t.Errorf("claim %s: want less: RF=2 below RF=1 on the same 3 nodes, got less %v ratio %v", id, c.Less, c.Ratio)
+		}
+	}
+	kv3 := claims["nosql-kv3-over-kv2"]
+	if len(kv3.Ratio) != 2 || kv3.Ratio[0]["workload"] != "kv-ints-batch" || kv3.Ratio[1]["workload"] != "kv-ints" ||
+		kv3.Ratio[0]["target"] != "cass-1node" || kv3.Ratio[1]["target"] != "cass-1node" {
+		t.Fatalf("no KV-3/KV-2 row on one node: %+v", kv3)
+	}
+	if lo := kv3.Expect / (1 + kv3.Tolerance); !(lo > 0.1) || math.Abs(kv3.Expect-13300.0/24200) > 0.001 {
+		t.Errorf("KV-3/KV-2: expect %.3f, band from %.3f: want 0.55 with a band well above 0.1", kv3.Expect, lo)
+	}
 }

@@ -172,9 +172,10 @@ func describe(r *result.Result) map[string]string {
 	d["target product"] = r.Target.Product
 	d["target version"] = r.Target.Version
 	d["target URL"] = r.Target.URL
-	if name, ok := setupTarget(r); ok {
+	if name, ok := planTarget(r); ok {
 		// A cluster the plan started for each cell has new ports each
-		// time: its repetitions are one target, the plan's.
+		// time, a resumed plan's sandbox may have another port: its
+		// repetitions are one target, the plan's.
 		d["target URL"] = "plan target " + name
 	}
 	d["target driver"] = r.Target.Driver

@@ -430,8 +430,10 @@ func (m *Model) buildSeries() {
 	for i, in := range m.Inputs {
 		t := in.Result.Target
 		k := fpKey{t.Driver, t.Product, t.Version, Endpoint(t.URL)}
-		if name, ok := setupTarget(in.Result); ok {
-			k.url = "plan target " + name // a new URL each cell
+		if name, ok := planTarget(in.Result); ok {
+			// a new URL each cell (setup), or a sandbox that came back on
+			// another port when the plan was resumed: one plan target
+			k.url = "plan target " + name
 		}
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
@@ -502,6 +504,16 @@ func (m *Model) buildSeries() {
 // for the result's cell (result.PlanRef.TargetSetup).
 func setupTarget(r *result.Result) (string, bool) {
 	if r.Plan == nil || !r.Plan.TargetSetup || r.Plan.Params["target"] == "" {
+		return "", false
+	}
+	return r.Plan.Name + "/" + r.Plan.Params["target"], true
+}
+
+// planTarget is the plan's name of the target a plan cell's result ran
+// against: a plan's target is one target whatever port it had when each
+// cell ran.
+func planTarget(r *result.Result) (string, bool) {
+	if r.Plan == nil || r.Plan.Name == "" || r.Plan.Params["target"] == "" {
 		return "", false
 	}
 	return r.Plan.Name + "/" + r.Plan.Params["target"], true
