@@ -120,6 +120,21 @@ func TestEachRuleFires(t *testing.T) {
 		}},
 		{"error-rate", Warning, "errors 2.0%", func(b *result.Result) { b.Phases[0].ErrorRate = 0.02 }},
 		{"error-rate", Warning, "retries 5.0%", func(b *result.Result) { b.Phases[1].Ops[0].Retries = 6000 }},
+		// an outage inside the run's 5% limit: 4 of 480 worker-seconds
+		{"unavailable", Warning, "0.8% of the phase (4.00 of 480.00 worker-seconds)", func(b *result.Result) {
+			b.Run.MaxUnavailable = ptr(0.05)
+			b.Phases[0].Unavailable = &result.Unavailability{Share: 4.0 / 480, WithoutSec: 4, WorkerSec: 480}
+		}},
+		// above the run's recorded limit
+		{"unavailable", Error, "above the run's --max-unavailable 5%", func(b *result.Result) {
+			b.Run.MaxUnavailable = ptr(0.05)
+			b.Phases[1].Unavailable = &result.Unavailability{Share: 0.5, WithoutSec: 240, WorkerSec: 480}
+		}},
+		// the limit was off (--max-unavailable 0) and the share is large
+		{"unavailable", Error, "with --max-unavailable 0 (off)", func(b *result.Result) {
+			b.Run.MaxUnavailable = ptr(0.0)
+			b.Phases[0].Unavailable = &result.Unavailability{Share: 0.5, WithoutSec: 240, WorkerSec: 480}
+		}},
 		{"client-saturated", Warning, "client CPU", func(b *result.Result) {
 			b.Phases[0].Client.Saturated, b.Phases[0].Client.SaturatedCause = true, "client CPU 98%"
 		}},
@@ -362,3 +377,5 @@ func TestEmptyResults(t *testing.T) {
 		t.Errorf("empty results gave errors:\n%s", buf.String())
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -47,6 +47,8 @@ func init() {
 			Fix: "run longer (or warm up longer) until throughput is steady; report the time series", check: stillTrending},
 		{ID: "error-rate", Severity: Warning, Title: "error or retry rate above 1%",
 			Fix: "find the cause of the errors (the result's first_errors), or lower the concurrency; compare only runs below 1%", check: errorRate},
+		{ID: "unavailable", Severity: Warning, Title: "workers without a session",
+			Fix: "find why the sessions were lost (the result's intervals no_session and first_errors); compare only runs whose workers kept their sessions, or say the figures include the outage", check: unavailable},
 		{ID: "client-saturated", Severity: Warning, Title: "client saturated",
 			Fix: "give the client more cores or spread it over several client machines (--shard), then rerun", check: clientSaturated},
 		{ID: "behind-schedule", Severity: Error, Title: "open loop behind schedule",
@@ -706,6 +708,54 @@ func errorRate(sides []Side) []Finding {
 		return nil
 	}
 	return []Finding{ruleOf("error-rate", Warning, "error or retry rate above 1%%: %s", strings.Join(bad, "; "))}
+}
+
+// largeUnavailable is the share of a run phase's worker-seconds without a
+// session that the audit calls large when the run set no limit of its own
+// (--max-unavailable 0, or a result that does not record it): candor run's
+// default --max-unavailable, 5%.
+const largeUnavailable = 0.05
+
+// unavailable finds run phases whose workers spent time without a session
+// (phase.unavailable): a warning for any such time within the run's limit,
+// an error above its recorded max_unavailable, or above largeUnavailable
+// when the limit was off or is not recorded.
+func unavailable(sides []Side) []Finding {
+	var over, within []string
+	eachResult(sides, func(l string, r *result.Result) {
+		for _, p := range runPhases(r) {
+			u := p.Unavailable
+			if u == nil || u.WithoutSec <= 0 {
+				continue
+			}
+			t := fmt.Sprintf("%s: %.1f%% of the phase (%.2f of %.2f worker-seconds)", l, 100*u.Share, u.WithoutSec, u.WorkerSec)
+			if p.Repetition > 0 {
+				t = fmt.Sprintf("%s: repetition %d: %.1f%% of the phase (%.2f of %.2f worker-seconds)", l, p.Repetition, 100*u.Share, u.WithoutSec, u.WorkerSec)
+			}
+			limit, how := largeUnavailable, "above 5% with no --max-unavailable recorded"
+			if m := r.Run.MaxUnavailable; m != nil {
+				if *m > 0 {
+					limit, how = *m, fmt.Sprintf("above the run's --max-unavailable %g%%", 100**m)
+				} else {
+					how = "above 5% with --max-unavailable 0 (off)"
+				}
+			}
+			if u.Share > limit {
+				over = append(over, t+" "+how)
+			} else {
+				within = append(within, t)
+			}
+			return
+		}
+	})
+	var out []Finding
+	if len(over) > 0 {
+		out = append(out, ruleOf("unavailable", Error, "workers spent a large share of the run without a session: %s", strings.Join(over, "; ")))
+	}
+	if len(within) > 0 {
+		out = append(out, ruleOf("unavailable", Warning, "workers spent time without a session: %s", strings.Join(within, "; ")))
+	}
+	return out
 }
 
 func clientSaturated(sides []Side) []Finding {

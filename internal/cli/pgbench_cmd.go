@@ -34,7 +34,9 @@ report; candor writes its result file as always.
                                    refused, with the reason
 
 Other --options are candor run's (--out FILE, --repeat N, --warmup D, --seed N,
---allow-shell via -p allow-shell=true, --format text|json ...).`
+--max-error-rate F, --max-unavailable F (default 5%, 0 off: the share of the run its clients may
+spend without a session, whatever --max-tries says), --allow-shell via -p allow-shell=true,
+--format text|json ...).`
 
 func newPgbenchCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{

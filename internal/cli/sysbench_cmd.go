@@ -48,7 +48,9 @@ interval lines unless --report-interval is given, sysbench's report on stdout
 (--format=sysbench) and no load (--load=never: prepare first, as with sysbench). Every
 other option is passed on to 'candor prepare|run|cleanup|prewarm sysbench/TESTNAME': the tests'
 options (--tables, --table-size, --rand-type, ...) and candor's own (--target=URL instead of
-the connection options, --out=FILE, --isolation=..., --seed=N); options a command does not
+the connection options, --out=FILE, --isolation=..., --seed=N, --max-error-rate=F,
+--max-unavailable=F: default 5%, 0 off, the share of the run its threads may spend without a
+session); options a command does not
 have (--time for cleanup) are dropped, as sysbench ignores them. candor writes its result
 file as always.`
 

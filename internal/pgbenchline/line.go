@@ -196,7 +196,7 @@ func isPgbenchFlag(name string) bool {
 func candorTakesValue(name string) bool {
 	switch name {
 	case "target", "out", "o", "repeat", "warmup", "seed", "format", "max-error-rate", "isolation", "load",
-		"fault", "target-role", "session-io", "connect-timeout", "shard", "metrics-addr", "arrival", "retries":
+		"fault", "target-role", "session-io", "connect-timeout", "shard", "metrics-addr", "arrival", "retries", "max-unavailable":
 		return true
 	}
 	return false
