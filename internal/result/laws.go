@@ -34,6 +34,7 @@ const (
 	// share = without_session_s / worker_s, and the workers' own
 	// no_session_s (warm-up included) add up to at least without_session_s.
 	LawUnavailable = "unavailable"
+	LawHistograms  = "histograms" // per operation: the latency histogram's total = count; each summary = its histogram's
 )
 
 // Violation is one broken law: which, where, and the figures that break it.
@@ -49,13 +50,28 @@ func (v Violation) String() string { return v.Law + ": " + v.Detail }
 
 // schemaV1_0 is the layout before the laws: its operations have no `done`
 // or `no_session` and its open-loop phases no `scheduled`, so only the laws
-// that need none of them are checked.
+// that need none of them are checked — unless its data carries them (a
+// later result relabelled v1): the version string alone never switches a
+// law off that the figures can satisfy.
 const schemaV1_0 = "candor.result/v1"
+
+// carriesDone reports whether some operation of r has the fields v1.0
+// lacks (done, no_session): the laws that need them apply.
+func carriesDone(r *Result) bool {
+	for _, p := range r.Phases {
+		for _, o := range p.Ops {
+			if o.Done > 0 || o.NoSession > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // Check returns every law r breaks, in phase order; nil when none.
 func Check(r *Result) []Violation {
 	var out []Violation
-	full := r.Schema != schemaV1_0
+	full := r.Schema != schemaV1_0 || carriesDone(r)
 	add := func(law string, phase int, format string, a ...any) {
 		out = append(out, Violation{Law: law, Phase: phase, Detail: fmt.Sprintf(format, a...)})
 	}
@@ -150,6 +166,7 @@ func checkPhase(p *Phase, full, merged bool, add func(law, format string, a ...a
 	if u := p.Unavailable; u != nil {
 		checkUnavailable(p, u, add)
 	}
+	checkHistograms(p, add)
 	checkIntervals(p, add)
 	if l := p.Ledger; l != nil && l.Accounting != nil {
 		checkLedger(l, add)
@@ -180,6 +197,50 @@ func checkUnavailable(p *Phase, u *Unavailability, add func(law, format string, 
 	if u.WithoutSec > own+1e-6*math.Max(1, own) {
 		add(LawUnavailable, "%g worker-seconds without a session in the measured time, but the workers' no_session_s add up to %g", u.WithoutSec, own)
 	}
+}
+
+// checkHistograms: per operation, the latency histogram holds count
+// operations, and each summary printed (latency, service, lag, failed) is
+// the one its histogram gives (Summarize), so that no report prints a
+// percentile or count the file's histogram contradicts. A summary without
+// its histogram (an older result) is not checked; a histogram that cannot
+// be decoded breaks the law.
+func checkHistograms(p *Phase, add func(law, format string, a ...any)) {
+	for _, o := range p.Ops {
+		for _, sr := range []struct {
+			name string
+			sum  *Summary
+		}{{"latency", o.Latency}, {"service", o.Service}, {"lag", o.Lag}, {"failed", o.Failed}} {
+			enc := o.Histograms[sr.name]
+			if enc == "" {
+				continue
+			}
+			h, err := DecodeHistogram(enc)
+			if err != nil {
+				add(LawHistograms, "%s: its %s histogram cannot be read: %v", o.Name, sr.name, err)
+				continue
+			}
+			if sr.name == "latency" && h.TotalCount() != o.Count {
+				add(LawHistograms, "%s: count %d ≠ the latency histogram's total %d", o.Name, o.Count, h.TotalCount())
+			}
+			want := Summarize(h)
+			switch {
+			case want == nil && sr.sum == nil:
+			case want == nil || sr.sum == nil:
+				add(LawHistograms, "%s: the %s summary and its histogram disagree (one is empty)", o.Name, sr.name)
+			case !sameSummary(*sr.sum, *want):
+				add(LawHistograms, "%s: the %s summary (count %d, mean %g, p50 %d, p99 %d, max %d) ≠ its histogram's (count %d, mean %g, p50 %d, p99 %d, max %d)",
+					o.Name, sr.name, sr.sum.Count, sr.sum.Mean, sr.sum.P50, sr.sum.P99, sr.sum.Max, want.Count, want.Mean, want.P50, want.P99, want.Max)
+			}
+		}
+	}
+}
+
+// sameSummary compares summaries, the mean within near's rounding.
+func sameSummary(a, b Summary) bool {
+	am, bm := a.Mean, b.Mean
+	a.Mean, b.Mean = 0, 0
+	return a == b && near(am, bm)
 }
 
 // checkIntervals: per operation, the measured (not warm-up) intervals'
