@@ -82,7 +82,7 @@ func Check(r *Result) []Violation {
 		if p.Repetition > 0 {
 			where = fmt.Sprintf("%s %d", p.Name, p.Repetition)
 		}
-		checkPhase(p, full, r.Merged != nil, func(law, format string, a ...any) {
+		checkPhase(p, full, r.Merged != nil, r.Run.ReportInterval, func(law, format string, a ...any) {
 			add(law, i, where+": "+format, a...)
 		})
 		if p.Name == "run" {
@@ -115,7 +115,7 @@ func Check(r *Result) []Violation {
 // checkPhase checks one phase's laws; add receives each broken one.
 // A merged phase's throughput is the sum of its shards' (each over its own
 // measured time), which its own totals cannot check.
-func checkPhase(p *Phase, full, merged bool, add func(law, format string, a ...any)) {
+func checkPhase(p *Phase, full, merged bool, every float64, add func(law, format string, a ...any)) {
 	var done, aborts, noSession, unfinished int64
 	for _, o := range p.Ops {
 		if full && o.Attempts > 0 && o.Attempts != o.Done+o.Retries+o.Aborts {
@@ -167,7 +167,7 @@ func checkPhase(p *Phase, full, merged bool, add func(law, format string, a ...a
 		checkUnavailable(p, u, add)
 	}
 	checkHistograms(p, add)
-	checkIntervals(p, add)
+	checkIntervals(p, every, add)
 	if l := p.Ledger; l != nil && l.Accounting != nil {
 		checkLedger(l, add)
 	}
@@ -246,9 +246,24 @@ func sameSummary(a, b Summary) bool {
 // checkIntervals: per operation, the measured (not warm-up) intervals'
 // counts, failed attempts and unfinished operations add up to the phase's.
 // Results rebuilt from a side file after a crash have no phase totals of
-// their own to compare.
-func checkIntervals(p *Phase, add func(law, format string, a ...any)) {
-	if len(p.Intervals) == 0 || len(p.Ops) == 0 {
+// their own to compare. A phase with operations whose measured time holds
+// at least one whole interval of the file's own length (every, the run's
+// report_interval_s) had measured intervals due: none at all breaks the law
+// (emptied intervals must not switch it off).
+func checkIntervals(p *Phase, every float64, add func(law, format string, a ...any)) {
+	if len(p.Ops) == 0 {
+		return
+	}
+	measured := 0
+	for _, iv := range p.Intervals {
+		if !iv.Warmup {
+			measured++
+		}
+	}
+	if measured == 0 {
+		if due := dueIntervals(p.DurationSec, every); due > 0 {
+			add(LawIntervals, "no measured intervals, but %g s measured at %g s per interval had %d due", p.DurationSec, every, due)
+		}
 		return
 	}
 	type sums struct{ count, errs, unfinished int64 }
@@ -278,6 +293,15 @@ func checkIntervals(p *Phase, add func(law, format string, a ...any)) {
 				o.Name, s.count, s.errs, s.unfinished, o.Count, sumCounts(o.Errors), o.Unfinished)
 		}
 	}
+}
+
+// dueIntervals is how many whole intervals of every seconds a measured
+// time of d seconds holds (0 when either is unknown).
+func dueIntervals(d, every float64) int64 {
+	if d <= 0 || every <= 0 {
+		return 0
+	}
+	return int64(math.Floor(d/every + 1e-9))
 }
 
 // checkLedger: a ledger's outcomes add up.

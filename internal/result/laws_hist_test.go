@@ -60,6 +60,13 @@ func TestLawsBindSummariesAndSchema(t *testing.T) {
 			o := lastRunOp(t, r)
 			o.Attempts += 7
 		}, "attempts: run 3: READ: attempts"},
+		{"intervals emptied", func(r *Result) {
+			r.Phases[len(r.Phases)-1].Intervals = nil
+		}, "intervals: run 3: no measured intervals"},
+		{"intervals emptied in v1", func(r *Result) {
+			r.Schema = "candor.result/v1"
+			r.Phases[len(r.Phases)-1].Intervals = []Interval{}
+		}, "intervals: run 3: no measured intervals"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := readReal(t)
