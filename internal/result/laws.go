@@ -34,7 +34,7 @@ const (
 	// share = without_session_s / worker_s, and the workers' own
 	// no_session_s (warm-up included) add up to at least without_session_s.
 	LawUnavailable = "unavailable"
-	LawHistograms  = "histograms" // per operation: the latency histogram's total = count; each summary = its histogram's
+	LawHistograms  = "histograms" // per operation: count ≤ the latency histogram's total ≤ count + unfinished; each summary = its histogram's
 )
 
 // Violation is one broken law: which, where, and the figures that break it.
