@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/candor-bench/candor/internal/result"
 )
 
@@ -43,7 +45,26 @@ func scaled(t *testing.T, src, dst string, thr, lat float64) string {
 		for j := range p.Ops {
 			o := &p.Ops[j]
 			o.Throughput *= thr
-			if s := o.Latency; s != nil {
+			// The latency histogram is scaled, and the summary derived
+			// from it, so that the result keeps its histograms law.
+			if enc := o.Histograms["latency"]; enc != "" {
+				h, err := result.DecodeHistogram(enc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := hdr.New(h.LowestTrackableValue(), h.HighestTrackableValue(), int(h.SignificantFigures()))
+				for _, b := range h.Distribution() {
+					if b.Count > 0 {
+						if err := out.RecordValues(max(ns(b.To), 1), b.Count); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				if o.Histograms["latency"], err = result.EncodeHistogram(out); err != nil {
+					t.Fatal(err)
+				}
+				o.Latency = result.Summarize(out)
+			} else if s := o.Latency; s != nil {
 				s.Mean *= lat
 				s.Min, s.P50, s.P90, s.P95, s.P99, s.P999, s.Max = ns(s.Min), ns(s.P50), ns(s.P90), ns(s.P95), ns(s.P99), ns(s.P999), ns(s.Max)
 			}

@@ -34,6 +34,7 @@ const (
 	// share = without_session_s / worker_s, and the workers' own
 	// no_session_s (warm-up included) add up to at least without_session_s.
 	LawUnavailable = "unavailable"
+	LawHistograms  = "histograms" // per operation: count ≤ the latency histogram's total ≤ count + unfinished; each summary = its histogram's
 )
 
 // Violation is one broken law: which, where, and the figures that break it.
@@ -49,13 +50,28 @@ func (v Violation) String() string { return v.Law + ": " + v.Detail }
 
 // schemaV1_0 is the layout before the laws: its operations have no `done`
 // or `no_session` and its open-loop phases no `scheduled`, so only the laws
-// that need none of them are checked.
+// that need none of them are checked — unless its data carries them (a
+// later result relabelled v1): the version string alone never switches a
+// law off that the figures can satisfy.
 const schemaV1_0 = "candor.result/v1"
+
+// carriesDone reports whether some operation of r has the fields v1.0
+// lacks (done, no_session): the laws that need them apply.
+func carriesDone(r *Result) bool {
+	for _, p := range r.Phases {
+		for _, o := range p.Ops {
+			if o.Done > 0 || o.NoSession > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // Check returns every law r breaks, in phase order; nil when none.
 func Check(r *Result) []Violation {
 	var out []Violation
-	full := r.Schema != schemaV1_0
+	full := r.Schema != schemaV1_0 || carriesDone(r)
 	add := func(law string, phase int, format string, a ...any) {
 		out = append(out, Violation{Law: law, Phase: phase, Detail: fmt.Sprintf(format, a...)})
 	}
@@ -66,7 +82,7 @@ func Check(r *Result) []Violation {
 		if p.Repetition > 0 {
 			where = fmt.Sprintf("%s %d", p.Name, p.Repetition)
 		}
-		checkPhase(p, full, r.Merged != nil, func(law, format string, a ...any) {
+		checkPhase(p, full, r.Merged != nil, r.Run.ReportInterval, func(law, format string, a ...any) {
 			add(law, i, where+": "+format, a...)
 		})
 		if p.Name == "run" {
@@ -99,7 +115,7 @@ func Check(r *Result) []Violation {
 // checkPhase checks one phase's laws; add receives each broken one.
 // A merged phase's throughput is the sum of its shards' (each over its own
 // measured time), which its own totals cannot check.
-func checkPhase(p *Phase, full, merged bool, add func(law, format string, a ...any)) {
+func checkPhase(p *Phase, full, merged bool, every float64, add func(law, format string, a ...any)) {
 	var done, aborts, noSession, unfinished int64
 	for _, o := range p.Ops {
 		if full && o.Attempts > 0 && o.Attempts != o.Done+o.Retries+o.Aborts {
@@ -150,7 +166,8 @@ func checkPhase(p *Phase, full, merged bool, add func(law, format string, a ...a
 	if u := p.Unavailable; u != nil {
 		checkUnavailable(p, u, add)
 	}
-	checkIntervals(p, add)
+	checkHistograms(p, add)
+	checkIntervals(p, every, add)
 	if l := p.Ledger; l != nil && l.Accounting != nil {
 		checkLedger(l, add)
 	}
@@ -182,12 +199,74 @@ func checkUnavailable(p *Phase, u *Unavailability, add func(law, format string, 
 	}
 }
 
+// checkHistograms: per operation, the latency histogram holds count
+// operations, and each summary printed (latency, service, lag, failed) is
+// the one its histogram gives (Summarize), so that no report prints a
+// percentile or count the file's histogram contradicts. A summary without
+// its histogram (an older result) is not checked; a histogram that cannot
+// be decoded breaks the law.
+func checkHistograms(p *Phase, add func(law, format string, a ...any)) {
+	for _, o := range p.Ops {
+		for _, sr := range []struct {
+			name string
+			sum  *Summary
+		}{{"latency", o.Latency}, {"service", o.Service}, {"lag", o.Lag}, {"failed", o.Failed}} {
+			enc := o.Histograms[sr.name]
+			if enc == "" {
+				continue
+			}
+			h, err := DecodeHistogram(enc)
+			if err != nil {
+				add(LawHistograms, "%s: its %s histogram cannot be read: %v", o.Name, sr.name, err)
+				continue
+			}
+			// The latency histogram also holds a lower bound of each
+			// operation cut short at the phase's end (unfinished), not
+			// counted: count ≤ total ≤ count + unfinished.
+			if t := h.TotalCount(); sr.name == "latency" && (t < o.Count || t > o.Count+o.Unfinished) {
+				add(LawHistograms, "%s: the latency histogram's total %d is not count %d (+ up to %d unfinished)", o.Name, t, o.Count, o.Unfinished)
+			}
+			want := Summarize(h)
+			switch {
+			case want == nil && sr.sum == nil:
+			case want == nil || sr.sum == nil:
+				add(LawHistograms, "%s: the %s summary and its histogram disagree (one is empty)", o.Name, sr.name)
+			case !sameSummary(*sr.sum, *want):
+				add(LawHistograms, "%s: the %s summary (count %d, mean %g, p50 %d, p99 %d, max %d) ≠ its histogram's (count %d, mean %g, p50 %d, p99 %d, max %d)",
+					o.Name, sr.name, sr.sum.Count, sr.sum.Mean, sr.sum.P50, sr.sum.P99, sr.sum.Max, want.Count, want.Mean, want.P50, want.P99, want.Max)
+			}
+		}
+	}
+}
+
+// sameSummary compares summaries, the mean within near's rounding.
+func sameSummary(a, b Summary) bool {
+	am, bm := a.Mean, b.Mean
+	a.Mean, b.Mean = 0, 0
+	return a == b && near(am, bm)
+}
+
 // checkIntervals: per operation, the measured (not warm-up) intervals'
 // counts, failed attempts and unfinished operations add up to the phase's.
 // Results rebuilt from a side file after a crash have no phase totals of
-// their own to compare.
-func checkIntervals(p *Phase, add func(law, format string, a ...any)) {
-	if len(p.Intervals) == 0 || len(p.Ops) == 0 {
+// their own to compare. A phase with operations whose measured time holds
+// at least one whole interval of the file's own length (every, the run's
+// report_interval_s) had measured intervals due: none at all breaks the law
+// (emptied intervals must not switch it off).
+func checkIntervals(p *Phase, every float64, add func(law, format string, a ...any)) {
+	if len(p.Ops) == 0 {
+		return
+	}
+	measured := 0
+	for _, iv := range p.Intervals {
+		if !iv.Warmup {
+			measured++
+		}
+	}
+	if measured == 0 {
+		if due := dueIntervals(p.DurationSec, every); due > 0 {
+			add(LawIntervals, "no measured intervals, but %g s measured at %g s per interval had %d due", p.DurationSec, every, due)
+		}
 		return
 	}
 	type sums struct{ count, errs, unfinished int64 }
@@ -217,6 +296,15 @@ func checkIntervals(p *Phase, add func(law, format string, a ...any)) {
 				o.Name, s.count, s.errs, s.unfinished, o.Count, sumCounts(o.Errors), o.Unfinished)
 		}
 	}
+}
+
+// dueIntervals is how many whole intervals of every seconds a measured
+// time of d seconds holds (0 when either is unknown).
+func dueIntervals(d, every float64) int64 {
+	if d <= 0 || every <= 0 {
+		return 0
+	}
+	return int64(math.Floor(d/every + 1e-9))
 }
 
 // checkLedger: a ledger's outcomes add up.
