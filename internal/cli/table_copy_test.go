@@ -217,7 +217,7 @@ func TestLedgerVerifyKeepsItsFiguresApart(t *testing.T) {
 				t.Errorf("verify's accounting %+v; the table holds %d ids", v.Accounting, rows)
 			}
 			// The phase's summary (after a run, and in reports) labels them.
-			if shown := strings.Join(report.LedgerLines(lr), "\n"); !strings.Contains(shown, "no accounting of the run's own") ||
+			if shown := strings.Join(report.LedgerLines(lr), "\n"); !strings.Contains(shown, "ledger: no accounting: the run made none") ||
 				!strings.Contains(shown, "candor ledger verify's") || !strings.Contains(shown, "verify ledger: ") {
 				t.Errorf("summary, want verify's figures labelled as verify's:\n%s", shown)
 			}

@@ -285,7 +285,7 @@ func LedgerLines(lr *result.LedgerResult) []string {
 		return nil
 	}
 	if lr.Accounting == nil {
-		out := []string{"ledger: no accounting of the run's own: " + cond(lr.Error != "", lr.Error, "the run did not finish")}
+		out := []string{"ledger: no accounting: " + cond(lr.Error != "", lr.Error, "the run made none (it did not finish)")}
 		if v := lr.LatestVerified(); v != nil {
 			out = append(out, fmt.Sprintf("ledger: the figures below are candor ledger verify's (%s), not the run's", v.Time.UTC().Format(time.RFC3339)))
 			for _, l := range accountingLines(&result.LedgerResult{Accounting: v.Accounting}) {
