@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/candor-bench/candor/internal/report"
 	"github.com/candor-bench/candor/internal/testutil/oracle"
 )
 
@@ -155,6 +156,71 @@ func TestLedgerVerifyChecksTheMarkWithoutIdentity(t *testing.T) {
 			o := oracle.Open(t, url)
 			copyTable(t, o, name, table, "INSERT INTO COPY SELECT * FROM "+table+" WHERE id < 0 OR MOD(id, 5) = 0")
 			verifyRefused(t, work, out, "is not the table candor created", "--target", url)
+		})
+	}
+}
+
+// A result without table_identity whose table has lost its mark in
+// candor_owned_tables (its row deleted; an older candor's table) has no
+// identity recorded anywhere: verify refuses it (exit 4) rather than count
+// whatever table holds the name. It read the table back and exited 0.
+func TestLedgerVerifyRefusesWithoutAnyIdentity(t *testing.T) {
+	t.Parallel()
+	for name, url := range ledgerURLs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			work := t.TempDir()
+			table := "candor_ledger_nomark_" + name
+			out := filepath.Join(work, "run.json")
+			runLedger(t, work, url, table, out)
+			dropKey(t, out, "table_identity")
+			o := oracle.Open(t, url)
+			t.Cleanup(func() { o.Exec(t, "DROP TABLE IF EXISTS "+table) })
+			o.Exec(t, "DELETE FROM candor_owned_tables WHERE table_name = '"+table+"'")
+			verifyRefused(t, work, out, "identity is recorded nowhere", "--target", url)
+		})
+	}
+}
+
+// A run that made no accounting of its own (here removed from its result,
+// as in one rebuilt after candor was killed) keeps none after verify:
+// verify's figures are stored in its verification and reported as
+// verify's. verify stored them as the run's accounting (source: verify).
+func TestLedgerVerifyKeepsItsFiguresApart(t *testing.T) {
+	t.Parallel()
+	for name, url := range ledgerURLs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			work := t.TempDir()
+			table := "candor_ledger_apart_" + name
+			out := filepath.Join(work, "run.json")
+			runLedger(t, work, url, table, out)
+			o := oracle.Open(t, url)
+			t.Cleanup(func() { o.Exec(t, "DROP TABLE IF EXISTS "+table) })
+			dropKey(t, out, "accounting")
+			code, stdout, stderr := runAbs(t, work, "ledger", "verify", out, "--target", url)
+			if code != 0 || !strings.Contains(stdout, "these figures are verify's") {
+				t.Fatalf("verify: exit %d, want 0 saying the figures are verify's\n%s\n%s", code, stdout, stderr)
+			}
+			lr := runPhaseOf(t, out).Ledger
+			if lr.Accounting != nil || lr.Source != "" {
+				t.Errorf("verify stored its figures as the run's: accounting %+v, source %q", lr.Accounting, lr.Source)
+			}
+			v := lr.LatestVerified()
+			if v == nil {
+				t.Fatalf("verifications %+v: want one verified", lr.Verifications)
+			}
+			// The oracle: every id the table holds (the owner row's is
+			// negative) was acknowledged, none lost.
+			rows := o.Ints(t, "SELECT COUNT(*) FROM "+table+" WHERE id >= 0")[0]
+			if v.Accounting.Lost != 0 || int64(v.Accounting.Acknowledged+v.Accounting.UnknownCommitted+v.Accounting.FailedPresent) != rows {
+				t.Errorf("verify's accounting %+v; the table holds %d ids", v.Accounting, rows)
+			}
+			// The phase's summary (after a run, and in reports) labels them.
+			if shown := strings.Join(report.LedgerLines(lr), "\n"); !strings.Contains(shown, "ledger: no accounting: the run made none") ||
+				!strings.Contains(shown, "candor ledger verify's") || !strings.Contains(shown, "verify ledger: ") {
+				t.Errorf("summary, want verify's figures labelled as verify's:\n%s", shown)
+			}
 		})
 	}
 }

@@ -108,11 +108,13 @@ func VerifyLedger(ctx context.Context, env *Env, path string, req VerifyRequest)
 			for _, l := range report.LedgerLines(&result.LedgerResult{Accounting: a}) {
 				fmt.Fprintln(env.Stdout, l)
 			}
+			// verify's figures stay in its verification: the run's
+			// accounting is the run's alone, and a run that made none (a
+			// crash of candor, a recovery slower than --recovery-timeout)
+			// keeps none; reports show verify's, labelled as verify's.
+			v.FaultIndex = faultIndex
 			if lr.Accounting == nil {
-				// The run made none (a crash of candor, a recovery
-				// slower than --recovery-timeout): this one is the
-				// result's, said to be verify's.
-				lr.Accounting, lr.FaultIndex, lr.Source, lr.Verified = a, faultIndex, "verify", v.Time
+				fmt.Fprintln(env.Stdout, "ledger: the run made no accounting of its own; these figures are verify's (stored in ledger.verifications)")
 			} else if d := accountingDiff(lr.Accounting, a); d != "" {
 				fmt.Fprintf(env.Stdout, "ledger: differs from the run's own accounting (kept in the result): %s\n", d)
 			}
@@ -241,12 +243,44 @@ func verifyOne(ctx context.Context, env *Env, tgt target.Target, wl workload.Wor
 		return nil, nil, errors.New("the null target keeps no rows: there are no ids to read back")
 	}
 	identity := lp.identity // the run's: verify never changes what the run recorded
+	if identity == "" {
+		if err := markIdentified(ctx, tgt, wl.(workload.Ledgered).LedgerTable()); err != nil {
+			return nil, nil, err
+		}
+	}
 	present, err := readBack(ctx, tgt, wl.(workload.Ledgered), &lp.owner, &identity, timeout, func(s string) { fmt.Fprintln(env.Stderr, "candor: "+s) })
 	if err != nil {
 		return nil, nil, err
 	}
 	a, fi := ledgerAccounting(records, ledger.Only(present, lp.writers), lp)
 	return a, fi, nil
+}
+
+// markIdentified refuses, for a result that records no table identity (one
+// rebuilt after candor was killed, or written by an older candor), a table
+// whose identity nothing else records: the product gives one, but
+// candor_owned_tables holds no mark for the table (the mark row gone, the
+// table made by hand). Its ids could be anyone's. A mark that records no
+// identity is refused by checkIdentity (tables.Verify); a table that does
+// not exist, or a product that gives no identity, is left to the read-back.
+// A connection that fails is left to the read-back too, which waits for
+// the target.
+func markIdentified(ctx context.Context, tgt target.Target, table string) error {
+	c, err := tgt.Connect(ctx)
+	if err != nil {
+		return nil
+	}
+	defer c.Close()
+	exists, owned, err := target.TableState(ctx, c, tgt.Dialect(), table)
+	if err != nil || !exists || owned {
+		return nil
+	}
+	now, err := target.TableIdentity(ctx, c, tgt.Dialect(), table)
+	if err != nil || now == "" {
+		return nil
+	}
+	return fmt.Errorf("%w: table %s's identity is recorded nowhere: the result has no table_identity (rebuilt after candor was killed, or written by an older candor) and %s holds no mark for the table (its row was deleted, or the table was made by hand), so verify cannot tell the run's table from another of the name; verify a result that records table_identity, or account for the table's ids by hand",
+		errNotThisLedger, table, target.MarkerTable)
 }
 
 // readNode chooses the node(s) verify reads back from. With several

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/stats"
@@ -284,8 +285,28 @@ func LedgerLines(lr *result.LedgerResult) []string {
 		return nil
 	}
 	if lr.Accounting == nil {
-		return []string{"ledger: no accounting: " + lr.Error}
+		out := []string{"ledger: no accounting: " + cond(lr.Error != "", lr.Error, "the run made none (it did not finish)")}
+		if v := lr.LatestVerified(); v != nil {
+			out = append(out, fmt.Sprintf("ledger: the figures below are candor ledger verify's (%s), not the run's", v.Time.UTC().Format(time.RFC3339)))
+			for _, l := range accountingLines(&result.LedgerResult{Accounting: v.Accounting}) {
+				out = append(out, "verify "+l)
+			}
+		}
+		return out
 	}
+	out := accountingLines(lr)
+	if lr.Source == "verify" {
+		// An older candor stored verify's figures as the run's.
+		out = append([]string{"ledger: the figures below are candor ledger verify's (an older candor stored them as the run's), not the run's"}, out...)
+	}
+	if v := lr.LatestVerified(); v != nil {
+		out = append(out, fmt.Sprintf("ledger: candor ledger verify (%s), its own figures: lost %d, unknown resolved %d committed", v.Time.UTC().Format(time.RFC3339), v.Accounting.Lost, v.Accounting.UnknownCommitted))
+	}
+	return out
+}
+
+// accountingLines are the lines of lr's Accounting (not nil).
+func accountingLines(lr *result.LedgerResult) []string {
 	a := lr.Accounting
 	out := []string{
 		fmt.Sprintf("ledger: %d writes: %d acknowledged, %d failed, %d unknown; lost %d (acknowledged, absent)", a.Writes, a.Acknowledged, a.Failed, a.Unknown, a.Lost),

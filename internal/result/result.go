@@ -337,9 +337,9 @@ type LedgerResult struct {
 	// back); a later verify may have supplied one since (Source).
 	Error      string             `json:"error,omitempty"`
 	Accounting *ledger.Accounting `json:"accounting,omitempty"`
-	// Source is "verify" when Accounting was made by candor ledger verify
-	// because the run made none (a crash of candor, a recovery slower than
-	// --recovery-timeout); absent: the run made it.
+	// Source is "verify" in results of older versions, whose verify stored
+	// its figures as Accounting when the run made none; verify now keeps
+	// them in Verifications only, and writes no Source.
 	Source string `json:"source,omitempty"`
 	// Owner is the ledger's identity (ledger.Owner: the run and the
 	// repetition), which its table carries too: verify reads only a table
@@ -379,6 +379,24 @@ type LedgerVerification struct {
 	Reason     string             `json:"reason,omitempty"`
 	Warnings   []string           `json:"warnings,omitempty"`
 	Accounting *ledger.Accounting `json:"accounting,omitempty"`
+	// FaultIndex is the fault verify's RPO and RTO are measured from (as
+	// LedgerResult.FaultIndex).
+	FaultIndex *int `json:"fault_index,omitempty"`
+}
+
+// LatestVerified is the last verification that accounted for the ledger
+// (Outcome "verified"), nil when none did. Its figures are verify's, never
+// the run's own (Accounting).
+func (l *LedgerResult) LatestVerified() *LedgerVerification {
+	if l == nil {
+		return nil
+	}
+	for i := len(l.Verifications) - 1; i >= 0; i-- {
+		if v := &l.Verifications[i]; v.Outcome == "verified" && v.Accounting != nil {
+			return v
+		}
+	}
+	return nil
 }
 
 // Unavailability is how much of a run phase its workers spent without a
