@@ -291,6 +291,9 @@ func LedgerLines(lr *result.LedgerResult) []string {
 		fmt.Sprintf("ledger: %d writes: %d acknowledged, %d failed, %d unknown; lost %d (acknowledged, absent)", a.Writes, a.Acknowledged, a.Failed, a.Unknown, a.Lost),
 		fmt.Sprintf("ledger: unknown resolved %d committed, %d not; failed but present %d; duplicates %d; unrecorded %d", a.UnknownCommitted, a.UnknownNotCommitted, a.FailedPresent, a.Duplicates, a.Unrecorded),
 	}
+	if note := lr.LedgerFilesNote(); note != "" {
+		out = append(out, "ledger: these figures are "+note)
+	}
 	if f := a.Fault; f != nil {
 		rto := "none (nothing acknowledged after the fault)"
 		if f.RTOSeconds != nil {
