@@ -221,6 +221,6 @@ func readResult(path string, required bool) (*result.Result, error) {
 		return nil, fmt.Errorf("%w: %s has schema %q, this candor reads %s.x", result.ErrSchema, path, r.Schema, result.SchemaMajor)
 	}
 	result.ReadLedgerFiles(&r, filepath.Dir(path)) // the ledger's figures are checked against its files
-	result.Enforce(&r)                              // a result that breaks its laws is read as inconsistent
+	result.Enforce(&r)                             // a result that breaks its laws is read as inconsistent
 	return &r, nil
 }

@@ -21,21 +21,21 @@ import (
 
 // Law names, as they appear in a broken law's text and in the docs.
 const (
-	LawAttempts   = "attempts"    // per operation: attempts = done + retries + aborts
-	LawErrors     = "errors"      // per operation: failed attempts by class = retries + aborts + no_session (+ failed spans)
-	LawOperations = "operations"  // per phase: operations_done = Σ done + aborts + no_session
-	LawErrorRate  = "error-rate"  // per phase: error_rate = failed / operations_done
-	LawThroughput = "throughput"  // per phase: throughput = Σ done / duration; per operation: count / duration
-	LawSchedule   = "schedule"    // open loop: scheduled = done + aborts + unfinished + dropped
-	LawIntervals  = "intervals"   // the measured intervals add up to the phase, per operation
-	LawLedger     = "ledger"      // written = acknowledged + failed + unknown; lost ≤ acknowledged; ...
+	LawAttempts   = "attempts"   // per operation: attempts = done + retries + aborts
+	LawErrors     = "errors"     // per operation: failed attempts by class = retries + aborts + no_session (+ failed spans)
+	LawOperations = "operations" // per phase: operations_done = Σ done + aborts + no_session
+	LawErrorRate  = "error-rate" // per phase: error_rate = failed / operations_done
+	LawThroughput = "throughput" // per phase: throughput = Σ done / duration; per operation: count / duration
+	LawSchedule   = "schedule"   // open loop: scheduled = done + aborts + unfinished + dropped
+	LawIntervals  = "intervals"  // the measured intervals add up to the phase, per operation
+	LawLedger     = "ledger"     // written = acknowledged + failed + unknown; lost ≤ acknowledged; ...
 	// LawLedgerFiles: a ledger's figures equal those recomputed from its
 	// files beside the result (its records and the ids read back), when
 	// they are there (ReadLedgerFiles).
 	LawLedgerFiles = "ledger-files"
 	LawRepeats     = "repetitions" // n + excluded = run phases; n = complete run phases
-	LawStatus     = "status"      // a complete result has only complete phases
-	LawMerged     = "merged"      // a merged result names as many shards as it counts
+	LawStatus      = "status"      // a complete result has only complete phases
+	LawMerged      = "merged"      // a merged result names as many shards as it counts
 	// LawUnavailable: per run phase, 0 ≤ without_session_s ≤ worker_s,
 	// share = without_session_s / worker_s, and the workers' own
 	// no_session_s (warm-up included) add up to at least without_session_s.

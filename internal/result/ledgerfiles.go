@@ -22,13 +22,12 @@ type ledgerFiles struct {
 
 // LedgerFilesNote says, for the ledger's figures, whether they were checked
 // against the ledger's files beside the result (LawLedgerFiles): "" when
-// every figure was, else the words to print beside them.
+// every figure was (or the accounting was made by this process, not read
+// from a result file), else the words to print beside them.
 func (l *LedgerResult) LedgerFilesNote() string {
 	switch {
-	case l == nil || l.Accounting == nil:
-		return ""
-	case l.files == nil:
-		return "not checked against the ledger's files (the result was not read from its directory)"
+	case l == nil || l.Accounting == nil || l.files == nil:
+		return "" // nil files: not read from a file, but made by this process from them
 	case l.files.err != "":
 		return "not checked against the ledger's files (" + l.files.err + ")"
 	case l.files.present == nil:
