@@ -13,7 +13,8 @@ import (
 // two files or found twice in a directory, is refused by report, compare,
 // audit and rerun with exit 2, naming both files and the fix (it counted
 // as a second repetition: n 2, ±0.0%). A link to a file already read
-// counts once; results without an id (older ones) are taken as distinct.
+// counts once; so does a copy whose id alone was changed, or two copies
+// without an id (older ones): their measurements are identical.
 func TestSameResultTwice(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -31,6 +32,8 @@ func TestSameResultTwice(t *testing.T) {
 	}
 	writeFile(t, dir, "runs/copy.json", string(data))
 	writeFile(t, dir, "elsewhere/a-copy.json", string(data))
+	// the issue's copy: its id alone changed, its measurements the same
+	writeFile(t, dir, "elsewhere/a-newid.json", strings.Replace(string(data), `"id": "`, `"id": "x`, 1))
 	if err := os.Symlink("a.json", filepath.Join(dir, "runs/latest.json")); err != nil {
 		t.Fatal(err)
 	}
@@ -45,6 +48,8 @@ func TestSameResultTwice(t *testing.T) {
 		{"bundle", []string{"report", at("runs"), "--bundle", at("bundle")}, []string{at("runs/a.json"), at("runs/copy.json")}},
 		{"compare within a side", []string{"compare", at("runs"), at("b.json")}, []string{at("runs/a.json"), at("runs/copy.json")}},
 		{"compare A against its copy", []string{"compare", at("runs/a.json"), at("elsewhere/a-copy.json")}, []string{at("runs/a.json"), at("elsewhere/a-copy.json")}},
+		{"report of a copy with another id", []string{"report", at("runs/a.json"), at("elsewhere/a-newid.json")}, []string{at("runs/a.json"), at("elsewhere/a-newid.json"), "identical measurements"}},
+		{"compare A against a copy with another id", []string{"compare", at("runs/a.json"), at("elsewhere/a-newid.json")}, []string{at("runs/a.json"), at("elsewhere/a-newid.json"), "identical measurements"}},
 		{"compare a file with itself", []string{"compare", at("b.json"), at("b.json")}, []string{at("b.json"), "name the file once"}},
 		{"rerun of a directory", []string{"rerun", at("runs"), "-o", at("never.json")}, []string{at("runs/a.json"), at("runs/copy.json")}},
 	}
@@ -81,8 +86,9 @@ func TestSameResultTwice(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if code, _, errOut := runAbs(t, dir, "report", at("old")); code != 0 {
-		t.Errorf("report of two results without an id: exit %d\n%s", code, errOut)
+	// Their measurements tell they are one run.
+	if code, _, errOut := runAbs(t, dir, "report", at("old")); code != ExitUsage || !strings.Contains(errOut, "identical measurements") {
+		t.Errorf("report of two copies without an id: exit %d\n%s", code, errOut)
 	}
 }
 
