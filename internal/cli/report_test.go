@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -37,6 +38,9 @@ func scaled(t *testing.T, src, dst string, thr, lat float64) string {
 		t.Fatal(err)
 	}
 	r.ID = result.NewID(r.Started)
+	for i := range r.Phases { // another run: another start (identical measurements are one run)
+		r.Phases[i].Started = r.Phases[i].Started.Add(time.Millisecond)
+	}
 	ns := func(v int64) int64 { return int64(float64(v) * lat) }
 	for i := range r.Phases {
 		p := &r.Phases[i]
@@ -259,7 +263,10 @@ func reusedTable(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.ID = result.NewID(r.Started) // another run
+	r.ID = result.NewID(r.Started) // another run: another id and another start
+	for i := range r.Phases {
+		r.Phases[i].Started = r.Phases[i].Started.Add(time.Millisecond)
+	}
 	r.Workload.ReusedTables = []string{"sbtest1: rows=1000000 rand-type=special rand-spec-iter=12 rand-spec-pct=1 rand-spec-res=75"}
 	p := filepath.Join(dir, "reused.json")
 	if err := result.Write(p, r); err != nil {

@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/candor-bench/candor/internal/ledger"
 	"github.com/candor-bench/candor/internal/result"
 )
 
@@ -13,7 +17,8 @@ import (
 // two files or found twice in a directory, is refused by report, compare,
 // audit and rerun with exit 2, naming both files and the fix (it counted
 // as a second repetition: n 2, ±0.0%). A link to a file already read
-// counts once; results without an id (older ones) are taken as distinct.
+// counts once; so does a copy whose id alone was changed, or two copies
+// without an id (older ones): their measurements are identical.
 func TestSameResultTwice(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -31,6 +36,8 @@ func TestSameResultTwice(t *testing.T) {
 	}
 	writeFile(t, dir, "runs/copy.json", string(data))
 	writeFile(t, dir, "elsewhere/a-copy.json", string(data))
+	// the issue's copy: its id alone changed, its measurements the same
+	writeFile(t, dir, "elsewhere/a-newid.json", strings.Replace(string(data), `"id": "`, `"id": "x`, 1))
 	if err := os.Symlink("a.json", filepath.Join(dir, "runs/latest.json")); err != nil {
 		t.Fatal(err)
 	}
@@ -45,6 +52,8 @@ func TestSameResultTwice(t *testing.T) {
 		{"bundle", []string{"report", at("runs"), "--bundle", at("bundle")}, []string{at("runs/a.json"), at("runs/copy.json")}},
 		{"compare within a side", []string{"compare", at("runs"), at("b.json")}, []string{at("runs/a.json"), at("runs/copy.json")}},
 		{"compare A against its copy", []string{"compare", at("runs/a.json"), at("elsewhere/a-copy.json")}, []string{at("runs/a.json"), at("elsewhere/a-copy.json")}},
+		{"report of a copy with another id", []string{"report", at("runs/a.json"), at("elsewhere/a-newid.json")}, []string{at("runs/a.json"), at("elsewhere/a-newid.json"), "identical measurements"}},
+		{"compare A against a copy with another id", []string{"compare", at("runs/a.json"), at("elsewhere/a-newid.json")}, []string{at("runs/a.json"), at("elsewhere/a-newid.json"), "identical measurements"}},
 		{"compare a file with itself", []string{"compare", at("b.json"), at("b.json")}, []string{at("b.json"), "name the file once"}},
 		{"rerun of a directory", []string{"rerun", at("runs"), "-o", at("never.json")}, []string{at("runs/a.json"), at("runs/copy.json")}},
 	}
@@ -81,8 +90,9 @@ func TestSameResultTwice(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if code, _, errOut := runAbs(t, dir, "report", at("old")); code != 0 {
-		t.Errorf("report of two results without an id: exit %d\n%s", code, errOut)
+	// Their measurements tell they are one run.
+	if code, _, errOut := runAbs(t, dir, "report", at("old")); code != ExitUsage || !strings.Contains(errOut, "identical measurements") {
+		t.Errorf("report of two copies without an id: exit %d\n%s", code, errOut)
 	}
 }
 
@@ -119,4 +129,60 @@ output: out
 		!strings.Contains(errOut, "the same result") {
 		t.Errorf("report of a plan's results holding a copy: exit %d\n%s", code, errOut)
 	}
+}
+
+// TestLedgerFiguresAgainstItsFiles: a ledger run's result whose accounting
+// was edited (acknowledged writes made failed, keeping writes = acknowledged
+// + failed + unknown) is refused by compare (exit 2) and audit (exit 1),
+// naming the figure, the result's value and the one recomputed from the
+// ledger's files; the run's own result is read; without the files the
+// report says the figures were not checked.
+func TestLedgerFiguresAgainstItsFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	at := func(name string) string { return filepath.Join(dir, name) }
+	for _, out := range []string{"a.json", "b.json"} {
+		if code, _, errOut := runAbs(t, dir, "run", "ledger", "--target", "sqlite://"+at("l.db"), "--time", "300ms", "--rate", "500", "-q", "-o", at(out)); code != 0 {
+			t.Fatalf("run: exit %d\n%s", code, errOut)
+		}
+	}
+	if code, _, errOut := runAbs(t, dir, "compare", at("a.json"), at("b.json")); code != 0 {
+		t.Fatalf("compare of the runs' own results: exit %d\n%s", code, errOut)
+	}
+	r, err := result.Read(at("b.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a *ledger.Accounting
+	for i := range r.Phases {
+		if l := r.Phases[i].Ledger; l != nil && l.Accounting != nil {
+			a = l.Accounting
+		}
+	}
+	if a == nil || a.Acknowledged < 10 {
+		t.Fatalf("no accounting with writes in %s", at("b.json"))
+	}
+	ack := a.Acknowledged
+	a.Acknowledged, a.Failed = ack-5, a.Failed+5
+	data, _ := json.Marshal(r)
+	writeFile(t, dir, "b.json", string(data))
+	// a fixture broken on purpose, older than the commands that read it
+	past := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(at("b.json"), past, past); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("ledger-files: run: acknowledged %d in the result, %d recomputed from the ledger's files", ack-5, ack)
+	if code, _, errOut := runAbs(t, dir, "compare", at("a.json"), at("b.json")); code != ExitUsage || !strings.Contains(errOut, want) {
+		t.Errorf("compare of the edited result: exit %d, want %d with %q\n%s", code, ExitUsage, want, errOut)
+	}
+	if code, out, errOut := runAbs(t, dir, "audit", at("b.json")); code != 1 || !strings.Contains(out+errOut, "ledger-files") {
+		t.Errorf("audit of the edited result: exit %d\n%s%s", code, out, errOut)
+	}
+	if err := os.RemoveAll(at("b.ledger")); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runAbs(t, dir, "report", at("b.json")); code != 0 || !strings.Contains(out+errOut, "not checked against the ledger's files") {
+		t.Errorf("report without the ledger's files: exit %d\n%s%s", code, out, errOut)
+	}
+	os.Remove(at("b.json")) // the edited result is no run's: the harness checks the laws of those left
 }

@@ -34,13 +34,17 @@ type Input struct {
 	// order, for the time until throughput is back (optional; Buckets
 	// builds it from the records).
 	Intervals []Interval
-	// MaxListed caps the ids listed per category; 0 means 20.
+	// MaxListed caps the ids listed per category; 0 means DefaultMaxListed.
 	MaxListed int
 	// Stopped says why the run ended on purpose at the fault (a fault that
 	// failed under --on-fault-error stop), "" when it did not: a recovery
 	// the run did not wait for is then not measured, rather than "never".
 	Stopped string
 }
+
+// DefaultMaxListed is how many ids an Accounting lists per category, at
+// most, unless Input.MaxListed says otherwise.
+const DefaultMaxListed = 20
 
 // Accounting is the verdict on a run's writes.
 type Accounting struct {
@@ -134,7 +138,7 @@ func rank(o Outcome) int {
 func Account(in Input) Accounting {
 	maxListed := in.MaxListed
 	if maxListed <= 0 {
-		maxListed = 20
+		maxListed = DefaultMaxListed
 	}
 	a := Accounting{Records: len(in.Records)}
 	final := make(map[int64]Record, len(in.Records))

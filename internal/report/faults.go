@@ -92,6 +92,7 @@ func durabilityTable(m *Model, v *Variant) *table {
 		}
 		return withCI(s, f)
 	}
+	var unchecked []string // the runs whose figures the ledger's files did not check
 	for _, c := range v.Runs {
 		if c.Durability == nil {
 			continue
@@ -113,6 +114,11 @@ func durabilityTable(m *Model, v *Variant) *table {
 				val(sm("rpo_s"), sec), val(sm("rto_s"), sec), val(sm("rto_all_s"), sec), val(sm("recovered90_s"), rec), n}
 		}
 		t.Rows = append(t.Rows, row("mean", ps, nText(c)))
+		for i, p := range ps {
+			if note := p.Ledger.LedgerFilesNote(); note != "" {
+				unchecked = append(unchecked, fmt.Sprintf("%s, %d threads, run %d: %s", c.Series.Label, c.Threads, i+1, note))
+			}
+		}
 		if len(ps) > 1 {
 			for i, p := range ps {
 				t.Rows = append(t.Rows, row(fmt.Sprintf("run %d", i+1), []*result.Phase{p}, "1"))
@@ -121,6 +127,9 @@ func durabilityTable(m *Model, v *Variant) *table {
 	}
 	if len(t.Rows) == 0 {
 		return nil
+	}
+	if len(unchecked) > 0 {
+		t.Caption += " (figures " + strings.Join(unchecked, "; ") + ")"
 	}
 	return t
 }
@@ -311,6 +320,9 @@ func accountingLines(lr *result.LedgerResult) []string {
 	out := []string{
 		fmt.Sprintf("ledger: %d writes: %d acknowledged, %d failed, %d unknown; lost %d (acknowledged, absent)", a.Writes, a.Acknowledged, a.Failed, a.Unknown, a.Lost),
 		fmt.Sprintf("ledger: unknown resolved %d committed, %d not; failed but present %d; duplicates %d; unrecorded %d", a.UnknownCommitted, a.UnknownNotCommitted, a.FailedPresent, a.Duplicates, a.Unrecorded),
+	}
+	if note := lr.LedgerFilesNote(); note != "" {
+		out = append(out, "ledger: these figures are "+note)
 	}
 	if f := a.Fault; f != nil {
 		rto := "none (nothing acknowledged after the fault)"

@@ -14,6 +14,8 @@ package report
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -148,9 +150,22 @@ var ErrDuplicate = errors.New("the same result is given twice")
 // with a spread of ±0.0%. The error wraps ErrDuplicate and names both files
 // and the fix. Results without an id (written before ids were recorded)
 // are taken as distinct.
+//
+// Two results whose measurements are identical are one run too, whatever
+// their ids say (a copy whose id alone was edited): MeasuredPrint, the same
+// start instants and histograms, is refused the same way.
 func Distinct(inputs []Input) error {
-	first := map[string]string{} // id → the file it was first read from
+	first := map[string]string{}    // id → the file it was first read from
+	measured := map[string]string{} // MeasuredPrint → the file it was first read from
 	for _, in := range inputs {
+		if fp := MeasuredPrint(in.Result); fp != "" {
+			if f, ok := measured[fp]; ok && !sameFile(f, in.Path) {
+				return fmt.Errorf("%w: %s and %s hold identical measurements (the same start instants and histograms) under ids %q and %q: "+
+					"one run, whose phases would count twice as repetitions of themselves; give each result once: delete the copy, or move it out of the directory read",
+					ErrDuplicate, f, in.Path, idOf(inputs, f), in.Result.ID)
+			}
+			measured[fp] = in.Path
+		}
 		id := in.Result.ID
 		if id == "" {
 			continue
@@ -166,6 +181,44 @@ func Distinct(inputs []Input) error {
 		first[id] = in.Path
 	}
 	return nil
+}
+
+// MeasuredPrint is a fingerprint of what r measured, not of its id: each
+// phase's name, repetition, start and end instants (to the nanosecond),
+// operations (their counts and histograms) and intervals. Two runs never
+// share it; a copy of one does. "" for a result without phases.
+func MeasuredPrint(r *result.Result) string {
+	if len(r.Phases) == 0 {
+		return ""
+	}
+	h := sha256.New()
+	for i := range r.Phases {
+		p := &r.Phases[i]
+		b, err := json.Marshal(struct {
+			Name       string
+			Repetition int
+			Started    int64
+			Ended      int64
+			Ops        []result.OpResult
+			Intervals  []result.Interval
+		}{p.Name, p.Repetition, p.Started.UnixNano(), p.Ended.UnixNano(), p.Ops, p.Intervals})
+		if err != nil {
+			return ""
+		}
+		h.Write(b)
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// idOf is the id of the input read from path.
+func idOf(inputs []Input, path string) string {
+	for _, in := range inputs {
+		if in.Path == path {
+			return in.Result.ID
+		}
+	}
+	return ""
 }
 
 // sameFile reports whether two paths name one file (a link, or the same
@@ -220,6 +273,7 @@ func readResult(path string, required bool) (*result.Result, error) {
 		}
 		return nil, fmt.Errorf("%w: %s has schema %q, this candor reads %s.x", result.ErrSchema, path, r.Schema, result.SchemaMajor)
 	}
-	result.Enforce(&r) // a result that breaks its laws is read as inconsistent
+	result.ReadLedgerFiles(&r, filepath.Dir(path)) // the ledger's figures are checked against its files
+	result.Enforce(&r)                             // a result that breaks its laws is read as inconsistent
 	return &r, nil
 }

@@ -370,8 +370,11 @@ func TestReportSkipsWithWarning(t *testing.T) {
 		"res/c-t1.intervals.jsonl":  `{"kind":"header","header":{"schema":"candor.result/v1"}}`,
 		"res/sub/fig1.svg":          "<svg/>",
 		"res/sub/notes-without-ext": "plain text",
-		"res/sub/ycsb-a-pg-t4.json": strings.Replace(string(good), `"id": "`, `"id": "another-run-`, 1),
-		"res/.hidden/ignored.json":  "{not json",
+		// another run: another id and another start (a copy whose id alone
+		// differs is the same run, refused by Distinct)
+		"res/sub/ycsb-a-pg-t4.json": strings.Replace(strings.Replace(string(good), `"id": "`, `"id": "another-run-`, 1),
+			`"started": "2025-03-14T09:00:00.05Z"`, `"started": "2025-03-14T09:00:00.06Z"`, 1),
+		"res/.hidden/ignored.json": "{not json",
 	} {
 		p := filepath.Join(dir, name)
 		os.MkdirAll(filepath.Dir(p), 0o755)

@@ -77,6 +77,7 @@ func Read(path string) (*Result, error) {
 	if !Readable(r.Schema) {
 		return nil, fmt.Errorf("%w: %s has schema %q, this candor reads %s.x", ErrSchema, path, r.Schema, SchemaMajor)
 	}
+	ReadLedgerFiles(&r, filepath.Dir(path))
 	Enforce(&r)
 	return &r, nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/candor-bench/candor/internal/ledger"
 )
 
 // The conservation laws of a result: identities between its own figures
@@ -19,17 +21,21 @@ import (
 
 // Law names, as they appear in a broken law's text and in the docs.
 const (
-	LawAttempts   = "attempts"    // per operation: attempts = done + retries + aborts
-	LawErrors     = "errors"      // per operation: failed attempts by class = retries + aborts + no_session (+ failed spans)
-	LawOperations = "operations"  // per phase: operations_done = Σ done + aborts + no_session
-	LawErrorRate  = "error-rate"  // per phase: error_rate = failed / operations_done
-	LawThroughput = "throughput"  // per phase: throughput = Σ done / duration; per operation: count / duration
-	LawSchedule   = "schedule"    // open loop: scheduled = done + aborts + unfinished + dropped
-	LawIntervals  = "intervals"   // the measured intervals add up to the phase, per operation
-	LawLedger     = "ledger"      // written = acknowledged + failed + unknown; lost ≤ acknowledged; ...
-	LawRepeats    = "repetitions" // n + excluded = run phases; n = complete run phases
-	LawStatus     = "status"      // a complete result has only complete phases
-	LawMerged     = "merged"      // a merged result names as many shards as it counts
+	LawAttempts   = "attempts"   // per operation: attempts = done + retries + aborts
+	LawErrors     = "errors"     // per operation: failed attempts by class = retries + aborts + no_session (+ failed spans)
+	LawOperations = "operations" // per phase: operations_done = Σ done + aborts + no_session
+	LawErrorRate  = "error-rate" // per phase: error_rate = failed / operations_done
+	LawThroughput = "throughput" // per phase: throughput = Σ done / duration; per operation: count / duration
+	LawSchedule   = "schedule"   // open loop: scheduled = done + aborts + unfinished + dropped
+	LawIntervals  = "intervals"  // the measured intervals add up to the phase, per operation
+	LawLedger     = "ledger"     // written = acknowledged + failed + unknown; lost ≤ acknowledged; ...
+	// LawLedgerFiles: a ledger's figures equal those recomputed from its
+	// files beside the result (its records and the ids read back), when
+	// they are there (ReadLedgerFiles).
+	LawLedgerFiles = "ledger-files"
+	LawRepeats     = "repetitions" // n + excluded = run phases; n = complete run phases
+	LawStatus      = "status"      // a complete result has only complete phases
+	LawMerged      = "merged"      // a merged result names as many shards as it counts
 	// LawUnavailable: per run phase, 0 ≤ without_session_s ≤ worker_s,
 	// share = without_session_s / worker_s, and the workers' own
 	// no_session_s (warm-up included) add up to at least without_session_s.
@@ -331,10 +337,25 @@ func checkLedger(l *LedgerResult, add func(law, format string, a ...any)) {
 		listN int
 	}{{"lost", a.Lost, len(a.LostIDs)}, {"failed yet present", a.FailedPresent, len(a.FailedPresentIDs)},
 		{"duplicate", a.Duplicates, len(a.DuplicateIDs)}, {"unrecorded", a.Unrecorded, len(a.UnrecordedIDs)}} {
-		if c.listN > c.n {
-			add(LawLedger, "%d %s ids listed, but %d counted", c.listN, c.what, c.n)
+		if c.n < 0 || c.listN != min(c.n, ledger.DefaultMaxListed) {
+			add(LawLedger, "%d %s ids listed, but %d counted (all are listed up to %d)", c.listN, c.what, c.n, ledger.DefaultMaxListed)
 		}
 	}
+	if a.Duplicates < 0 || a.Unrecorded < 0 {
+		add(LawLedger, "duplicates %d, unrecorded %d: negative", a.Duplicates, a.Unrecorded)
+	}
+	if f := a.Fault; f != nil {
+		if (a.Lost > 0) != (f.EarliestLostAck != nil) {
+			add(LawLedger, "lost %d, but the earliest lost acknowledgement is %s", a.Lost, map[bool]string{true: "given", false: "absent"}[f.EarliestLostAck != nil])
+		}
+		if a.Lost == 0 && f.RPOSeconds != 0 {
+			add(LawLedger, "nothing lost, but rpo_s %g (0 when nothing was lost)", f.RPOSeconds)
+		}
+		if e := f.EarliestLostAck; a.Lost > 0 && e != nil && !near(f.RPOSeconds, float64(f.At.UnixNano()-e.UnixNano())/1e9) {
+			add(LawLedger, "rpo_s %g ≠ the fault's instant − the earliest lost acknowledgement (%g s)", f.RPOSeconds, float64(f.At.UnixNano()-e.UnixNano())/1e9)
+		}
+	}
+	checkLedgerFiles(l, add)
 }
 
 func sumCounts(m map[string]int64) int64 {

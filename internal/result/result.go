@@ -363,6 +363,8 @@ type LedgerResult struct {
 	// Verifications are the later candor ledger verify runs, each beside
 	// the run's own accounting, which they never replace.
 	Verifications []LedgerVerification `json:"verifications,omitempty"`
+
+	files *ledgerFiles // read by ReadLedgerFiles, checked by LawLedgerFiles
 }
 
 // LedgerVerification is one candor ledger verify of a phase's ledger.
