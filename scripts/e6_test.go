@@ -70,7 +70,7 @@ matrix:
   target: [pg-async-lag, pg-sync]
   repetition: [1, 2]
 duration: 9s
-args: [--threads, "2", --rate, "200", --target-role, primary, --recovery-timeout, 30s, --max-unavailable, "50%"]
+args: [--threads, "2", --rate, "200", --target-role, primary, --recovery-timeout, 30s, --max-unavailable, "50%", --max-error-rate, "100%"]
 faults:
   - {at: 2s, run: '`+sh+` detach "$CANDOR_CELL_DIR" 1', targets: [pg-async-lag]}
   - {at: 5s, run: '`+sh+` kill "$CANDOR_CELL_DIR" 0'}

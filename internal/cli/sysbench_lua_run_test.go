@@ -336,7 +336,7 @@ func TestSysbenchLuaBadInput(t *testing.T) {
 	loop := writeScript(t, dir, "loop.lua", "function event() while true do end end\n")
 	began := time.Now()
 	code, stdout, stderr = run("--time=1", "--out=loop.json", loop, "run")
-	if took := time.Since(began); took > 15*time.Second {
+	if took := time.Since(began); took > time.Minute { // a hang, not a slow end: a loaded machine under -race took 15.2 s
 		t.Errorf("an endless event: the run took %v for --time=1", took)
 	}
 	if code != 0 && code != ExitRunFailed {
