@@ -433,16 +433,29 @@ func (t *Target) ensureKeyspace(ctx context.Context) error {
 // schemaTries is how many times execSchema sends a schema statement.
 const schemaTries = 3
 
-// execSchema runs an idempotent schema statement (CREATE ... IF NOT
-// EXISTS), sending it again when the driver saw no response within its
-// timeout: a node busy with other schema changes (several keyspaces created
-// at once on a loaded machine) can take longer than the timeout to answer
-// one, and sending an IF NOT EXISTS statement again is harmless. Any other
-// error, or the last timeout, is returned.
+// execSchema runs a CREATE statement, sending it again when the driver
+// saw no response within its timeout: a node busy with other schema changes
+// (several keyspaces and tables created at once on a loaded machine) can
+// take longer than the timeout to apply one, and applies it all the same.
+// Sent again, an IF NOT EXISTS statement is harmless, and one without it
+// finds the object: an "already exists" answer to a statement whose earlier
+// send got no answer is the earlier send's success (candor checks that a
+// table is absent before it creates it, and reads its identity right
+// after). Any other error, or the last timeout, is returned.
 func execSchema(ctx context.Context, s *gocql.Session, stmt string) error {
+	return sendSchema(func() error { return s.Query(stmt).ExecContext(ctx) })
+}
+
+// sendSchema is execSchema's rule, with send sending the statement once.
+func sendSchema(send func() error) error {
 	var err error
-	for range schemaTries {
-		if err = s.Query(stmt).ExecContext(ctx); !errors.Is(err, gocql.ErrTimeoutNoResponse) {
+	for try := range schemaTries {
+		err = send()
+		var exists *gocql.RequestErrAlreadyExists
+		switch {
+		case try > 0 && errors.As(err, &exists):
+			return nil
+		case !errors.Is(err, gocql.ErrTimeoutNoResponse):
 			return err
 		}
 	}

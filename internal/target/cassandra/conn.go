@@ -61,6 +61,9 @@ func (c *Conn) Exec(ctx context.Context, sql string, args ...any) (int64, error)
 	if err != nil {
 		return 0, err
 	}
+	if isSchema(sql) {
+		return 0, execSchema(ctx, s, sql)
+	}
 	st := c.stmt(s, sql, c.write)
 	iter := st.q.Bind(args...).IterContext(ctx)
 	var n int64
@@ -112,6 +115,13 @@ func (c *Conn) stmt(s *gocql.Session, sql string, cons gocql.Consistency) *stmt 
 		return &c.stmts[len(c.stmts)-1]
 	}
 	return &st
+}
+
+// isSchema reports whether sql is a CREATE statement (a table, an index,
+// a type): what execSchema sends, again after a timeout.
+func isSchema(sql string) bool {
+	s := strings.TrimLeftFunc(sql, unicode.IsSpace)
+	return len(s) > 7 && strings.EqualFold(s[:7], "create ")
 }
 
 // isWrite reports whether sql is an INSERT, UPDATE, DELETE or BATCH.
