@@ -279,15 +279,17 @@ write_log4j() {
 }
 
 # write_deployment writes sandbox $1's deployment.xml from its settings
-# (files kfactor, sites, commandlog, memory_limit).
+# (files kfactor, sites, snapshot, memory_limit). The Community Edition
+# refuses any command log ("Command logging is not supported in the
+# community edition of VoltDB" at initialize), so it is always off.
 write_deployment() {
-	local dir=$1 cl ml
-	case $(cat "$dir/commandlog") in
-	off) cl='<commandlog enabled="false"/>' ;;
-	async) cl='<commandlog enabled="true" synchronous="false"><frequency time="200"/></commandlog>' ;;
-	sync) cl='<commandlog enabled="true" synchronous="true"/>' ;;
-	esac
-	ml=""
+	local dir=$1 snap ml="" every
+	every=$(cat "$dir/snapshot")
+	if [ "$every" = off ]; then
+		snap='<snapshot enabled="false"/>'
+	else
+		snap="<snapshot enabled=\"true\" frequency=\"${every}s\" retain=\"2\" prefix=\"AUTOSNAP\"/>"
+	fi
 	if [ -s "$dir/memory_limit" ]; then
 		ml="<systemsettings><resourcemonitor><memorylimit size=\"$(cat "$dir/memory_limit")\"/></resourcemonitor></systemsettings>"
 	fi
@@ -297,8 +299,8 @@ write_deployment() {
 	<deployment>
 	  <cluster sitesperhost="$(cat "$dir/sites")" kfactor="$(cat "$dir/kfactor")"/>
 	  <httpd enabled="false"/>
-	  <snapshot enabled="false"/>
-	  $cl
+	  $snap
+	  <commandlog enabled="false"/>
 	  $ml
 	</deployment>
 	EOF
@@ -420,14 +422,14 @@ wait_ready() {
 			if new_log_lines "$dir" "$i" | grep -qiE "address already in use|failed to bind|BindException"; then
 				return 1
 			fi
-			new_log_lines "$dir" "$i" | tail -n 30 >&2 || true
+			show_log "$dir" "$i"
 			die "node $i exited during startup (log: $nd/volt.log)"
 		fi
 		if new_log_lines "$dir" "$i" | grep -qF "$READY_LINE" && port_in_use "$port"; then
 			return 0
 		fi
 		if [ $SECONDS -ge "$deadline" ]; then
-			new_log_lines "$dir" "$i" | tail -n 30 >&2 || true
+			show_log "$dir" "$i"
 			return 2
 		fi
 		sleep 0.5
@@ -459,18 +461,23 @@ halt() {
 	clean_native "$dir" "$i"
 }
 
-# clean_native deletes the native engines unpacked into node $2's tmp
-# directory that no live process maps (a killed JVM cannot delete its own).
+# clean_native empties node $2's java.io.tmpdir once the node is down: the
+# native engine (libvoltdb, 13 MB), its catalog library, snappy's library
+# and the catalog jars each JVM unpacks there, which a killed JVM cannot
+# delete. The directory belongs to that node's JVMs alone.
 clean_native() {
-	local tmp=$1/node$2/tmp f
+	local tmp=$1/node$2/tmp
 	[ -d "$tmp" ] || return 0
-	for f in "$tmp"/voltdb-*-libvoltdb-*.so; do
-		[ -e "$f" ] || continue
-		if grep -qsF "$f" /proc/[0-9]*/maps 2>/dev/null; then
-			continue
-		fi
-		rm -f -- "$f"
-	done
+	node_pid "$1" "$2" >/dev/null && return 0
+	find "$tmp" -mindepth 1 -delete 2>/dev/null || true
+}
+
+# show_log prints the end of node $2's log since its last spawn (or the
+# whole log) to stderr, without the JVM's 8 KB classpath line.
+show_log() {
+	local nd=$1/node$2
+	{ [ -f "$nd/log_mark" ] && new_log_lines "$1" "$2" || cat "$nd/volt.log"; } 2>/dev/null |
+		grep -v 'Command line JVM classpath' | tail -n 25 | sed "s/^/node $2: /" >&2 || true
 }
 
 check_sandbox() {
@@ -504,11 +511,11 @@ url_of() {
 # ---------------------------------------------------------------- commands
 
 start() {
-	local dir=$1 nodes=1 kfactor=0 sites=2 commandlog=off memlimit=""
+	local dir=$1 nodes=1 kfactor=0 sites=2 commandlog=off snapshot=off memlimit=""
 	shift
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--nodes | --kfactor | --sites | --commandlog | --memory-limit)
+		--nodes | --kfactor | --sites | --commandlog | --snapshot | --memory-limit)
 			[ $# -ge 2 ] || die "$1 needs a value"
 			set -- "$1=$2" "${@:3}"
 			continue
@@ -517,8 +524,9 @@ start() {
 		--kfactor=*) kfactor=${1#*=} ;;
 		--sites=*) sites=${1#*=} ;;
 		--commandlog=*) commandlog=${1#*=} ;;
+		--snapshot=*) snapshot=${1#*=} ;;
 		--memory-limit=*) memlimit=${1#*=} ;;
-		*) die "unknown option $1; valid: --nodes N, --kfactor K, --sites S, --commandlog off|async|sync, --memory-limit GB" ;;
+		*) die "unknown option $1; valid: --nodes N, --kfactor K, --sites S, --commandlog off, --snapshot SECONDS|off, --memory-limit GB" ;;
 		esac
 		shift
 	done
@@ -526,9 +534,11 @@ start() {
 	need_int --kfactor "$kfactor" 0 $((nodes - 1))
 	need_int --sites "$sites" 1 64
 	case $commandlog in
-	off | async | sync) ;;
-	*) die "--commandlog $commandlog: want off, async or sync" ;;
+	off) ;;
+	async | sync) die "--commandlog $commandlog: VoltDB $VERSION Community Edition has no command log (its initialize stops with \"Command logging is not supported in the community edition of VoltDB\"); committed data lives in memory, and in the other copies when --kfactor is 1 or more. --snapshot SECONDS writes a snapshot that often, which a restart of the whole cluster loads" ;;
+	*) die "--commandlog $commandlog: want off (async and sync need VoltDB's Enterprise Edition)" ;;
 	esac
+	[ "$snapshot" = off ] || need_int --snapshot "$snapshot" 1 86400
 	[ -z "$memlimit" ] || need_int --memory-limit "$memlimit" 1 4096
 	if [ -e "$dir" ] && [ -n "$(ls -A "$dir" 2>/dev/null)" ]; then
 		die "$dir exists and is not empty: stop that sandbox first ($0 stop $dir) or use another directory"
@@ -541,7 +551,7 @@ start() {
 	echo "$nodes" >"$dir/nodes"
 	echo "$kfactor" >"$dir/kfactor"
 	echo "$sites" >"$dir/sites"
-	echo "$commandlog" >"$dir/commandlog"
+	echo "$snapshot" >"$dir/snapshot"
 	echo "$memlimit" >"$dir/memory_limit"
 	write_log4j "$dir/log4j.xml"
 	write_jvm_args "$dir/jvm.args" "$dir/log4j.xml"
@@ -558,8 +568,9 @@ start() {
 	done
 	for i in $(seq 1 "$nodes"); do
 		wait -n || {
-			tail -n 30 "$dir"/node*/volt.log >&2 || true
-			die "VoltDB's initialize failed (logs: $dir/nodeN/volt.log)"
+			wait
+			for n in $(seq 1 "$nodes"); do show_log "$dir" "$n"; done
+			die "VoltDB's initialize failed (logs: $dir/nodeN/volt.log; $0 stop $dir removes the directory)"
 		}
 	done
 	for i in $(seq 1 "$nodes"); do clean_native "$dir" "$i"; done
@@ -599,10 +610,11 @@ start() {
 	done
 	[ -n "$ok" ] || die "VoltDB did not start after 3 attempts: ports kept being taken"
 
-	local url
+	local url snapdesc=off
+	[ "$snapshot" = off ] || snapdesc="every $snapshot s"
 	url=$(url_of "$dir")
 	echo "$url" >"$dir/url"
-	log "VoltDB $VERSION running: $nodes node(s), k=$kfactor, $sites sites per host, command log $commandlog${memlimit:+, memory limit $memlimit GB}, ready after $((SECONDS - t0)) s, data in $dir; stop with: $0 stop $dir"
+	log "VoltDB $VERSION running: $nodes node(s), k=$kfactor, $sites sites per host, snapshots $snapdesc${memlimit:+, memory limit $memlimit GB}, ready after $((SECONDS - t0)) s, data in $dir; stop with: $0 stop $dir"
 	echo "$url"
 }
 
@@ -692,10 +704,15 @@ sqlcmd() {
 	check_node "$dir" "$node"
 	need_java
 	# The client needs the same opens as the server (its network thread
-	# reflects on NIO internals; without them it spins and fails).
+	# reflects on NIO internals; without them it spins and fails), and a
+	# temporary directory of its own for the libraries it unpacks.
+	local tmp rc=0
+	tmp=$(mktemp -d "$dir/sqlcmd.XXXXXX")
 	# shellcheck disable=SC2046
-	exec java -Xmx256m $(grep -E '^--add-|^-Dlog4j' "$dir/jvm.args") -cp "$CACHE_DIR/lib/*" \
-		org.voltdb.utils.SQLCommand --servers=127.0.0.1 --port="$(node_port "$dir" "$node" client)"
+	java -Xmx256m -Djava.io.tmpdir="$tmp" $(grep -E '^--add-|^-Dlog4j' "$dir/jvm.args") -cp "$CACHE_DIR/lib/*" \
+		org.voltdb.utils.SQLCommand --servers=127.0.0.1 --port="$(node_port "$dir" "$node" client)" || rc=$?
+	rm -rf -- "$tmp"
+	return $rc
 }
 
 [ $# -ge 1 ] || usage
