@@ -10,7 +10,7 @@
 #       into it. Does nothing when they are there. start does it when needed.
 #       Prints the cache's lib directory.
 #   scripts/voltdb-sandbox.sh start DIR [--nodes N] [--kfactor K] [--sites S]
-#                                      [--commandlog off|async|sync]
+#                                      [--commandlog off] [--snapshot SECONDS]
 #                                      [--memory-limit GB]
 #       Creates DIR (it must not hold anything yet), writes DIR/deployment.xml,
 #       initializes one VoltDB root per node (DIR/nodeN/voltdbroot) and starts
@@ -22,24 +22,30 @@
 #           voltdb://127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3   three nodes
 #       --kfactor K: K extra copies of every partition (default 0; needs
 #       N > K). --sites S: sites (partitions) per host (default 2).
-#       --commandlog: off (default, VoltDB's own default: durability off,
-#       committed data lives in memory only), async (written every 200 ms) or
-#       sync (written before a transaction's response). --memory-limit GB:
-#       a node stops accepting writes when its resident memory passes GB
-#       gigabytes (VoltDB's resource monitor; default 80% of the machine's
-#       memory per node). Each node's log is DIR/nodeN/volt.log, its pid
-#       DIR/nodeN/pid. Everything else goes to stderr.
+#       --commandlog: only off. The Community Edition has no command log
+#       (its initialize stops with "Command logging is not supported in the
+#       community edition of VoltDB"), so async and sync are refused with
+#       that reason: committed data lives in memory, and in the other copies
+#       when K >= 1. --snapshot SECONDS: an automatic snapshot that often
+#       (default off), which a restart of the whole cluster loads.
+#       --memory-limit GB: a node stops accepting writes when its resident
+#       memory passes GB gigabytes (VoltDB's resource monitor; default 80%
+#       of the machine's memory per node). Each node's log is
+#       DIR/nodeN/volt.log, its pid DIR/nodeN/pid, its ports (client admin
+#       internal zk http replication status) DIR/nodeN/ports. Everything
+#       else goes to stderr.
 #   scripts/voltdb-sandbox.sh kill DIR [NODE]
-#       SIGKILL (a crash: no command-log flush, no shutdown) of NODE, or of
+#       SIGKILL (a crash: no shutdown, no final snapshot) of NODE, or of
 #       every node; DIR stays, so the node can be started again with restart.
 #       A node of a k-safe cluster dies alone ("Cluster remains
 #       operational"); without k-safety the whole cluster stops.
 #   scripts/voltdb-sandbox.sh restart DIR NODE
 #       Starts a stopped or killed node again with the command it started
-#       with: it rejoins the running cluster (k-safe clusters), or, when no
-#       node runs, starts the cluster again (a 1-node sandbox recovers from
-#       its command log when one is on; without one it starts empty, with
-#       the schema of its last catalog). Waits until it is ready.
+#       with: it rejoins the running cluster (k-safe clusters: "Node rejoin
+#       completed", its copies sent over live), or, when no node runs,
+#       starts that node of the cluster again (a 1-node sandbox loads its
+#       last snapshot when --snapshot is on, and starts empty, with its
+#       schema, otherwise). Waits until it is ready.
 #   scripts/voltdb-sandbox.sh stop DIR [NODE]
 #       Without NODE: stops every node (SIGTERM, SIGKILL after 60 s) and
 #       removes DIR. With NODE: stops that node only and keeps DIR. It
@@ -56,19 +62,20 @@
 #       tests.
 #
 # Cache: CANDOR_VOLTDB_CACHE, default ${XDG_CACHE_HOME:-$HOME/.cache}/candor-voltdb
-# (52 jars, about 50 MB, in lib/; the first fetch takes a minute or two).
+# (56 jars, about 58 MB, in lib/; the first fetch took 23 s here).
 # Needs mvn, and Java 11 or 17 with javac (when missing and we are root,
 # installs Debian's maven and openjdk-17-jdk-headless). VoltDB 10 supports
 # Java 8 and 11; Java 17 runs it with the --add-opens flags written into
 # DIR/jvm.args. CANDOR_VOLTDB_HEAP sets -Xmx per node (default 1g; an idle
 # node uses about 0.35 GB); CANDOR_VOLTDB_START_TIMEOUT bounds the wait for
-# a start or a rejoin (default 240 s; one node starts in 5-25 s, three in
-# 18-40 s on 2 cores).
+# a start or a rejoin (default 240 s; one node started in 12-19 s here,
+# three in 47 s, a rejoin in 16 s, on a busy 2-core machine).
 #
-# Each JVM unpacks VoltDB's native engine (13 MB) into its java.io.tmpdir,
-# which is DIR/nodeN/tmp here, and a killed JVM leaves it behind: restart
-# and stop delete those of the sandbox's own nodes that no live process
-# maps. Nothing is written to /tmp.
+# Each JVM unpacks VoltDB's native engine (libvoltdb, 13 MB) and other
+# libraries into its java.io.tmpdir, which is DIR/nodeN/tmp here (by
+# default it would be /tmp/voltdb-UUID-libvoltdb-10.1.1.so), and a killed
+# JVM leaves them behind: kill, restart and stop empty the tmp directory of
+# a node that is down. Nothing is written to /tmp.
 #
 # Usage in a test run:
 #   U=$(scripts/voltdb-sandbox.sh start /tmp/volttest)
