@@ -44,8 +44,9 @@
 #       with: it rejoins the running cluster (k-safe clusters: "Node rejoin
 #       completed", its copies sent over live), or, when no node runs,
 #       starts that node of the cluster again (a 1-node sandbox loads its
-#       last snapshot when --snapshot is on, and starts empty, with its
-#       schema, otherwise). Waits until it is ready.
+#       last snapshot when --snapshot is on; otherwise it starts empty,
+#       without the tables made since its start, as the roots are
+#       initialized without a schema). Waits until it is ready.
 #   scripts/voltdb-sandbox.sh stop DIR [NODE]
 #       Without NODE: stops every node (SIGTERM, SIGKILL after 60 s) and
 #       removes DIR. With NODE: stops that node only and keeps DIR. It
@@ -59,7 +60,7 @@
 #   scripts/voltdb-sandbox.sh sqlcmd DIR [NODE]
 #       Runs VoltDB's own sqlcmd (org.voltdb.utils.SQLCommand) against NODE
 #       (default 1) with SQL read from stdin: an independent reader for
-#       tests.
+#       tests. Exits 255 when a statement failed.
 #
 # Cache: CANDOR_VOLTDB_CACHE, default ${XDG_CACHE_HOME:-$HOME/.cache}/candor-voltdb
 # (56 jars, about 58 MB, in lib/; the first fetch took 23 s here).
