@@ -8,6 +8,11 @@
 #      root), so that its ~30 s start overlaps vet and the other servers; its
 #      URL is exported as CANDOR_TEST_CASSANDRA_URL before go test, and a
 #      failed start fails the run (its log is shown);
+#   1c. a one-node VoltDB 10.1.1 Community Edition is started beside it
+#      (scripts/voltdb-sandbox.sh: jars cached under
+#      ${XDG_CACHE_HOME:-~/.cache}/candor-voltdb, fetched with mvn on a fresh
+#      machine; -Xmx1g, a 2 GB memory limit), exported as
+#      CANDOR_TEST_VOLTDB_URL; a failed start fails the run too;
 #   2. a throwaway PostgreSQL and a throwaway MariaDB are started
 #      (scripts/pg-sandbox.sh and scripts/mariadb-sandbox.sh install them
 #      with apt-get when missing and we are root: only what is missing, no
@@ -34,6 +39,14 @@ CASSURL=$(mktemp /tmp/candor-cassandra-url.XXXXXX)
 echo "== starting a throwaway Cassandra in the background"
 scripts/cassandra-sandbox.sh start "$CASSDIR" >"$CASSURL" 2>"$CASSOUT" &
 CASSPID=$!
+# VoltDB (10-20 s) starts beside it, from the same moment.
+VOLTDIR=$(mktemp -d /tmp/candor-voltdb.XXXXXX)
+rmdir "$VOLTDIR"
+VOLTOUT=$(mktemp /tmp/candor-voltdb-start.XXXXXX)
+VOLTURL=$(mktemp /tmp/candor-voltdb-url.XXXXXX)
+echo "== starting a throwaway VoltDB in the background"
+scripts/voltdb-sandbox.sh start "$VOLTDIR" --memory-limit 2 >"$VOLTURL" 2>"$VOLTOUT" &
+VOLTPID=$!
 PGDIR=$(mktemp -d /tmp/candor-pg.XXXXXX)
 rmdir "$PGDIR"
 MYDIR=$(mktemp -d /tmp/candor-mariadb.XXXXXX)
@@ -46,7 +59,12 @@ cleanup() {
 		wait "$CASSPID" 2>/dev/null || true
 	fi
 	scripts/cassandra-sandbox.sh stop "$CASSDIR" >/dev/null 2>&1 || true
-	rm -f -- "$CASSOUT" "$CASSURL"
+	if kill -0 "$VOLTPID" 2>/dev/null; then
+		kill "$VOLTPID" 2>/dev/null || true
+		wait "$VOLTPID" 2>/dev/null || true
+	fi
+	scripts/voltdb-sandbox.sh stop "$VOLTDIR" >/dev/null 2>&1 || true
+	rm -f -- "$CASSOUT" "$CASSURL" "$VOLTOUT" "$VOLTURL"
 }
 trap cleanup EXIT
 
@@ -105,6 +123,26 @@ cql://*) ;;
 esac
 export CANDOR_TEST_CASSANDRA_URL
 echo "   $CANDOR_TEST_CASSANDRA_URL (waited $((SECONDS - t0)) s)"
+
+echo "== waiting for VoltDB"
+t0=$SECONDS
+if ! wait "$VOLTPID"; then
+	echo "VoltDB did not start (scripts/voltdb-sandbox.sh start $VOLTDIR); its output:" >&2
+	tail -n 40 "$VOLTOUT" >&2
+	echo "a start needs Java 11 or 17 with javac, and mvn (Debian: openjdk-17-jdk-headless, maven; installed when we are root) and the jars from the Maven repository; on a slow machine raise CANDOR_VOLTDB_START_TIMEOUT (seconds, default 240). go test ./... runs the other tests without it." >&2
+	exit 1
+fi
+CANDOR_TEST_VOLTDB_URL=$(tail -n 1 "$VOLTURL")
+case $CANDOR_TEST_VOLTDB_URL in
+voltdb://*) ;;
+*)
+	echo "VoltDB's start printed no URL; its output:" >&2
+	cat "$VOLTOUT" >&2
+	exit 1
+	;;
+esac
+export CANDOR_TEST_VOLTDB_URL
+echo "   $CANDOR_TEST_VOLTDB_URL (waited $((SECONDS - t0)) s)"
 
 echo "== go test -race"
 # TPC-C on the embedded SQLite runs without -race, beside the rest: the

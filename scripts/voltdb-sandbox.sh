@@ -231,7 +231,11 @@ fetch() {
 	mkdir -p "$build"
 	write_pom "$build/pom.xml"
 	log "resolving voltdb $VERSION and its runtime libraries from the Maven repository into $CACHE_DIR/lib (a minute or two)"
-	(cd "$build" && mvn -B -q dependency:copy-dependencies -DoutputDirectory="$build/lib" -DincludeScope=runtime >&2) ||
+	# A local repository of its own: scripts/test.sh runs this beside
+	# cassandra-sandbox.sh's fetch, and Debian's maven 3.8 does not lock
+	# a shared ~/.m2 against two writers.
+	(cd "$build" && mvn -B -q -Dstyle.color=never -Dmaven.repo.local="$build/m2" dependency:copy-dependencies \
+		-DoutputDirectory="$build/lib" -DincludeScope=runtime >&2) ||
 		die "mvn could not resolve voltdb $VERSION and its libraries (see above; is the Maven repository reachable?)"
 	[ -f "$build/lib/voltdb-$VERSION.jar" ] || die "mvn finished but voltdb-$VERSION.jar is not in $build/lib"
 	: >"$build/lib/.complete"
@@ -408,6 +412,8 @@ spawn() {
 	wc -l <"$nd/volt.log" >"$nd/log_mark"
 	(run_node "$dir" "$i") &
 	echo $! >"$nd/pid"
+	# Not a job of this shell: its kill must not print "Killed".
+	disown $! 2>/dev/null || true
 }
 
 # new_log_lines prints node $2's log lines written since its last spawn.
@@ -485,7 +491,7 @@ clean_native() {
 show_log() {
 	local nd=$1/node$2
 	{ [ -f "$nd/log_mark" ] && new_log_lines "$1" "$2" || cat "$nd/volt.log"; } 2>/dev/null |
-		grep -v 'Command line JVM classpath' | tail -n 25 | sed "s/^/node $2: /" >&2 || true
+		grep -v -e 'Command line JVM classpath' -e '^SLF4J: ' | tail -n 25 | sed "s/^/node $2: /" >&2 || true
 }
 
 check_sandbox() {
