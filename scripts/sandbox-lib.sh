@@ -47,8 +47,11 @@ pkg_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'insta
 # dependency that a new package needs at a newer version, and the line says so.
 # apt-get's output goes to $APT_LOG (CANDOR_APT_LOG); the screen gets one line
 # per package. The package lists are updated only when an install fails
-# without it (a fresh machine may have none). Fails when a package could not
-# be installed.
+# without it (a fresh machine may have none). apt-get waits up to 10 minutes
+# for another apt-get's lock (DPkg::Lock::Timeout) instead of failing at
+# once: scripts/test.sh starts Cassandra and VoltDB side by side, and on a
+# fresh machine both install Java. Fails when a package could not be
+# installed.
 apt_install() {
 	local pkg out summary
 	command -v apt-get >/dev/null 2>&1 || die "apt-get is missing: install $* by hand"
@@ -58,8 +61,9 @@ apt_install() {
 		out=$(mktemp)
 		printf '%s: installing %s with apt-get (its output: %s) ... ' "$SANDBOX" "$pkg" "$APT_LOG" >&2
 		if {
-			apt-get install -y -q --no-upgrade --no-install-recommends "$pkg" ||
-				{ apt-get update -q && apt-get install -y -q --no-upgrade --no-install-recommends "$pkg"; }
+			apt-get install -y -q -o DPkg::Lock::Timeout=600 --no-upgrade --no-install-recommends "$pkg" ||
+				{ apt-get update -q -o DPkg::Lock::Timeout=600 &&
+					apt-get install -y -q -o DPkg::Lock::Timeout=600 --no-upgrade --no-install-recommends "$pkg"; }
 		} >"$out" 2>&1; then
 			summary=$(grep -E '^[0-9]+ upgraded, [0-9]+ newly installed' "$out" | tail -1 | cut -d, -f1-2 || true)
 			echo "done${summary:+ ($summary)}" >&2
