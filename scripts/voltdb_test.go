@@ -13,9 +13,39 @@ import (
 	"time"
 )
 
+// tb is what the sandbox helpers need of a test: *testing.T, or a flow
+// that runs beside another in one test (see flow).
+type tb interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+}
+
+// errAbort ends a flow's goroutine after its Fatalf.
+var errAbort = errors.New("flow aborted")
+
+// flow runs checks in a goroutine of its own: Fatalf reports through the
+// test's Errorf (safe from any goroutine) and ends only the flow, since
+// FailNow must not be called outside the test's goroutine.
+type flow struct {
+	t    *testing.T
+	name string
+}
+
+func (f flow) Helper() { f.t.Helper() }
+func (f flow) Errorf(format string, args ...any) {
+	f.t.Helper()
+	f.t.Errorf(f.name+": "+format, args...)
+}
+func (f flow) Fatalf(format string, args ...any) {
+	f.t.Helper()
+	f.t.Errorf(f.name+": "+format, args...)
+	panic(errAbort)
+}
+
 // voltSandbox runs voltdb-sandbox.sh with args and returns its stdout and
 // stderr; a non-nil error carries the exit status.
-func voltSandbox(t *testing.T, stdin string, args ...string) (stdout, stderr string, err error) {
+func voltSandbox(t tb, stdin string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	cmd := exec.Command("bash", append([]string{"./voltdb-sandbox.sh"}, args...)...)
 	cmd.Stdin = strings.NewReader(stdin)
@@ -105,7 +135,7 @@ func needVoltDB(t *testing.T) {
 // sqlcmd runs SQL through the sandbox's sqlcmd (VoltDB's own client, not
 // candor's) against node and returns its output; it fails the test when a
 // statement failed.
-func sqlcmd(t *testing.T, dir string, node int, sql string) string {
+func sqlcmd(t tb, dir string, node int, sql string) string {
 	t.Helper()
 	out, stderr, err := voltSandbox(t, sql, "sqlcmd", dir, strconv.Itoa(node))
 	if err != nil {
@@ -116,7 +146,7 @@ func sqlcmd(t *testing.T, dir string, node int, sql string) string {
 
 // countRows returns SELECT COUNT(*) FROM table as sqlcmd prints it (a
 // header, a rule, the number).
-func countRows(t *testing.T, dir string, node int, table string) int {
+func countRows(t tb, dir string, node int, table string) int {
 	t.Helper()
 	out := sqlcmd(t, dir, node, "SELECT COUNT(*) FROM "+table+";\n")
 	m := regexp.MustCompile(`(?m)^-+\s*\n\s*(\d+)\s*$`).FindStringSubmatch(out)
@@ -128,7 +158,7 @@ func countRows(t *testing.T, dir string, node int, table string) int {
 }
 
 // pidOf reads node's pid file.
-func pidOf(t *testing.T, dir string, node int) int {
+func pidOf(t tb, dir string, node int) int {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "node"+strconv.Itoa(node), "pid"))
 	if err != nil {
@@ -171,7 +201,7 @@ func gone(pid int) bool {
 
 // nativeLibs lists the native engines node's JVM maps, from its
 // /proc/PID/maps.
-func nativeLibs(t *testing.T, pid int) []string {
+func nativeLibs(t tb, pid int) []string {
 	t.Helper()
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/maps")
 	if err != nil {
@@ -189,14 +219,43 @@ func nativeLibs(t *testing.T, pid int) []string {
 	return libs
 }
 
-// TestVoltDBSandboxOneNode starts one node, writes and reads through
-// VoltDB's own sqlcmd, kills it (its native engine must not stay behind),
-// starts it again and stops it: no process and no file of it are left.
-func TestVoltDBSandboxOneNode(t *testing.T) {
+// TestVoltDBSandbox runs the one-node and the three-node flows at once, in
+// one test: they mostly wait on the JVMs, and one test holds one of go
+// test's -parallel slots (2 on 2 cores) beside the other long tests of this
+// package, where two would hold both.
+func TestVoltDBSandbox(t *testing.T) {
 	needVoltDB(t)
 	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "volt1")
-	t.Cleanup(func() { voltSandbox(t, "", "stop", dir) })
+	flows := []struct {
+		name string
+		run  func(t tb, dir string)
+	}{
+		{"one node", oneNodeFlow},
+		{"three nodes k=1", threeNodesFlow},
+	}
+	done := make(chan struct{})
+	for _, fl := range flows {
+		dir := filepath.Join(t.TempDir(), "volt")
+		t.Cleanup(func() { voltSandbox(t, "", "stop", dir) })
+		go func() {
+			defer func() {
+				if r := recover(); r != nil && r != errAbort {
+					t.Errorf("%s: panic: %v", fl.name, r)
+				}
+				done <- struct{}{}
+			}()
+			fl.run(flow{t, fl.name}, dir)
+		}()
+	}
+	for range flows {
+		<-done
+	}
+}
+
+// oneNodeFlow starts one node, writes and reads through
+// VoltDB's own sqlcmd, kills it (its native engine must not stay behind),
+// starts it again and stops it: no process and no file of it are left.
+func oneNodeFlow(t tb, dir string) {
 	stdout, stderr, err := voltSandbox(t, "", "start", dir)
 	if err != nil {
 		t.Fatalf("start: %v\n%s", err, stderr)
@@ -286,14 +345,10 @@ func TestVoltDBSandboxOneNode(t *testing.T) {
 	}
 }
 
-// TestVoltDBSandboxThreeNodesKSafe starts 3 nodes with k=1, kills one: the
+// threeNodesFlow starts 3 nodes with k=1, kills one: the
 // others go on answering and writing; the killed node rejoins with restart
 // and then serves every row, as VoltDB's own sqlcmd reads them through it.
-func TestVoltDBSandboxThreeNodesKSafe(t *testing.T) {
-	needVoltDB(t)
-	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "volt3")
-	t.Cleanup(func() { voltSandbox(t, "", "stop", dir) })
+func threeNodesFlow(t tb, dir string) {
 	stdout, stderr, err := voltSandbox(t, "", "start", dir, "--nodes", "3", "--kfactor", "1", "--memory-limit", "2")
 	if err != nil {
 		t.Fatalf("start: %v\n%s", err, stderr)
