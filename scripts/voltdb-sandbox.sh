@@ -39,14 +39,15 @@
 #       every node; DIR stays, so the node can be started again with restart.
 #       A node of a k-safe cluster dies alone ("Cluster remains
 #       operational"); without k-safety the whole cluster stops.
-#   scripts/voltdb-sandbox.sh restart DIR NODE
+#   scripts/voltdb-sandbox.sh restart DIR [NODE]
 #       Starts a stopped or killed node again with the command it started
-#       with: it rejoins the running cluster (k-safe clusters: "Node rejoin
-#       completed", its copies sent over live), or, when no node runs,
-#       starts that node of the cluster again (a 1-node sandbox loads its
-#       last snapshot when --snapshot is on; otherwise it starts empty,
-#       without the tables made since its start, as the roots are
-#       initialized without a schema). Waits until it is ready.
+#       with; without NODE, every node that is down, all at once (a cluster
+#       whose nodes all died forms again only with all of them). A node
+#       rejoins a running k-safe cluster ("Node rejoin completed", its
+#       copies sent over live); nodes started when none runs form the
+#       cluster again, which loads its last snapshot when --snapshot is on
+#       and is otherwise empty, without the tables made since its start
+#       (the roots are initialized without a schema). Waits until ready.
 #   scripts/voltdb-sandbox.sh stop DIR [NODE]
 #       Without NODE: stops every node (SIGTERM, SIGKILL after 60 s) and
 #       removes DIR. With NODE: stops that node only and keeps DIR. It
@@ -321,6 +322,11 @@ write_deployment() {
 # ---------------------------------------------------------------- nodes
 
 nodes_of() { cat "$1/nodes"; }
+
+# port_or_dash prints node $2's client port, or "-" before it has one.
+port_or_dash() {
+	if [ -s "$1/node$2/ports" ]; then node_port "$1" "$2" client; else echo -; fi
+}
 
 # jvm_alive succeeds while any thread of process $1 is not a zombie. A JVM
 # whose main thread has returned during shutdown shows "Z" in
@@ -664,35 +670,57 @@ killnode() {
 }
 
 restart() {
-	local dir=$1 node=$2 t0=$SECONDS attempt rc
+	local dir=$1 node=${2:-} t0=$SECONDS attempt rc i deadline retry nodes=()
 	check_sandbox "$dir"
 	dir=$(cd "$dir" && pwd -P)
-	check_node "$dir" "$node"
-	node_pid "$dir" "$node" >/dev/null && die "node $node is running: stop or kill it first"
+	if [ -n "$node" ]; then
+		check_node "$dir" "$node"
+		node_pid "$dir" "$node" >/dev/null && die "node $node is running: stop or kill it first"
+		nodes=("$node")
+	else
+		for i in $(seq 1 "$(nodes_of "$dir")"); do
+			node_pid "$dir" "$i" >/dev/null || nodes+=("$i")
+		done
+		[ ${#nodes[@]} -gt 0 ] || die "every node of $dir runs: nothing to restart"
+	fi
 	need_java
-	clean_native "$dir" "$node"
 	for attempt in 1 2 3 4 5; do
-		spawn "$dir" "$node"
-		rc=0
-		wait_ready "$dir" "$node" $((SECONDS + START_TIMEOUT)) || rc=$?
-		case $rc in
-		0)
-			log "node $node (pid $(cat "$dir/node$node/pid")) ready again after $((SECONDS - t0)) s"
+		# All at once: a cluster whose nodes are all down forms again only
+		# when every node is up (each waits for hostcount nodes).
+		for i in "${nodes[@]}"; do
+			clean_native "$dir" "$i"
+			spawn "$dir" "$i"
+		done
+		deadline=$((SECONDS + START_TIMEOUT))
+		retry=""
+		for i in "${nodes[@]}"; do
+			rc=0
+			wait_ready "$dir" "$i" "$deadline" || rc=$?
+			case $rc in
+			0) ;;
+			1)
+				retry=1
+				break
+				;;
+			*)
+				for n in "${nodes[@]}"; do halt "$dir" "$n" KILL; done
+				die "node $i was not ready within $START_TIMEOUT s (log: $dir/node$i/volt.log)"
+				;;
+			esac
+		done
+		if [ -z "$retry" ]; then
+			for i in "${nodes[@]}"; do
+				log "node $i (pid $(cat "$dir/node$i/pid")) ready again after $((SECONDS - t0)) s"
+			done
 			return 0
-			;;
-		1)
-			# Its ports are known to clients and to the other nodes: wait for
-			# the one taken (TIME-WAIT after a kill) instead of moving it.
-			log "node $node: a port was taken (attempt $attempt of 5); trying again"
-			sleep 2
-			;;
-		*)
-			halt "$dir" "$node" KILL
-			die "node $node was not ready within $START_TIMEOUT s (log: $dir/node$node/volt.log)"
-			;;
-		esac
+		fi
+		# Its ports are known to clients and to the other nodes: wait for the
+		# one taken (TIME-WAIT after a kill) instead of moving it.
+		log "node $i: a port was taken (attempt $attempt of 5); trying again"
+		for n in "${nodes[@]}"; do halt "$dir" "$n" KILL; done
+		sleep 2
 	done
-	die "node $node could not bind its ports again after 5 attempts: is something else listening on $(cat "$dir/node$node/ports")? (log: $dir/node$node/volt.log)"
+	die "node $i could not bind its ports again after 5 attempts: is something else listening on $(cat "$dir/node$i/ports")? (log: $dir/node$i/volt.log)"
 }
 
 status() {
@@ -701,13 +729,13 @@ status() {
 	dir=$(cd "$dir" && pwd -P)
 	for i in $(seq 1 "$(nodes_of "$dir")"); do
 		if pid=$(node_pid "$dir" "$i"); then
-			echo "node $i running pid $pid port $(node_port "$dir" "$i" client)"
+			echo "node $i running pid $pid port $(port_or_dash "$dir" "$i")"
 		else
-			echo "node $i down port $(node_port "$dir" "$i" client)"
+			echo "node $i down port $(port_or_dash "$dir" "$i")"
 			down=1
 		fi
 	done
-	echo "url $(cat "$dir/url" 2>/dev/null || url_of "$dir")"
+	echo "url $(cat "$dir/url" 2>/dev/null || echo -)"
 	[ $down -eq 0 ] || exit 3
 }
 
@@ -737,7 +765,7 @@ fetch) [ $# -eq 0 ] || usage; need_java; fetch; echo "$CACHE_DIR/lib" ;;
 start) [ $# -ge 1 ] || usage; start "$@" ;;
 stop) [ $# -ge 1 ] && [ $# -le 2 ] || usage; stop "$@" ;;
 kill) [ $# -ge 1 ] && [ $# -le 2 ] || usage; killnode "$@" ;;
-restart) [ $# -eq 2 ] || usage; restart "$@" ;;
+restart) [ $# -ge 1 ] && [ $# -le 2 ] || usage; restart "$@" ;;
 status) [ $# -eq 1 ] || usage; status "$@" ;;
 url) [ $# -eq 1 ] || usage; check_sandbox "$1"; cat "$1/url" ;;
 sqlcmd) [ $# -ge 1 ] && [ $# -le 2 ] || usage; sqlcmd "$@" ;;
