@@ -228,7 +228,7 @@ fetch() {
 		fi
 	fi
 	local t0=$SECONDS build=$CACHE_DIR/build
-	rm -rf -- "$build" "$CACHE_DIR/lib"
+	rm -rf -- "$build" "${CACHE_DIR:?}/lib"
 	mkdir -p "$build"
 	write_pom "$build/pom.xml"
 	log "resolving voltdb $VERSION and its runtime libraries from the Maven repository into $CACHE_DIR/lib (a minute or two)"

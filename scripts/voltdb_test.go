@@ -252,9 +252,10 @@ func TestVoltDBSandbox(t *testing.T) {
 	}
 }
 
-// oneNodeFlow starts one node, writes and reads through
-// VoltDB's own sqlcmd, kills it (its native engine must not stay behind),
-// starts it again and stops it: no process and no file of it are left.
+// oneNodeFlow starts one node, writes and reads through VoltDB's own
+// sqlcmd, kills it (its native engine must not stay behind), starts it
+// again (restart without NODE) and stops it: no process and no file of it
+// are left.
 func oneNodeFlow(t tb, dir string) {
 	stdout, stderr, err := voltSandbox(t, "", "start", dir)
 	if err != nil {
@@ -312,8 +313,12 @@ func oneNodeFlow(t tb, dir string) {
 		t.Errorf("status after kill: exit %d, want 3\n%s", exitCode(err), st)
 	}
 
-	if _, stderr, err := voltSandbox(t, "", "restart", dir, "1"); err != nil {
+	// restart without NODE starts every node that is down.
+	if _, stderr, err := voltSandbox(t, "", "restart", dir); err != nil {
 		t.Fatalf("restart: %v\n%s", err, stderr)
+	}
+	if _, stderr, err := voltSandbox(t, "", "restart", dir); exitCode(err) != 1 || !strings.Contains(stderr, "nothing to restart") {
+		t.Errorf("restart with every node up: exit %d\n%s", exitCode(err), stderr)
 	}
 	pid2 := pidOf(t, dir, 1)
 	if pid2 == pid {
