@@ -162,7 +162,7 @@ func TestWriteText(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"isolation probe of PostgreSQL 15.18 (postgres://u@h/db)",
-		"read-uncommitted  not offered",
+		"read-uncommitted (not offered)  -   -    -",
 		"blocked, abort 40001",
 		"allowed",
 		"repeatable-read, P4: T2 UPDATE t SET v = $1 WHERE id = 1: could not serialize access due to concurrent update (40001)",

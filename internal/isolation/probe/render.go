@@ -8,17 +8,13 @@ import (
 )
 
 // WriteText writes r as a table, a row per level and a column per anomaly
-// (cells as Outcome.Cell), then the error of every abort, once per level
+// (cells as Outcome.Cell; "-" at a level the target does not offer), then the error of every abort, once per level
 // and code, so that a reader can see what the product said.
 func WriteText(w io.Writer, r Report) error {
 	fmt.Fprintf(w, "isolation probe of %s %s (%s)\n\n", r.Product, r.Version, r.Target)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "level\t%s\n", strings.Join(Anomalies, "\t"))
 	for _, l := range r.Levels {
-		if !l.Offered {
-			fmt.Fprintf(tw, "%s\tnot offered\n", l.Level)
-			continue
-		}
 		cells := make([]string, 0, len(Anomalies))
 		for _, a := range Anomalies {
 			cell := "-"
@@ -29,7 +25,11 @@ func WriteText(w io.Writer, r Report) error {
 			}
 			cells = append(cells, cell)
 		}
-		fmt.Fprintf(tw, "%s\t%s\n", l.Level, strings.Join(cells, "\t"))
+		name := l.Level
+		if !l.Offered {
+			name += " (not offered)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", name, strings.Join(cells, "\t"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
