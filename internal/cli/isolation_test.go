@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/candor-bench/candor/internal/isolation/probe"
+	"github.com/candor-bench/candor/internal/result"
 )
 
 // TestIsolationProbeSQLite: candor isolation probe on a SQLite file prints
@@ -63,5 +64,45 @@ func TestIsolationProbeSQLite(t *testing.T) {
 		if code != c.code || !strings.Contains(stderr, c.says) {
 			t.Errorf("%v: exit %d, %q; want exit %d saying %q", c.args, code, stderr, c.code, c.says)
 		}
+	}
+}
+
+// TestRunRecordsObservedIsolation: a run with --isolation records its
+// level's probe in the result, the second run on the same server reuses
+// it (cached, same probe time), and a run without --isolation has none.
+// Not parallel: the probe cache's directory comes from the environment.
+func TestRunRecordsObservedIsolation(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("CANDOR_ISOLATION_CACHE", filepath.Join(dir, "cache"))
+	url := "sqlite://" + filepath.Join(dir, "kv.db")
+	run := func(name string, extra ...string) *result.Result {
+		t.Helper()
+		out := filepath.Join(dir, name)
+		args := append([]string{"run", "kv-basic", "--pairs", "1000", "--time", "1s", "--target", url, "--out", out}, extra...)
+		if code, _, stderr := runAbs(t, dir, args...); code != ExitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		r, err := result.Read(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	first := run("r1.json", "--isolation", "serializable")
+	o := first.IsolationObserved
+	if o == nil || o.Level != "serializable" || o.Cached || len(o.Outcomes) != len(probe.Anomalies) || o.Error != "" {
+		t.Fatalf("first run's isolation_observed: %+v", o)
+	}
+	for _, a := range o.Outcomes {
+		if a.Allowed {
+			t.Errorf("SQLite allowed %s", a.Anomaly)
+		}
+	}
+	again := run("r2.json", "--isolation", "serializable").IsolationObserved
+	if again == nil || !again.Cached || !again.Probed.Equal(o.Probed) || again.Identity != o.Identity {
+		t.Errorf("second run's isolation_observed: %+v, want the first's probe (%v) reused", again, o.Probed)
+	}
+	if none := run("r3.json").IsolationObserved; none != nil {
+		t.Errorf("a run without --isolation recorded %+v", none)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -25,8 +26,9 @@ var ErrBadLevel = errors.New("unknown isolation level")
 // SchemaVersion is the version of Report's JSON form.
 const SchemaVersion = 1
 
-// DefaultTable is the probe's table; candor creates it, marks it as its own
-// and drops it when the probe ends.
+// DefaultTable begins the name of the probe's table; candor creates it,
+// marks it as its own and drops it when the probe ends. A suffix of its own
+// per probe keeps two probes of one server (two candor processes) apart.
 const DefaultTable = "candor_isolation_probe"
 
 // Levels are the isolation levels a probe tries when none is named, in the
@@ -40,7 +42,8 @@ type Options struct {
 	Levels []string
 	// ConnectTimeout bounds every connection attempt (target.Options).
 	ConnectTimeout time.Duration
-	// Table is the probe table's name; "" is DefaultTable.
+	// Table is the probe table's name; "" is DefaultTable, an underscore
+	// and 8 random hexadecimal digits.
 	Table string
 }
 
@@ -141,7 +144,7 @@ func Run(ctx context.Context, url string, opts Options) (rep Report, err error) 
 	}
 	table := opts.Table
 	if table == "" {
-		table = DefaultTable
+		table = fmt.Sprintf("%s_%08x", DefaultTable, rand.Uint32())
 	}
 	admin, err := target.Open(ctx, url, target.Options{ConnectTimeout: opts.ConnectTimeout})
 	if err != nil {
@@ -182,12 +185,6 @@ func Run(ctx context.Context, url string, opts Options) (rep Report, err error) 
 		rep.Levels = append(rep.Levels, lv)
 	}
 	return rep, nil
-}
-
-// Identity is the server a fingerprint describes, as a cache key: driver,
-// product, version and the redacted address.
-func Identity(fp target.Fingerprint) string {
-	return fp.Driver + " " + fp.Product + " " + fp.Version + " " + fp.URL
 }
 
 func probeLevel(ctx context.Context, url string, opts Options, level string, t *probeTable) (Level, error) {
