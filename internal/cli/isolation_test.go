@@ -9,6 +9,7 @@ import (
 
 	"github.com/candor-bench/candor/internal/isolation/probe"
 	"github.com/candor-bench/candor/internal/result"
+	"github.com/candor-bench/candor/internal/target/targettest"
 )
 
 // TestIsolationProbeSQLite: candor isolation probe on a SQLite file prints
@@ -104,5 +105,35 @@ func TestRunRecordsObservedIsolation(t *testing.T) {
 	}
 	if none := run("r3.json").IsolationObserved; none != nil {
 		t.Errorf("a run without --isolation recorded %+v", none)
+	}
+}
+
+// TestAuditObservedIsolation: runs at "repeatable-read" on PostgreSQL and on
+// MariaDB are not at the same isolation: candor audit of the two results
+// is an error naming the lost update MariaDB allowed and PostgreSQL aborted
+// (40001); two PostgreSQL results at repeatable-read raise no such error.
+// Not parallel: the probe cache's directory comes from the environment.
+func TestAuditObservedIsolation(t *testing.T) {
+	pg, maria := targettest.PostgresDatabaseURL(t), targettest.MySQLDatabaseURL(t)
+	dir := t.TempDir()
+	t.Setenv("CANDOR_ISOLATION_CACHE", filepath.Join(dir, "cache"))
+	run := func(name, url string) string {
+		t.Helper()
+		out := filepath.Join(dir, name)
+		args := []string{"run", "kv-basic", "--pairs", "1000", "--time", "1s", "--isolation", "repeatable-read", "--target", url, "--out", out, "-q"}
+		if code, _, stderr := runAbs(t, dir, args...); code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", name, code, stderr)
+		}
+		return out
+	}
+	a, b, c := run("pg1.json", pg), run("maria.json", maria), run("pg2.json", pg)
+	code, stdout, stderr := runAbs(t, dir, "audit", a, b)
+	if code != ExitAuditFindings || !strings.Contains(stdout+stderr, "lost update (P4) allowed on one side only") ||
+		!strings.Contains(stdout+stderr, "40001") {
+		t.Errorf("audit PostgreSQL RR vs MariaDB RR: exit %d:\n%s%s", code, stdout, stderr)
+	}
+	_, stdout, stderr = runAbs(t, dir, "audit", a, c)
+	if strings.Contains(stdout+stderr, "isolation-observed-differs") || strings.Contains(stdout+stderr, "allowed on one side only") {
+		t.Errorf("audit PostgreSQL RR vs PostgreSQL RR flags the isolation observed:\n%s%s", stdout, stderr)
 	}
 }
