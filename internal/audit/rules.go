@@ -35,6 +35,8 @@ func init() {
 			Fix: "give every side the same number of synchronous standbys or the same replication factor and write consistency", check: replicationDiffers},
 		{ID: "isolation-differs", Severity: Error, Title: "isolation differs",
 			Fix: "set the same level on every side with --isolation", check: isolationDiffers},
+		{ID: "isolation-observed-differs", Severity: Error, Title: "the isolation observed differs",
+			Fix: "compare levels that allow the same anomalies (candor isolation probe shows each level's, docs/ISOLATION.md), or state beside the figures which anomalies each side allowed", check: isolationObservedDiffers},
 		{ID: "consistency-differs", Severity: Error, Title: "consistency levels differ",
 			Fix: "use the same read and write consistency on every side (CQL targets: ?read_consistency=...&write_consistency=...)", check: consistencyDiffers},
 		{ID: "memory-fit", Severity: Error, Title: "the data fits in memory on one side only",
@@ -217,6 +219,100 @@ func isolationDiffers(sides []Side) []Finding {
 		}
 	}
 	return []Finding{ruleOf("isolation-differs", Error, "isolation differs: %s", text)}
+}
+
+// anomalyNames are the everyday names of the anomalies the audit's
+// findings name.
+var anomalyNames = map[string]string{"P4": "lost update", "G-single": "read skew", "G-single-write": "read skew by a write predicate",
+	"G2-item": "write skew", "G2": "predicate write skew (G2)", "G0": "dirty write", "G1a": "aborted read", "G1b": "intermediate read",
+	"G1c": "circular information flow", "OTV": "observed transaction vanishes", "PMP": "predicate-many-preceders", "PMP-write": "predicate-many-preceders by a write"}
+
+// observedText is what side s's probe said of anomaly: "allowed",
+// "prevented (how)", or "" when it has no probe of it.
+func observedText(s Side, anomaly string) string {
+	o := first(s).IsolationObserved
+	if o == nil {
+		return ""
+	}
+	for _, a := range o.Outcomes {
+		if a.Anomaly != anomaly {
+			continue
+		}
+		if a.Allowed {
+			return "allowed"
+		}
+		how := a.How
+		if len(a.Codes) > 0 {
+			how += " " + strings.Join(a.Codes, "/")
+		}
+		return "prevented (" + how + ")"
+	}
+	return ""
+}
+
+// isolationObservedDiffers compares what the sides' probes observed (the
+// result's isolation_observed): an anomaly allowed on some sides only is
+// an error, whatever the levels are called. A side without a probe is a
+// note when another has one.
+func isolationObservedDiffers(sides []Side) []Finding {
+	if len(sides) < 2 {
+		return nil
+	}
+	var anomalies []string
+	seen := map[string]bool{}
+	probed := 0
+	for _, s := range sides {
+		o := first(s).IsolationObserved
+		if o == nil || len(o.Outcomes) == 0 {
+			continue
+		}
+		probed++
+		for _, a := range o.Outcomes {
+			if !seen[a.Anomaly] {
+				seen[a.Anomaly] = true
+				anomalies = append(anomalies, a.Anomaly)
+			}
+		}
+	}
+	if probed == 0 {
+		return nil
+	}
+	if probed < len(sides) {
+		_, text := sideValues(sides, func(s Side) string {
+			if o := first(s).IsolationObserved; o != nil && len(o.Outcomes) > 0 {
+				return "probed"
+			} else if o != nil && o.Error != "" {
+				return o.Error
+			}
+			return "not probed (run with --isolation)"
+		})
+		return []Finding{ruleOf("isolation-observed-differs", Note, "isolation observed on some sides only: %s", text)}
+	}
+	var out []Finding
+	for _, a := range anomalies {
+		allowed := 0
+		for _, s := range sides {
+			if observedText(s, a) == "allowed" {
+				allowed++
+			}
+		}
+		if allowed == 0 || allowed == len(sides) {
+			continue
+		}
+		_, text := sideValues(sides, func(s Side) string {
+			t := observedText(s, a)
+			if t == "" {
+				t = "not probed"
+			}
+			return Isolation(first(s)) + ": " + t
+		})
+		name := anomalyNames[a]
+		if name == "" {
+			name = a
+		}
+		out = append(out, ruleOf("isolation-observed-differs", Error, "%s (%s) allowed on one side only: %s", name, a, text))
+	}
+	return out
 }
 
 func consistency(r *result.Result) string {

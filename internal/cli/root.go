@@ -134,7 +134,7 @@ options.`,
 	root.AddCommand(newMergeCmd(env))
 	root.AddCommand(run, load, cleanup, newListCmd(env), newVersionCmd(env), newPlanCmd(env))
 	root.AddCommand(newReportCmd(env), newCompareCmd(env), newSysbenchCmd(env), newPgbenchCmd(env), prewarm)
-	root.AddCommand(newLedgerCmd(env), newCheckCmd(env))
+	root.AddCommand(newLedgerCmd(env), newCheckCmd(env), newIsolationCmd(env))
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {

@@ -125,6 +125,13 @@ func run(ctx context.Context, env *Env, spec Spec, rep *Report) error {
 	}
 	recordLoadedWith(res, tbl.LoadedWith)
 	sh.record(ctx, res, tgt)
+	if phase == PhaseRun && spec.Isolation != "" {
+		probeURL := DefaultTarget
+		if len(urls) > 0 {
+			probeURL = urls[0]
+		}
+		res.IsolationObserved = observeIsolation(ctx, env.Stderr, spec.Quiet, probeURL, spec.Isolation, fp, tgt.Capabilities(), spec.ConnectTimeout)
+	}
 	out, err := openResultFile(spec.Out, wl, phase, res)
 	if err != nil {
 		return err

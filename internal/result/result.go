@@ -73,6 +73,9 @@ type Result struct {
 	// Checks are the checks of the data the run left (--check), in the
 	// order they were made (checks.go).
 	Checks []DataCheck `json:"checks,omitempty"`
+	// IsolationObserved is what the run's --isolation allowed on its
+	// target, by candor's probes (isolation.go); nil without --isolation.
+	IsolationObserved *ObservedIsolation `json:"isolation_observed,omitempty"`
 }
 
 // PlanIdentity is the plan parameter in which a cell's result records the

@@ -95,7 +95,7 @@ func Add(fl *pflag.FlagSet, phase string) *Flags {
 	fl.StringVarP(&f.out, "out", "o", "", "result file (default results/<workload>-<phase>-<time>.json, -2, -3, ... when taken)")
 	fl.StringVar(&f.format, "format", "text", "final summary on stdout: text, ycsb (YCSB's [OVERALL]/[READ] lines), sysbench (sysbench 1.0.20's report and interval lines), pgbench (pgbench 15's report and -P lines) or json (the result)")
 	fl.Var(&f.connectTimeout, "connect-timeout", "give up connecting after this long")
-	fl.StringVar(&f.isolation, "isolation", "", "transaction isolation of every session: read-uncommitted, read-committed, repeatable-read or serializable (default: the server's)")
+	fl.StringVar(&f.isolation, "isolation", "", "transaction isolation of every session: read-uncommitted, read-committed, repeatable-read or serializable (default: the server's); a run probes what it allows (docs/ISOLATION.md)")
 	fl.BoolVar(&f.allowForeign, "allow-foreign-tables", false, "use (and with --load=always drop) tables candor did not create")
 	fl.IntVar(&f.batch, "batch-size", runner.DefaultLoadBatch, "rows per load batch (COPY on PostgreSQL, multi-row INSERT elsewhere; sysbench on MariaDB: a whole table unless given)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no status lines or progress bar")

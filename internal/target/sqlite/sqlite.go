@@ -183,7 +183,10 @@ type Target struct {
 	closed    atomic.Bool
 }
 
-var _ target.Target = (*Target)(nil)
+var (
+	_ target.Target        = (*Target)(nil)
+	_ target.ServerErrorer = (*Target)(nil)
+)
 
 // ErrClosed is returned by Connect and Fingerprint after Close.
 var ErrClosed = errors.New("sqlite target is closed")
@@ -367,6 +370,17 @@ const (
 	codeLocked     = 6
 	codeConstraint = 19
 )
+
+// ServerError implements target.ServerErrorer: SQLite's extended result
+// code (SQLITE_BUSY_SNAPSHOT is 517, SQLITE_BUSY 5) and its message.
+func (t *Target) ServerError(err error) (target.ServerError, bool) {
+	var se *sqlitedrv.Error
+	if !errors.As(err, &se) {
+		return target.ServerError{}, false
+	}
+	msg := strings.TrimSuffix(se.Error(), " ("+strconv.Itoa(se.Code())+")")
+	return target.ServerError{Code: se.Code(), Message: msg}, true
+}
 
 // Classify implements target.Target.
 func (t *Target) Classify(err error) target.ErrorClass { return Classify(err) }
