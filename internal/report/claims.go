@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/candor-bench/candor/internal/published"
@@ -405,7 +404,7 @@ func checkMeasured(name string, c published.Claim, inputs []Input, v *Verdict) {
 		}
 		s := stats.Summarize(xs)
 		v.Value, v.Low, v.High = s.Mean, s.CI95Low, s.CI95High
-		v.Measured = fmt.Sprintf("mean %s (95%% CI %s–%s); above 0 in %d of %d repetitions", trimNum(s.Mean), trimNum(s.CI95Low), trimNum(s.CI95High), above, len(xs))
+		v.Measured = fmt.Sprintf("mean %s; above 0 in %d of %d repetitions", intervalText(s.Mean, s.CI95Low, s.CI95High), above, len(xs))
 		if len(xs) < 2 {
 			v.Measured = fmt.Sprintf("%s in the single repetition", trimNum(s.Mean))
 		}
@@ -419,6 +418,16 @@ func checkMeasured(name string, c published.Claim, inputs []Input, v *Verdict) {
 		}
 		return
 	}
+}
+
+// intervalText is "2.0 (95% CI 0.0–4.5)": a mean and its interval printed
+// to the interval's precision (two significant digits of its half-width).
+func intervalText(mean, low, high float64) string {
+	d, ok := ciDecimals((high - low) / 2)
+	if !ok {
+		return trimNum(mean)
+	}
+	return fmt.Sprintf("%s (95%% CI %s–%s)", fmtDecimals(mean, d), fmtDecimals(low, d), fmtDecimals(high, d))
 }
 
 // pairText is "server-rows: target=pg-async2 / target=pg-sync1 (both
@@ -619,31 +628,33 @@ func publishedTables(p *ClaimsPlan, inputs []Input) []*table {
 	return out
 }
 
+// metricText is a published table's figure: the mean over the
+// repetitions ± the half-width of its 95% confidence interval, both printed
+// to the interval's precision (fmtMeanCI), and n.
 func metricText(metric string, xs []float64) string {
 	if len(xs) == 0 {
 		return "–"
 	}
 	s := stats.Summarize(xs)
-	f := fmtRate
+	unit := ""
 	switch metric {
-	case "lost":
-		f = func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
-		if s.Mean != math.Trunc(s.Mean) {
-			f = func(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
-		}
 	case "rpo", "rto", "load-time":
-		f = func(x float64) string {
-			if x == 0 {
-				return "0 s"
+		unit = " s"
+	}
+	if s.N < 2 {
+		one := fmtRate(s.Mean)
+		switch {
+		case metric == "lost":
+			one = trimNum(s.Mean)
+		case unit != "":
+			one = fmtNs(s.Mean * 1e9)
+			if s.Mean == 0 {
+				one = "0 s"
 			}
-			return fmtNs(x * 1e9)
 		}
+		return fmt.Sprintf("%s (n = 1)", one)
 	}
-	out := f(s.Mean)
-	if s.N > 1 {
-		out += " ± " + f(s.HalfWidth())
-	}
-	return fmt.Sprintf("%s (n = %d)", out, s.N)
+	return fmt.Sprintf("%s (n = %d)", fmtMeanCI(s.Mean, s.HalfWidth(), unit), s.N)
 }
 
 func metricsNote(ms []string) string {

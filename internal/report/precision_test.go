@@ -1,0 +1,38 @@
+package report
+
+import (
+	"testing"
+)
+
+// A mean and its 95% CI are printed to two significant digits of the
+// half-width: the figure of issue 47, lost writes 1, 3 and 2 (mean 2,
+// half-width 2.4841377117503303), is "2.0 ± 2.5", and large rates are
+// rounded to the interval's tens.
+func TestMeanCIToItsPrecision(t *testing.T) {
+	cases := []struct {
+		mean, half float64
+		unit, want string
+	}{
+		{2, 2.4841377117503303, "", "2.0 ± 2.5"},
+		{12345.6, 234.5, "", "12350 ± 230"},
+		{1555.27, 37.2, "", "1555 ± 37"},
+		{12.3, 0.4512, " s", "12.30 s ± 0.45 s"},
+		{0.0004, 0.00012, "", "0.00040 ± 0.00012"},
+		{3, 0, "", "3 ± 0"}, // equal repetitions: no spread
+		{-0.001, 0.5, "", "0.00 ± 0.50"},
+	}
+	for _, c := range cases {
+		if got := fmtMeanCI(c.mean, c.half, c.unit); got != c.want {
+			t.Errorf("fmtMeanCI(%v, %v) = %q, want %q", c.mean, c.half, got, c.want)
+		}
+	}
+	if got := metricText("lost", []float64{1, 3, 2}); got != "2.0 ± 2.5 (n = 3)" {
+		t.Errorf("lost 1, 3, 2: %q, want 2.0 ± 2.5 (n = 3)", got)
+	}
+	if got := metricText("throughput", []float64{1000, 1010, 990}); got != "1000 ± 25 (n = 3)" {
+		t.Errorf("throughput 1000, 1010, 990: %q", got)
+	}
+	if got := intervalText(2, -0.4841377117503303, 4.484137711750330); got != "2.0 (95% CI -0.5–4.5)" {
+		t.Errorf("intervalText = %q", got)
+	}
+}
