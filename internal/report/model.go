@@ -223,8 +223,16 @@ type OpStats struct {
 	// encoded latency histograms of the repetitions, decoded once on demand
 	hists    []string
 	spectrum []SpectrumPoint
+	samples  []int64 // the latencies recorded, when too few for a spectrum
 	decoded  bool
 }
+
+// MinSpectrumSamples is how many latencies a percentile spectrum needs:
+// with fewer than 100, even its 99th percentile is the largest sample, and
+// every point above it too; a line drawn through 3 samples out to
+// 99.999% would show a shape the data do not have. Fewer are shown as the
+// samples themselves (OpStats.Samples).
+const MinSpectrumSamples = 100
 
 // CounterStat is one workload counter as a rate per second.
 type CounterStat struct {
@@ -918,9 +926,18 @@ func (c *Cell) Op(name string) *OpStats {
 	return nil
 }
 
+// Samples are the latencies the operation's histograms recorded over all
+// repetitions, in ascending order (each at its bucket's middle), when they
+// are too few for a spectrum (fewer than MinSpectrumSamples); nil otherwise.
+func (o *OpStats) Samples() []int64 {
+	o.Spectrum()
+	return o.samples
+}
+
 // Spectrum returns the latency percentile spectrum of the operation over
 // all repetitions (their histograms merged), decoding each histogram once.
-// nil when the results carry no histogram.
+// nil when the results carry no histogram, or fewer than
+// MinSpectrumSamples latencies (Samples has them).
 func (o *OpStats) Spectrum() []SpectrumPoint {
 	if o.decoded {
 		return o.spectrum
@@ -932,6 +949,14 @@ func (o *OpStats) Spectrum() []SpectrumPoint {
 	}
 	h, err := result.MergeHistograms("latency", ops...)
 	if err != nil || h == nil || h.TotalCount() == 0 {
+		return nil
+	}
+	if h.TotalCount() < MinSpectrumSamples {
+		for _, b := range h.Distribution() {
+			for i := int64(0); i < b.Count; i++ {
+				o.samples = append(o.samples, (b.From+b.To)/2)
+			}
+		}
 		return nil
 	}
 	pcts := spectrumPercentiles()

@@ -1,7 +1,13 @@
 package report
 
 import (
+	"bytes"
+	"html"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // A mean and its 95% CI are printed to two significant digits of the
@@ -34,5 +40,40 @@ func TestMeanCIToItsPrecision(t *testing.T) {
 	}
 	if got := intervalText(2, -0.4841377117503303, 4.484137711750330); got != "2.0 (95% CI -0.5–4.5)" {
 		t.Errorf("intervalText = %q", got)
+	}
+}
+
+// A percentile spectrum needs MinSpectrumSamples latencies: an operation
+// with 3 (one per repetition, as a commit loop run in the server records)
+// gets its samples listed instead, and how many a spectrum needs; one with
+// enough keeps its figure.
+func TestNoSpectrumFromThreeSamples(t *testing.T) {
+	in, err := Load(filepath.Join(fixtureDir, "ycsb-a-pg-t1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range in[0].Result.Phases {
+		ph := &in[0].Result.Phases[i]
+		for j := range ph.Ops {
+			if ph.Name != "run" || ph.Ops[j].Name != "UPDATE" {
+				continue
+			}
+			h := hdr.New(1, 3_600_000_000_000, 3)
+			h.RecordValue(int64(1_200_000_000 + 50_000_000*ph.Repetition))
+			ph.Ops[j].Histograms = map[string]string{"latency": encode(t, h)}
+		}
+	}
+	var buf bytes.Buffer
+	if err := HTML(&buf, Build(in)); err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(buf.String())
+	if strings.Contains(page, "Latency percentile spectrum of UPDATE") {
+		t.Error("a spectrum drawn from 3 samples")
+	}
+	for _, want := range []string{"Latencies of UPDATE", "too few for a percentile spectrum (it needs at least 100 per line)", "3 samples: 1.25s, 1.30s, 1.35s", "Latency percentile spectrum of READ"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
 	}
 }
