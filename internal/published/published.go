@@ -96,6 +96,11 @@ type Claim struct {
 	// Zero: Metric is 0 in every repetition of the cells; Positive: above 0
 	// in every one.
 	Zero, Positive *Selector
+	// Repetitions is how many repetitions each side of the check needs
+	// (a load metric: how many loads) before a verdict is called; fewer
+	// give "too few repetitions", naming both. 0: the check's minimum
+	// (MinRepetitions).
+	Repetitions int
 	// Untestable says why the claim cannot be tested on one machine
 	// (kind untestable).
 	Untestable string
@@ -173,6 +178,25 @@ func (c Claim) Check() string {
 	return ""
 }
 
+// MinRepetitions is the fewest repetitions per side a check can call: a
+// ratio or an order needs a confidence interval (two), the others one.
+func (c Claim) MinRepetitions() int {
+	switch c.Check() {
+	case "ratio", "less":
+		return 2
+	}
+	return 1
+}
+
+// NeedsRepetitions is how many repetitions per side the claim needs before
+// a verdict: its repetitions, else the check's minimum.
+func (c Claim) NeedsRepetitions() int {
+	if c.Repetitions > c.MinRepetitions() {
+		return c.Repetitions
+	}
+	return c.MinRepetitions()
+}
+
 // Selectors are the cells the claim names.
 func (c Claim) Selectors() []Selector {
 	out := append(append(append([]Selector(nil), c.Ratio...), c.Less...), c.AtMost...)
@@ -238,6 +262,7 @@ type rawClaim struct {
 	Zero       map[string]any   `yaml:"zero"`
 	Positive   map[string]any   `yaml:"positive"`
 	Untestable string           `yaml:"untestable"`
+	Repeat     int              `yaml:"repetitions"`
 	Words      *rawWords        `yaml:"words"`
 	Extra      map[string]any   `yaml:",inline"`
 }
@@ -316,10 +341,10 @@ func Parse(n *yaml.Node, add func(int, string, ...any)) *Published {
 		}
 		seen[name] = true
 		for k := range rc.Extra {
-			add(line, "published claim %q: unknown key %q; valid keys: id, kind, about, said, paraphrase, figures, conditions, metric, ratio, expect, from, tolerance, less, atmost, zero, positive, untestable, needs, slips, words", name, k)
+			add(line, "published claim %q: unknown key %q; valid keys: id, kind, about, said, paraphrase, figures, conditions, metric, ratio, expect, from, tolerance, less, atmost, zero, positive, repetitions, untestable, needs, slips, words", name, k)
 		}
 		c := Claim{ID: rc.ID, Kind: rc.Kind, About: rc.About, Said: rc.Said, Paraphrase: rc.Paraphrase, Figures: rc.Figures, Conditions: rc.Conditions,
-			Metric: rc.Metric, Untestable: rc.Untestable, Needs: rc.Needs, Slips: rc.Slips, Line: line}
+			Metric: rc.Metric, Untestable: rc.Untestable, Needs: rc.Needs, Slips: rc.Slips, Repetitions: rc.Repeat, Line: line}
 		if c.Said == "" {
 			add(line, "published claim %q: said is missing: quote the source's words (or paraphrase them with paraphrase: true)", name)
 		}
@@ -347,6 +372,12 @@ func Parse(n *yaml.Node, add func(int, string, ...any)) *Published {
 			}
 		}
 		checkKind(name, line, c, checks, pub.Runs, add)
+		if rc.Repeat != 0 && checks == 1 && rc.Repeat < c.MinRepetitions() {
+			add(line, "published claim %q: repetitions %d is below the %d a %s check needs (a confidence interval needs two)", name, rc.Repeat, c.MinRepetitions(), c.Check())
+		}
+		if rc.Repeat != 0 && checks == 0 {
+			add(line, "published claim %q: repetitions belongs to a claim that checks something here (kind direct or analog)", name)
+		}
 		if (len(c.Ratio) > 0 && len(c.Ratio) != 2) || (len(c.Less) > 0 && len(c.Less) != 2) || (len(c.AtMost) > 0 && len(c.AtMost) != 2) {
 			add(line, "published claim %q: ratio, less and atmost name two cells, [{numerator}, {denominator}] or [{lower}, {higher}]", name)
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/candor-bench/candor/internal/published"
@@ -332,12 +333,13 @@ func checkMeasured(name string, c published.Claim, inputs []Input, v *Verdict) {
 		r, ok := stats.RatioOf(stats.Summarize(b), stats.Summarize(a))
 		v.Value = r.Ratio
 		v.Measured = fmt.Sprintf("%.2f, n = %d / %d", r.Ratio, len(a), len(b))
-		if !ok {
-			v.Verdict, v.Reason = TooFew, "a side has a single repetition: no confidence interval"
+		if ok {
+			v.Low, v.High = r.CI95Low, r.CI95High
+			v.Measured = fmt.Sprintf("%.2f (95%% CI %.2f–%.2f), n = %d / %d", r.Ratio, r.CI95Low, r.CI95High, len(a), len(b))
+		}
+		if tooFew(c, v, len(a), len(b)) {
 			return
 		}
-		v.Low, v.High = r.CI95Low, r.CI95High
-		v.Measured = fmt.Sprintf("%.2f (95%% CI %.2f–%.2f), n = %d / %d", r.Ratio, r.CI95Low, r.CI95High, len(a), len(b))
 		lo, hi := 0.0, 1.0
 		if c.Check() == "ratio" {
 			lo, hi = c.Expect/(1+c.Tolerance), c.Expect*(1+c.Tolerance)
@@ -370,6 +372,9 @@ func checkMeasured(name string, c published.Claim, inputs []Input, v *Verdict) {
 		loB, hiB := minMax(b)
 		v.Value = stats.Summarize(a).Mean
 		v.Measured = fmt.Sprintf("%s–%s against %s–%s, n = %d / %d", trimNum(loA), trimNum(hiA), trimNum(loB), trimNum(hiB), len(a), len(b))
+		if tooFew(c, v, len(a), len(b)) {
+			return
+		}
 		switch {
 		case hiA <= loB:
 			v.Verdict = Reproduced
@@ -408,6 +413,9 @@ func checkMeasured(name string, c published.Claim, inputs []Input, v *Verdict) {
 		if len(xs) < 2 {
 			v.Measured = fmt.Sprintf("%s in the single repetition", trimNum(s.Mean))
 		}
+		if tooFew(c, v, len(xs)) {
+			return
+		}
 		switch {
 		case c.Zero != nil && above == 0, c.Positive != nil && above == len(xs):
 			v.Verdict = Reproduced
@@ -418,6 +426,39 @@ func checkMeasured(name string, c published.Claim, inputs []Input, v *Verdict) {
 		}
 		return
 	}
+}
+
+// tooFew sets the verdict "too few repetitions" when a side of the check
+// has fewer repetitions than the claim needs, naming how many each side
+// has and how many it needs.
+func tooFew(c published.Claim, v *Verdict, ns ...int) bool {
+	need := c.NeedsRepetitions()
+	short := false
+	for _, n := range ns {
+		short = short || n < need
+	}
+	if !short {
+		return false
+	}
+	have := make([]string, len(ns))
+	for i, n := range ns {
+		have[i] = strconv.Itoa(n)
+	}
+	what := "repetitions"
+	if strings.HasPrefix(c.Metric, "load-") {
+		what = "loads"
+	}
+	side := ""
+	if len(ns) > 1 {
+		side = " each"
+		have[0] = strings.Join(have, " and ")
+	}
+	v.Verdict = TooFew
+	v.Reason = fmt.Sprintf("has %s %s, needs %d%s", have[0], what, need, side)
+	if len(ns) > 1 {
+		v.Reason = fmt.Sprintf("the sides have %s %s, the claim needs %d%s", have[0], what, need, side)
+	}
+	return true
 }
 
 // intervalText is "2.0 (95% CI 0.0–4.5)": a mean and its interval printed

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/candor-bench/candor/internal/published"
 )
 
 // A mean and its 95% CI are printed to two significant digits of the
@@ -75,5 +77,31 @@ func TestNoSpectrumFromThreeSamples(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("report lacks %q", want)
 		}
+	}
+}
+
+// A claim that needs 5 repetitions per side is "too few" with 3 and 3,
+// naming both, whatever its interval shows (a 0.4 s load must not decide
+// it); with 5 and 5 it is called; a load metric counts loads.
+func TestClaimNeedsItsRepetitions(t *testing.T) {
+	a := map[string]string{"target": "a"}
+	b := map[string]string{"target": "b"}
+	less := published.Claim{ID: "o", Kind: published.Direct, Metric: "throughput", Less: []published.Selector{{"target": "b"}, {"target": "a"}}, Repetitions: 5}
+	v := checkClaim("p", less, []Input{claimInput(a, []float64{200, 202, 198}, nil), claimInput(b, []float64{100, 101, 99}, nil)})
+	if v.Verdict != TooFew || v.Reason != "the sides have 3 and 3 repetitions, the claim needs 5 each" || !strings.Contains(v.Measured, "95% CI") {
+		t.Errorf("3 and 3 of 5: %q (%s; %s)", v.Verdict, v.Reason, v.Measured)
+	}
+	v = checkClaim("p", less, []Input{claimInput(a, []float64{200, 202, 198, 201, 199}, nil), claimInput(b, []float64{100, 101, 99, 100, 102}, nil)})
+	if v.Verdict != Reproduced {
+		t.Errorf("5 and 5: %q (%s)", v.Verdict, v.Reason)
+	}
+	load := less
+	load.Metric = "load-time"
+	if v := checkClaim("p", load, nil); v.Verdict != NotRun {
+		t.Errorf("no loads: %q", v.Verdict)
+	}
+	pos := published.Claim{ID: "l", Kind: published.Direct, Metric: "lost", Positive: &published.Selector{"target": "a"}, Repetitions: 3}
+	if v := checkClaim("p", pos, []Input{claimInput(a, []float64{1, 1}, []int64{2, 3})}); v.Verdict != TooFew || v.Reason != "has 2 repetitions, needs 3" {
+		t.Errorf("lost in 2 of 3 needed: %q (%s)", v.Verdict, v.Reason)
 	}
 }
