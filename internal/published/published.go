@@ -146,12 +146,16 @@ func (s Selector) String() string {
 }
 
 // Matches reports whether a cell of the given workload and parameters is
-// one the selector names.
+// one the selector names. A key whose value is "" names the cells without
+// that parameter.
 func (s Selector) Matches(workload string, params map[string]string) bool {
 	for k, v := range s {
 		got, ok := params[k]
 		if k == "workload" {
 			got, ok = workload, true
+		}
+		if v == "" && !ok {
+			continue
 		}
 		if !ok || got != v {
 			return false
@@ -486,25 +490,25 @@ type Cell struct {
 
 // Values are the distinct values of the parameters keys over the cells,
 // as selectors, in the order the cells have them ("workload" names the
-// cell's workload). A cell without one of the keys has none.
+// cell's workload). A cell without some of the keys has "" for them (a
+// selector's "" names the cells without the key: E3's client-ids cells
+// have no sequence-cache, and keep their row); a cell with none of them
+// has no value.
 func Values(cells []Cell, keys []string) []Selector {
 	var out []Selector
 	seen := map[string]bool{}
 	for _, c := range cells {
 		s := Selector{}
-		ok := true
+		some := false
 		for _, k := range keys {
 			v, has := c.Params[k]
 			if k == "workload" {
 				v, has = c.Workload, true
 			}
-			if !has {
-				ok = false
-				break
-			}
+			some = some || has
 			s[k] = v
 		}
-		if ok && !seen[s.String()] {
+		if some && !seen[s.String()] {
 			seen[s.String()] = true
 			out = append(out, s)
 		}
@@ -528,7 +532,7 @@ func MatchCells(cells []Cell, s Selector) []Cell {
 func (pub *Published) Check(cells []Cell, line int, add func(int, string, ...any)) {
 	for i, t := range pub.Tables {
 		for _, k := range append(append([]string(nil), t.Rows...), t.Columns...) {
-			if len(Values(cells, []string{k})) == 0 {
+			if !anyCellHas(cells, k) {
 				add(line, "published table %d: no cell of the plan has the parameter %q", i+1, k)
 			}
 		}
@@ -544,6 +548,15 @@ func (pub *Published) Check(cells []Cell, line int, add func(int, string, ...any
 			}
 		}
 	}
+}
+
+func anyCellHas(cells []Cell, key string) bool {
+	for _, c := range cells {
+		if _, ok := c.Params[key]; ok || key == "workload" {
+			return true
+		}
+	}
+	return false
 }
 
 func itemLine(seq *yaml.Node, i int) int {

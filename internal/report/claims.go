@@ -628,9 +628,9 @@ func publishedTables(p *ClaimsPlan, inputs []Input) []*table {
 				h := m
 				switch {
 				case len(col) > 0 && len(pt.Metrics) == 1:
-					h = col.String() // the metric is in the caption's note
+					h = selectorText(col) // the metric is in the caption's note
 				case len(col) > 0:
-					h = col.String() + ": " + m
+					h = selectorText(col) + ": " + m
 				}
 				t.Head = append(t.Head, h)
 			}
@@ -646,7 +646,7 @@ func publishedTables(p *ClaimsPlan, inputs []Input) []*table {
 		for _, row := range published.Values(cells, pt.Rows) {
 			var line []string
 			for _, k := range pt.Rows {
-				line = append(line, row[k])
+				line = append(line, orNotSet(row[k]))
 			}
 			for _, col := range cols {
 				sel := published.Selector{}
@@ -667,6 +667,25 @@ func publishedTables(p *ClaimsPlan, inputs []Input) []*table {
 		out = append(out, t)
 	}
 	return out
+}
+
+// orNotSet is a published table's row value: "(not set)" for a cell
+// without the parameter (E3's client ids have no sequence cache).
+func orNotSet(v string) string {
+	if v == "" {
+		return "(not set)"
+	}
+	return v
+}
+
+// selectorText is a selector as a column head, "(not set)" for a key the
+// cells do not have.
+func selectorText(s published.Selector) string {
+	shown := published.Selector{}
+	for k, v := range s {
+		shown[k] = orNotSet(v)
+	}
+	return shown.String()
 }
 
 // metricText is a published table's figure: the mean over the

@@ -10,6 +10,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/candor-bench/candor/internal/published"
+	"github.com/candor-bench/candor/internal/result"
 )
 
 // A mean and its 95% CI are printed to two significant digits of the
@@ -103,5 +104,41 @@ func TestClaimNeedsItsRepetitions(t *testing.T) {
 	pos := published.Claim{ID: "l", Kind: published.Direct, Metric: "lost", Positive: &published.Selector{"target": "a"}, Repetitions: 3}
 	if v := checkClaim("p", pos, []Input{claimInput(a, []float64{1, 1}, []int64{2, 3})}); v.Verdict != TooFew || v.Reason != "has 2 repetitions, needs 3" {
 		t.Errorf("lost in 2 of 3 needed: %q (%s)", v.Verdict, v.Reason)
+	}
+}
+
+// E3's published load table keeps its client-ids row: those cells have no
+// sequence-cache, and a row whose parameter a cell lacks is shown "(not
+// set)" with that cell's figures, not dropped.
+func TestE3TableKeepsClientIDs(t *testing.T) {
+	p, err := ReadPlan("../../experiments/e3-sysbench-serial.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inputs []Input
+	for i, c := range p.Cells {
+		params := map[string]string{result.PlanIdentity: c.Identity}
+		for k, v := range c.Params {
+			params[k] = v
+		}
+		r := &result.Result{Plan: &result.PlanRef{Name: p.Name, Cell: c.ID, Params: params}}
+		r.Workload.Name = c.Workload
+		r.Phases = []result.Phase{{Name: "load", Status: result.StatusComplete, DurationSec: 4 + float64(i%5)/10, Throughput: 250000}}
+		inputs = append(inputs, Input{Path: c.ID + ".json", Result: r})
+	}
+	tables := publishedTables(p, inputs)
+	if len(tables) != 1 {
+		t.Fatalf("%d tables", len(tables))
+	}
+	var rows []string
+	for _, row := range tables[0].Rows {
+		rows = append(rows, strings.Join(row, " | "))
+	}
+	got := strings.Join(rows, "\n")
+	if !strings.Contains(got, "off | (not set) | 4.20 s ± 0.20 s (n = 5)") {
+		t.Errorf("the client-ids row is missing or empty:\n%s", got)
+	}
+	if len(tables[0].Rows) != 3 {
+		t.Errorf("%d rows, want cache 1, cache 1000 and client ids:\n%s", len(tables[0].Rows), got)
 	}
 }
