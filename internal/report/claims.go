@@ -49,7 +49,25 @@ type Verdict struct {
 	// Value, Low and High are the measured figure and its 95% CI (NaN
 	// when not measured).
 	Value, Low, High float64
+	// Loaded says that the claim's cells ran on a loaded machine ("cells
+	// ran with load 3.1 on 2 cores ..."; LoadedNote), "" when they did not
+	// or recorded no load.
+	Loaded string
 }
+
+// The thresholds above which a claim's cells ran on a loaded machine
+// (docs/EXPERIMENTS.md, "A loaded machine").
+const (
+	// LoadedAbove: the 1-minute load average as a phase began, over the
+	// machine's cores: more runnable threads than cores already waited
+	// for a core before the phase's own threads joined them.
+	LoadedAbove = 1.0
+	// StolenAbove: the share of the CPU the hypervisor stole over a phase.
+	// Repeated runs on this kind of shared 2-core VM differ by 10-15%; a
+	// steal of 5% is a third of that spread taken from client and server
+	// alike, enough to move a ratio near its band's edge.
+	StolenAbove = 0.05
+)
 
 // Text is the verdict as printed: "untestable here: REASON", "not run
 // here: NEEDS", else the verdict with its reason in parentheses.
@@ -239,6 +257,62 @@ func metricValues(name string, sel published.Selector, metric string, inputs []I
 	return out
 }
 
+// LoadedNote says whether the phases a claim pools ran on a loaded
+// machine: the highest 1-minute load average as one began, against the
+// machine's cores, when above them (LoadedAbove), and the highest CPU
+// steal, when above StolenAbove; "" when neither, or no phase recorded its
+// load (results of an older candor).
+func LoadedNote(name string, c published.Claim, inputs []Input) string {
+	load := strings.HasPrefix(c.Metric, "load-")
+	var phases, loaded, stolen, cores int
+	maxLoad, maxSteal := 0.0, 0.0
+	seen := map[*result.Result]bool{}
+	for _, sel := range c.Selectors() {
+		for _, in := range inputs {
+			r := in.Result
+			if seen[r] || r.Plan == nil || r.Plan.Name != name || !sel.Matches(r.Workload.Name, r.Plan.Params) {
+				continue
+			}
+			seen[r] = true
+			for i := range r.Phases {
+				ph := &r.Phases[i]
+				if ph.Status != result.StatusComplete || (kindOf(ph.Name) == "load") != load {
+					continue
+				}
+				if _, ok := metricOf(ph, c.Metric); !ok {
+					continue
+				}
+				ml := r.Provenance.MachineLoadOf(i)
+				if ml == nil || r.Provenance.Cores <= 0 {
+					continue
+				}
+				phases++
+				if l := ml.Start[0] / float64(r.Provenance.Cores); l > LoadedAbove {
+					loaded++
+					if ml.Start[0] > maxLoad {
+						maxLoad, cores = ml.Start[0], r.Provenance.Cores
+					}
+				}
+				if ml.Steal != nil && *ml.Steal > StolenAbove {
+					stolen++
+					maxSteal = math.Max(maxSteal, *ml.Steal)
+				}
+			}
+		}
+	}
+	var parts []string
+	if loaded > 0 {
+		parts = append(parts, fmt.Sprintf("cells ran with load %.1f on %d cores (the 1-minute load average as a phase began, above the cores in %d of %d phases)", maxLoad, cores, loaded, phases))
+	}
+	if stolen > 0 {
+		parts = append(parts, fmt.Sprintf("the hypervisor stole up to %.0f%% of the CPU (above %.0f%% in %d of %d phases)", 100*maxSteal, 100*StolenAbove, stolen, phases))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "a loaded machine: " + strings.Join(parts, "; ")
+}
+
 func metricOf(ph *result.Phase, metric string) (float64, bool) {
 	switch metric {
 	case "throughput", "load-rate":
@@ -279,6 +353,9 @@ func checkClaim(name string, c published.Claim, inputs []Input) *Verdict {
 			w.Text, trimNum(w.Value), trimNum(w.Of[0]), trimNum(w.Of[1]), w.Computed())
 	}
 	checkMeasured(name, c, inputs, v)
+	if c.Check() != "" && c.Kind != published.Untestable && c.Kind != published.NotRun {
+		v.Loaded = LoadedNote(name, c, inputs)
+	}
 	if c.Kind == published.Analog {
 		switch v.Verdict {
 		case Reproduced:
@@ -553,6 +630,9 @@ func claimsTable(vs []*Verdict, withPlan bool) *table {
 			pub += "; " + v.Words
 		}
 		verdict := v.Text()
+		if v.Loaded != "" {
+			verdict += "; " + v.Loaded
+		}
 		for _, slip := range v.Claim.Slips {
 			verdict += "; the source's slip: " + slip
 		}

@@ -544,13 +544,16 @@ func hostOf(raw string) string {
 
 func (m *Model) buildMachines() {
 	m.inputMachine = make([]*Machine, len(m.Inputs))
-	byKey := map[result.Provenance]*Machine{}
+	byKey := map[string]*Machine{}
 	for i, in := range m.Inputs {
+		// One machine whatever its load during each run (Provenance.Load).
 		p := in.Result.Provenance
-		mc := byKey[p]
+		p.Load = nil
+		key := fmt.Sprintf("%#v", p)
+		mc := byKey[key]
 		if mc == nil {
 			mc = &Machine{ID: fmt.Sprintf("M%d", len(m.Machines)+1), Prov: p}
-			byKey[p] = mc
+			byKey[key] = mc
 			m.Machines = append(m.Machines, mc)
 		}
 		mc.Inputs = append(mc.Inputs, i)

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"html"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -140,5 +141,69 @@ func TestE3TableKeepsClientIDs(t *testing.T) {
 	}
 	if len(tables[0].Rows) != 3 {
 		t.Errorf("%d rows, want cache 1, cache 1000 and client ids:\n%s", len(tables[0].Rows), got)
+	}
+}
+
+// A claim whose cells' phases began with a 1-minute load average above the
+// machine's cores, or lost more than 5% of the CPU to the hypervisor,
+// carries a note beside its verdict, on the site's index and in the
+// report; cells on a quiet machine, or results without a recorded load,
+// carry none.
+func TestLoadedMachineNote(t *testing.T) {
+	dir := t.TempDir()
+	in, err := Load(filepath.Join(fixtureDir, "ycsb-a-pg-t1.json"), filepath.Join(fixtureDir, "ycsb-a-sqlite-t4.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := sitePlan(t, dir, "e1")
+	quiet := func(r *result.Result) {
+		r.Provenance.Cores, r.Provenance.Load = 2, nil
+		for i, ph := range r.Phases {
+			r.Provenance.Load = append(r.Provenance.Load, result.MachineLoad{PhaseIndex: i, Phase: ph.Name, Start: [3]float64{0.4, 0.3, 0.2}, End: [3]float64{1.9, 0.8, 0.4}})
+		}
+	}
+	for i, target := range []string{"pg", "sqlite"} {
+		for _, c := range ran.Cells {
+			if c.Params["target"] == target {
+				in[i].Result.Plan = &result.PlanRef{Name: "e1", File: ran.File, Cell: c.ID, Params: map[string]string{"target": target, result.PlanIdentity: c.Identity}}
+			}
+		}
+		quiet(in[i].Result)
+	}
+	claim := ran.Published.Claims[0]
+	if v := checkClaim("e1", claim, in); v.Loaded != "" {
+		t.Errorf("a quiet machine: %q", v.Loaded)
+	}
+	// sqlite's last run began at load 3.1 on its 2 cores, and lost 7% of
+	// the CPU to the hypervisor.
+	r := in[1].Result
+	last := len(r.Phases) - 1
+	r.Provenance.Load[last].Start[0] = 3.1
+	st := 0.07
+	r.Provenance.Load[last].Steal = &st
+	v := checkClaim("e1", claim, in)
+	for _, want := range []string{"cells ran with load 3.1 on 2 cores", "above the cores in 1 of ", "stole up to 7% of the CPU"} {
+		if !strings.Contains(v.Loaded, want) {
+			t.Errorf("note %q lacks %q", v.Loaded, want)
+		}
+	}
+	site := filepath.Join(dir, "site")
+	if _, err := WriteSite(site, in, []*ClaimsPlan{ran}); err != nil {
+		t.Fatal(err)
+	}
+	index, _ := os.ReadFile(filepath.Join(site, "index.html"))
+	if !strings.Contains(string(index), `<small class="loaded">a loaded machine: cells ran with load 3.1 on 2 cores`) {
+		t.Errorf("the index lacks the note beside the verdict:\n%s", index)
+	}
+	page, _ := os.ReadFile(filepath.Join(site, "e1", "report.html"))
+	if !strings.Contains(html.UnescapeString(string(page)), "cells ran with load 3.1 on 2 cores") {
+		t.Error("the experiment's report lacks the note")
+	}
+	// Results of an older candor recorded no load: no note.
+	for _, x := range in {
+		x.Result.Provenance.Load = nil
+	}
+	if v := checkClaim("e1", claim, in); v.Loaded != "" {
+		t.Errorf("no load recorded: %q", v.Loaded)
 	}
 }
