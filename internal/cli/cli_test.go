@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/candor-bench/candor/internal/measure"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/result/resulttest"
 )
@@ -172,6 +173,24 @@ func TestRunOnSQLiteWritesResult(t *testing.T) {
 	}
 	if res.Provenance.GoVersion == "" || res.Provenance.Cores == 0 || res.Workload.Seed == 0 {
 		t.Errorf("provenance or seed missing: %+v seed %d", res.Provenance, res.Workload.Seed)
+	}
+	// The machine's load over each measured phase, in the provenance: one
+	// entry per phase, by index and name, with the steal share where the
+	// kernel counts it (result.LawLoad holds: Read checked it).
+	if _, ok := measure.LoadAvg(); ok {
+		load := res.Provenance.Load
+		if len(load) != 2 || load[0].PhaseIndex != 0 || load[0].Phase != "load" || load[1].PhaseIndex != 1 || load[1].Phase != "run" {
+			t.Errorf("provenance.load %+v, want the load and the run phase", load)
+		}
+		stat, _ := os.ReadFile("/proc/stat")
+		line, _, _ := strings.Cut(string(stat), "\n")
+		if _, _, _, known := measure.ParseCPULine(line); known {
+			for _, l := range load {
+				if l.Steal == nil || *l.Steal < 0 || *l.Steal > 1 {
+					t.Errorf("phase %s: steal %v, want a share", l.Phase, l.Steal)
+				}
+			}
+		}
 	}
 	// The side file holds the header and every interval.
 	side, err := result.Recover(filepath.Join(dir, "r.intervals.jsonl"))

@@ -30,6 +30,19 @@ func collectProvenance() result.Provenance {
 	return p
 }
 
+// addPhase appends a finished phase to the result, and the machine's load
+// the runner measured over it to the result's provenance (the phase does
+// not keep it).
+func addPhase(res *result.Result, p *result.Phase) {
+	if ml := p.MachineLoad; ml != nil {
+		l := *ml
+		l.PhaseIndex, l.Phase = len(res.Phases), p.Name
+		res.Provenance.Load = append(res.Provenance.Load, l)
+	}
+	p.MachineLoad = nil
+	res.Phases = append(res.Phases, *p)
+}
+
 // procField returns the value of the first "key: value" line with key.
 func procField(path, key string) string {
 	f, err := os.Open(path)

@@ -499,7 +499,7 @@ func loadTables(ctx context.Context, r *runner.Runner, tgt target.Target, wl wor
 	}
 	p, err := r.Load(ctx)
 	if p != nil {
-		res.Phases = append(res.Phases, *p)
+		addPhase(res, p)
 	}
 	if err != nil && tgt.Classify(err) == target.ClassConstraint {
 		err = fmt.Errorf("%w\nthe table already holds some of these keys: run 'candor cleanup %s' (same --target) first, or load another insertstart/insertcount slice", err, name)
@@ -607,7 +607,7 @@ func runRepetitions(ctx context.Context, env *Env, r *runner.Runner, tgt target.
 			p.Repetition = rep
 		}
 		p.Seed = r.Config.Seed
-		res.Phases = append(res.Phases, *p)
+		addPhase(res, p)
 		runs = append(runs, *p) // stats.Repetitions pools the complete ones
 	}
 	if len(runs) > 1 {

@@ -26,9 +26,12 @@ type Usage struct {
 	ProcCPU float64
 	// RSS is the resident set size in bytes.
 	RSS int64
-	// HostBusy and HostTotal are cumulative jiffies of the whole host.
-	HostBusy, HostTotal uint64
-	OK                  bool // false where /proc is unavailable
+	// HostBusy and HostTotal are cumulative jiffies of the whole host;
+	// HostSteal those the hypervisor stole (counted in HostBusy too), and
+	// StealKnown whether /proc/stat has the column (Linux 2.6.11+).
+	HostBusy, HostTotal, HostSteal uint64
+	StealKnown                     bool
+	OK                             bool // false where /proc is unavailable
 }
 
 // SampleUsage reads the current process and host counters from /proc. On
@@ -66,19 +69,73 @@ func SampleUsage() Usage {
 	}
 	if data, err := os.ReadFile("/proc/stat"); err == nil {
 		line, _, _ := strings.Cut(string(data), "\n")
-		fs := strings.Fields(line)
-		if len(fs) > 4 && fs[0] == "cpu" {
-			for i, s := range fs[1:] {
-				v, _ := strconv.ParseUint(s, 10, 64)
-				u.HostTotal += v
-				if i != 3 && i != 4 { // idle and iowait
-					u.HostBusy += v
-				}
-			}
-		}
+		u.HostBusy, u.HostTotal, u.HostSteal, u.StealKnown = ParseCPULine(line)
 	}
 	u.OK = true
 	return u
+}
+
+// ParseCPULine reads /proc/stat's first line ("cpu user nice system idle
+// iowait irq softirq steal guest guest_nice", in USER_HZ jiffies): the
+// busy jiffies (all but idle and iowait), the total, and the stolen ones
+// (steal, the eighth column), stealKnown false when the line has none.
+// guest and guest_nice are already counted in user and nice, so they are
+// left out of the sums.
+func ParseCPULine(line string) (busy, total, steal uint64, stealKnown bool) {
+	fs := strings.Fields(line)
+	if len(fs) < 5 || fs[0] != "cpu" {
+		return 0, 0, 0, false
+	}
+	for i, s := range fs[1:] {
+		if i >= 8 { // guest, guest_nice: inside user and nice
+			break
+		}
+		v, _ := strconv.ParseUint(s, 10, 64)
+		total += v
+		if i != 3 && i != 4 { // idle and iowait
+			busy += v
+		}
+		if i == 7 {
+			steal, stealKnown = v, true
+		}
+	}
+	return busy, total, steal, stealKnown
+}
+
+// StealShare is the share of the host's CPU time stolen between a and b,
+// ok false when /proc/stat has no steal column or no time passed.
+func StealShare(a, b Usage) (share float64, ok bool) {
+	if !a.OK || !b.OK || !a.StealKnown || !b.StealKnown || b.HostTotal <= a.HostTotal {
+		return 0, false
+	}
+	return float64(b.HostSteal-a.HostSteal) / float64(b.HostTotal-a.HostTotal), true
+}
+
+// LoadAvg reads the kernel's 1-, 5- and 15-minute load averages
+// (/proc/loadavg); ok false where there is none.
+func LoadAvg() (load [3]float64, ok bool) {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return load, false
+	}
+	return ParseLoadAvg(string(b))
+}
+
+// ParseLoadAvg reads /proc/loadavg's text ("0.52 0.58 0.59 1/467 12345"):
+// its first three fields.
+func ParseLoadAvg(text string) (load [3]float64, ok bool) {
+	fs := strings.Fields(text)
+	if len(fs) < 3 {
+		return load, false
+	}
+	for i := range load {
+		v, err := strconv.ParseFloat(fs[i], 64)
+		if err != nil || v < 0 {
+			return [3]float64{}, false
+		}
+		load[i] = v
+	}
+	return load, true
 }
 
 // UsageDelta is the client's resource use between two samples.

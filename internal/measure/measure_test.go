@@ -157,3 +157,45 @@ func TestSchedAutogroupReadsTheKernel(t *testing.T) {
 		t.Errorf("SchedAutogroup() = %q, want %q", got, want)
 	}
 }
+
+// /proc/stat's first line: busy is all but idle and iowait, steal the
+// eighth column; guest and guest_nice are inside user and nice already;
+// an old kernel's line without steal has none.
+func TestParseCPULine(t *testing.T) {
+	cases := []struct {
+		line               string
+		busy, total, steal uint64
+		known              bool
+	}{
+		{"cpu  52968 0 14214 84513 835 0 1136 295 0 0", 52968 + 14214 + 1136 + 295, 52968 + 14214 + 84513 + 835 + 1136 + 295, 295, true},
+		{"cpu  100 0 50 800 10 0 0 40 30 0", 190, 1000, 40, true}, // guest 30 not counted twice
+		{"cpu  100 0 50 800 10 0 0", 150, 960, 0, false},          // no steal column
+		{"cpu0 1 2 3 4 5", 0, 0, 0, false},
+		{"", 0, 0, 0, false},
+	}
+	for _, c := range cases {
+		busy, total, steal, known := ParseCPULine(c.line)
+		if busy != c.busy || total != c.total || steal != c.steal || known != c.known {
+			t.Errorf("%q: busy %d total %d steal %d known %v, want %d %d %d %v", c.line, busy, total, steal, known, c.busy, c.total, c.steal, c.known)
+		}
+	}
+	a := Usage{OK: true, StealKnown: true, HostTotal: 1000, HostSteal: 10}
+	b := Usage{OK: true, StealKnown: true, HostTotal: 3000, HostSteal: 110}
+	if s, ok := StealShare(a, b); !ok || s != 0.05 {
+		t.Errorf("steal share %v %v, want 0.05", s, ok)
+	}
+	if _, ok := StealShare(a, Usage{OK: true, HostTotal: 3000}); ok {
+		t.Error("a steal share without the column")
+	}
+}
+
+func TestParseLoadAvg(t *testing.T) {
+	if l, ok := ParseLoadAvg("3.10 2.65 1.24 6/286 22394\n"); !ok || l != [3]float64{3.1, 2.65, 1.24} {
+		t.Errorf("load %v %v", l, ok)
+	}
+	for _, bad := range []string{"", "1.0 2.0", "a b c", "-1 0 0 1/2 3"} {
+		if _, ok := ParseLoadAvg(bad); ok {
+			t.Errorf("%q read as load averages", bad)
+		}
+	}
+}

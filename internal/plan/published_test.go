@@ -111,3 +111,66 @@ published:
 		t.Errorf("the fixed plan: %v", err)
 	}
 }
+
+// Every checked-in claim that checks something states the repetitions it
+// needs, at least the two a confidence interval needs, and its plan gives
+// each side of it that many: repetitions × the cells it pools, or for a
+// load metric the loads its cells make (a cell loads when its data differ
+// from the cell before it). Every published table's caption says what was
+// measured here; E1's names the record counts of its matrix, not only the
+// source's 1M and 450M rows.
+func TestExperimentClaimsGetTheirRepetitions(t *testing.T) {
+	files, _ := filepath.Glob("../../experiments/*.yaml")
+	for _, f := range files {
+		p, err := ReadUnexpanded(f, func(string) string { return "" })
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		cells := p.Cells()
+		loads := map[string]bool{}
+		for i, c := range cells {
+			if i == 0 || c.DataKey != cells[i-1].DataKey {
+				loads[c.ID] = true
+			}
+		}
+		for _, c := range p.Published.Claims {
+			if c.Check() == "" {
+				continue
+			}
+			if c.Repetitions < 2 && c.Check() != "positive" && c.Check() != "zero" || c.Repetitions < 1 {
+				t.Errorf("%s claim %s: repetitions %d: state how many each side needs", f, c.ID, c.Repetitions)
+			}
+			for _, sel := range c.Selectors() {
+				n := 0
+				for _, pc := range p.PublishedCells() {
+					if !sel.Matches(pc.Workload, pc.Params) {
+						continue
+					}
+					switch {
+					case strings.HasPrefix(c.Metric, "load-"):
+						if loads[pc.ID] {
+							n++
+						}
+					default:
+						n += p.Repetitions
+					}
+				}
+				if n < c.Repetitions {
+					t.Errorf("%s claim %s: the plan gives {%s} %d, the claim needs %d", f, c.ID, sel, n, c.Repetitions)
+				}
+			}
+		}
+		for _, tb := range p.Published.Tables {
+			if !strings.Contains(tb.Caption, "measured here") {
+				t.Errorf("%s: caption %q does not say what was measured here", f, tb.Caption)
+			}
+			if p.Name == "e1-ycsb-data-size" {
+				for _, want := range []string{"10,000", "200,000", "PostgreSQL"} {
+					if !strings.Contains(tb.Caption, want) {
+						t.Errorf("E1's caption %q lacks %q", tb.Caption, want)
+					}
+				}
+			}
+		}
+	}
+}

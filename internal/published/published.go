@@ -96,6 +96,11 @@ type Claim struct {
 	// Zero: Metric is 0 in every repetition of the cells; Positive: above 0
 	// in every one.
 	Zero, Positive *Selector
+	// Repetitions is how many repetitions each side of the check needs
+	// (a load metric: how many loads) before a verdict is called; fewer
+	// give "too few repetitions", naming both. 0: the check's minimum
+	// (MinRepetitions).
+	Repetitions int
 	// Untestable says why the claim cannot be tested on one machine
 	// (kind untestable).
 	Untestable string
@@ -141,12 +146,16 @@ func (s Selector) String() string {
 }
 
 // Matches reports whether a cell of the given workload and parameters is
-// one the selector names.
+// one the selector names. A key whose value is "" names the cells without
+// that parameter.
 func (s Selector) Matches(workload string, params map[string]string) bool {
 	for k, v := range s {
 		got, ok := params[k]
 		if k == "workload" {
 			got, ok = workload, true
+		}
+		if v == "" && !ok {
+			continue
 		}
 		if !ok || got != v {
 			return false
@@ -171,6 +180,25 @@ func (c Claim) Check() string {
 		return "positive"
 	}
 	return ""
+}
+
+// MinRepetitions is the fewest repetitions per side a check can call: a
+// ratio or an order needs a confidence interval (two), the others one.
+func (c Claim) MinRepetitions() int {
+	switch c.Check() {
+	case "ratio", "less":
+		return 2
+	}
+	return 1
+}
+
+// NeedsRepetitions is how many repetitions per side the claim needs before
+// a verdict: its repetitions, else the check's minimum.
+func (c Claim) NeedsRepetitions() int {
+	if c.Repetitions > c.MinRepetitions() {
+		return c.Repetitions
+	}
+	return c.MinRepetitions()
 }
 
 // Selectors are the cells the claim names.
@@ -238,6 +266,7 @@ type rawClaim struct {
 	Zero       map[string]any   `yaml:"zero"`
 	Positive   map[string]any   `yaml:"positive"`
 	Untestable string           `yaml:"untestable"`
+	Repeat     int              `yaml:"repetitions"`
 	Words      *rawWords        `yaml:"words"`
 	Extra      map[string]any   `yaml:",inline"`
 }
@@ -316,10 +345,10 @@ func Parse(n *yaml.Node, add func(int, string, ...any)) *Published {
 		}
 		seen[name] = true
 		for k := range rc.Extra {
-			add(line, "published claim %q: unknown key %q; valid keys: id, kind, about, said, paraphrase, figures, conditions, metric, ratio, expect, from, tolerance, less, atmost, zero, positive, untestable, needs, slips, words", name, k)
+			add(line, "published claim %q: unknown key %q; valid keys: id, kind, about, said, paraphrase, figures, conditions, metric, ratio, expect, from, tolerance, less, atmost, zero, positive, repetitions, untestable, needs, slips, words", name, k)
 		}
 		c := Claim{ID: rc.ID, Kind: rc.Kind, About: rc.About, Said: rc.Said, Paraphrase: rc.Paraphrase, Figures: rc.Figures, Conditions: rc.Conditions,
-			Metric: rc.Metric, Untestable: rc.Untestable, Needs: rc.Needs, Slips: rc.Slips, Line: line}
+			Metric: rc.Metric, Untestable: rc.Untestable, Needs: rc.Needs, Slips: rc.Slips, Repetitions: rc.Repeat, Line: line}
 		if c.Said == "" {
 			add(line, "published claim %q: said is missing: quote the source's words (or paraphrase them with paraphrase: true)", name)
 		}
@@ -347,6 +376,12 @@ func Parse(n *yaml.Node, add func(int, string, ...any)) *Published {
 			}
 		}
 		checkKind(name, line, c, checks, pub.Runs, add)
+		if rc.Repeat != 0 && checks == 1 && rc.Repeat < c.MinRepetitions() {
+			add(line, "published claim %q: repetitions %d is below the %d a %s check needs (a confidence interval needs two)", name, rc.Repeat, c.MinRepetitions(), c.Check())
+		}
+		if rc.Repeat != 0 && checks == 0 {
+			add(line, "published claim %q: repetitions belongs to a claim that checks something here (kind direct or analog)", name)
+		}
 		if (len(c.Ratio) > 0 && len(c.Ratio) != 2) || (len(c.Less) > 0 && len(c.Less) != 2) || (len(c.AtMost) > 0 && len(c.AtMost) != 2) {
 			add(line, "published claim %q: ratio, less and atmost name two cells, [{numerator}, {denominator}] or [{lower}, {higher}]", name)
 		}
@@ -455,25 +490,25 @@ type Cell struct {
 
 // Values are the distinct values of the parameters keys over the cells,
 // as selectors, in the order the cells have them ("workload" names the
-// cell's workload). A cell without one of the keys has none.
+// cell's workload). A cell without some of the keys has "" for them (a
+// selector's "" names the cells without the key: E3's client-ids cells
+// have no sequence-cache, and keep their row); a cell with none of them
+// has no value.
 func Values(cells []Cell, keys []string) []Selector {
 	var out []Selector
 	seen := map[string]bool{}
 	for _, c := range cells {
 		s := Selector{}
-		ok := true
+		some := false
 		for _, k := range keys {
 			v, has := c.Params[k]
 			if k == "workload" {
 				v, has = c.Workload, true
 			}
-			if !has {
-				ok = false
-				break
-			}
+			some = some || has
 			s[k] = v
 		}
-		if ok && !seen[s.String()] {
+		if some && !seen[s.String()] {
 			seen[s.String()] = true
 			out = append(out, s)
 		}
@@ -497,7 +532,7 @@ func MatchCells(cells []Cell, s Selector) []Cell {
 func (pub *Published) Check(cells []Cell, line int, add func(int, string, ...any)) {
 	for i, t := range pub.Tables {
 		for _, k := range append(append([]string(nil), t.Rows...), t.Columns...) {
-			if len(Values(cells, []string{k})) == 0 {
+			if !anyCellHas(cells, k) {
 				add(line, "published table %d: no cell of the plan has the parameter %q", i+1, k)
 			}
 		}
@@ -513,6 +548,15 @@ func (pub *Published) Check(cells []Cell, line int, add func(int, string, ...any
 			}
 		}
 	}
+}
+
+func anyCellHas(cells []Cell, key string) bool {
+	for _, c := range cells {
+		if _, ok := c.Params[key]; ok || key == "workload" {
+			return true
+		}
+	}
+	return false
 }
 
 func itemLine(seq *yaml.Node, i int) int {

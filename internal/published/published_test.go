@@ -133,3 +133,33 @@ func TestSelectorsAndCheck(t *testing.T) {
 }
 
 func sprintf(f string, a ...any) string { return fmt.Sprintf(f, a...) }
+
+// A claim states the repetitions it needs: read as given, at least the
+// two a confidence interval needs for a ratio or an order, and only on a
+// claim that checks something here.
+func TestParseRepetitions(t *testing.T) {
+	p, problems := parse(t, `source: {title: a post, author: A. Writer}
+runs: PostgreSQL
+claims:
+  - {id: r, kind: direct, about: PostgreSQL, said: x, figures: [1], metric: throughput, less: [{target: a}, {target: b}], repetitions: 5}
+  - {id: z, kind: direct, about: PostgreSQL, said: x, figures: [1], metric: lost, positive: {target: a}}
+`)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	if p.Claims[0].Repetitions != 5 || p.Claims[0].NeedsRepetitions() != 5 || p.Claims[1].NeedsRepetitions() != 1 {
+		t.Errorf("repetitions %+v", p.Claims)
+	}
+	_, problems = parse(t, `source: {title: a post, author: A. Writer}
+runs: PostgreSQL
+claims:
+  - {id: r, kind: direct, about: PostgreSQL, said: x, figures: [1], metric: throughput, less: [{target: a}, {target: b}], repetitions: 1}
+  - {id: u, kind: untestable, said: x, figures: [1], untestable: a cluster, repetitions: 3}
+`)
+	got := strings.Join(problems, "\n")
+	for _, want := range []string{`"r": repetitions 1 is below the 2 a less check needs`, `"u": repetitions belongs to a claim that checks something here`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("problems lack %q:\n%s", want, got)
+		}
+	}
+}

@@ -49,7 +49,25 @@ type Verdict struct {
 	// Value, Low and High are the measured figure and its 95% CI (NaN
 	// when not measured).
 	Value, Low, High float64
+	// Loaded says that the claim's cells ran on a loaded machine ("cells
+	// ran with load 3.1 on 2 cores ..."; LoadedNote), "" when they did not
+	// or recorded no load.
+	Loaded string
 }
+
+// The thresholds above which a claim's cells ran on a loaded machine
+// (docs/EXPERIMENTS.md, "A loaded machine").
+const (
+	// LoadedAbove: the 1-minute load average as a phase began, over the
+	// machine's cores: more runnable threads than cores already waited
+	// for a core before the phase's own threads joined them.
+	LoadedAbove = 1.0
+	// StolenAbove: the share of the CPU the hypervisor stole over a phase.
+	// Repeated runs on this kind of shared 2-core VM differ by 10-15%; a
+	// steal of 5% is a third of that spread taken from client and server
+	// alike, enough to move a ratio near its band's edge.
+	StolenAbove = 0.05
+)
 
 // Text is the verdict as printed: "untestable here: REASON", "not run
 // here: NEEDS", else the verdict with its reason in parentheses.
@@ -239,6 +257,62 @@ func metricValues(name string, sel published.Selector, metric string, inputs []I
 	return out
 }
 
+// LoadedNote says whether the phases a claim pools ran on a loaded
+// machine: the highest 1-minute load average as one began, against the
+// machine's cores, when above them (LoadedAbove), and the highest CPU
+// steal, when above StolenAbove; "" when neither, or no phase recorded its
+// load (results of an older candor).
+func LoadedNote(name string, c published.Claim, inputs []Input) string {
+	load := strings.HasPrefix(c.Metric, "load-")
+	var phases, loaded, stolen, cores int
+	maxLoad, maxSteal := 0.0, 0.0
+	seen := map[*result.Result]bool{}
+	for _, sel := range c.Selectors() {
+		for _, in := range inputs {
+			r := in.Result
+			if seen[r] || r.Plan == nil || r.Plan.Name != name || !sel.Matches(r.Workload.Name, r.Plan.Params) {
+				continue
+			}
+			seen[r] = true
+			for i := range r.Phases {
+				ph := &r.Phases[i]
+				if ph.Status != result.StatusComplete || (kindOf(ph.Name) == "load") != load {
+					continue
+				}
+				if _, ok := metricOf(ph, c.Metric); !ok {
+					continue
+				}
+				ml := r.Provenance.MachineLoadOf(i)
+				if ml == nil || r.Provenance.Cores <= 0 {
+					continue
+				}
+				phases++
+				if l := ml.Start[0] / float64(r.Provenance.Cores); l > LoadedAbove {
+					loaded++
+					if ml.Start[0] > maxLoad {
+						maxLoad, cores = ml.Start[0], r.Provenance.Cores
+					}
+				}
+				if ml.Steal != nil && *ml.Steal > StolenAbove {
+					stolen++
+					maxSteal = math.Max(maxSteal, *ml.Steal)
+				}
+			}
+		}
+	}
+	var parts []string
+	if loaded > 0 {
+		parts = append(parts, fmt.Sprintf("cells ran with load %.1f on %d cores (the 1-minute load average as a phase began, above the cores in %d of %d phases)", maxLoad, cores, loaded, phases))
+	}
+	if stolen > 0 {
+		parts = append(parts, fmt.Sprintf("the hypervisor stole up to %.0f%% of the CPU (above %.0f%% in %d of %d phases)", 100*maxSteal, 100*StolenAbove, stolen, phases))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "a loaded machine: " + strings.Join(parts, "; ")
+}
+
 func metricOf(ph *result.Phase, metric string) (float64, bool) {
 	switch metric {
 	case "throughput", "load-rate":
@@ -279,6 +353,9 @@ func checkClaim(name string, c published.Claim, inputs []Input) *Verdict {
 			w.Text, trimNum(w.Value), trimNum(w.Of[0]), trimNum(w.Of[1]), w.Computed())
 	}
 	checkMeasured(name, c, inputs, v)
+	if c.Check() != "" && c.Kind != published.Untestable && c.Kind != published.NotRun {
+		v.Loaded = LoadedNote(name, c, inputs)
+	}
 	if c.Kind == published.Analog {
 		switch v.Verdict {
 		case Reproduced:
@@ -333,12 +410,13 @@ func checkMeasured(name string, c published.Claim, inputs []Input, v *Verdict) {
 		r, ok := stats.RatioOf(stats.Summarize(b), stats.Summarize(a))
 		v.Value = r.Ratio
 		v.Measured = fmt.Sprintf("%.2f, n = %d / %d", r.Ratio, len(a), len(b))
-		if !ok {
-			v.Verdict, v.Reason = TooFew, "a side has a single repetition: no confidence interval"
+		if ok {
+			v.Low, v.High = r.CI95Low, r.CI95High
+			v.Measured = fmt.Sprintf("%.2f (95%% CI %.2f–%.2f), n = %d / %d", r.Ratio, r.CI95Low, r.CI95High, len(a), len(b))
+		}
+		if tooFew(c, v, len(a), len(b)) {
 			return
 		}
-		v.Low, v.High = r.CI95Low, r.CI95High
-		v.Measured = fmt.Sprintf("%.2f (95%% CI %.2f–%.2f), n = %d / %d", r.Ratio, r.CI95Low, r.CI95High, len(a), len(b))
 		lo, hi := 0.0, 1.0
 		if c.Check() == "ratio" {
 			lo, hi = c.Expect/(1+c.Tolerance), c.Expect*(1+c.Tolerance)
@@ -371,6 +449,9 @@ func checkMeasured(name string, c published.Claim, inputs []Input, v *Verdict) {
 		loB, hiB := minMax(b)
 		v.Value = stats.Summarize(a).Mean
 		v.Measured = fmt.Sprintf("%s–%s against %s–%s, n = %d / %d", trimNum(loA), trimNum(hiA), trimNum(loB), trimNum(hiB), len(a), len(b))
+		if tooFew(c, v, len(a), len(b)) {
+			return
+		}
 		switch {
 		case hiA <= loB:
 			v.Verdict = Reproduced
@@ -405,9 +486,12 @@ func checkMeasured(name string, c published.Claim, inputs []Input, v *Verdict) {
 		}
 		s := stats.Summarize(xs)
 		v.Value, v.Low, v.High = s.Mean, s.CI95Low, s.CI95High
-		v.Measured = fmt.Sprintf("mean %s (95%% CI %s–%s); above 0 in %d of %d repetitions", trimNum(s.Mean), trimNum(s.CI95Low), trimNum(s.CI95High), above, len(xs))
+		v.Measured = fmt.Sprintf("mean %s; above 0 in %d of %d repetitions", intervalText(s.Mean, s.CI95Low, s.CI95High), above, len(xs))
 		if len(xs) < 2 {
 			v.Measured = fmt.Sprintf("%s in the single repetition", trimNum(s.Mean))
+		}
+		if tooFew(c, v, len(xs)) {
+			return
 		}
 		switch {
 		case c.Zero != nil && above == 0, c.Positive != nil && above == len(xs):
@@ -419,6 +503,49 @@ func checkMeasured(name string, c published.Claim, inputs []Input, v *Verdict) {
 		}
 		return
 	}
+}
+
+// tooFew sets the verdict "too few repetitions" when a side of the check
+// has fewer repetitions than the claim needs, naming how many each side
+// has and how many it needs.
+func tooFew(c published.Claim, v *Verdict, ns ...int) bool {
+	need := c.NeedsRepetitions()
+	short := false
+	for _, n := range ns {
+		short = short || n < need
+	}
+	if !short {
+		return false
+	}
+	have := make([]string, len(ns))
+	for i, n := range ns {
+		have[i] = strconv.Itoa(n)
+	}
+	what := "repetitions"
+	if strings.HasPrefix(c.Metric, "load-") {
+		what = "loads"
+	}
+	side := ""
+	if len(ns) > 1 {
+		side = " each"
+		have[0] = strings.Join(have, " and ")
+	}
+	v.Verdict = TooFew
+	v.Reason = fmt.Sprintf("has %s %s, needs %d%s", have[0], what, need, side)
+	if len(ns) > 1 {
+		v.Reason = fmt.Sprintf("the sides have %s %s, the claim needs %d%s", have[0], what, need, side)
+	}
+	return true
+}
+
+// intervalText is "2.0 (95% CI 0.0–4.5)": a mean and its interval printed
+// to the interval's precision (two significant digits of its half-width).
+func intervalText(mean, low, high float64) string {
+	d, ok := ciDecimals((high - low) / 2)
+	if !ok {
+		return trimNum(mean)
+	}
+	return fmt.Sprintf("%s (95%% CI %s–%s)", fmtDecimals(mean, d), fmtDecimals(low, d), fmtDecimals(high, d))
 }
 
 // pairText is "server-rows: target=pg-async2 / target=pg-sync1 (both
@@ -503,6 +630,9 @@ func claimsTable(vs []*Verdict, withPlan bool) *table {
 			pub += "; " + v.Words
 		}
 		verdict := v.Text()
+		if v.Loaded != "" {
+			verdict += "; " + v.Loaded
+		}
 		for _, slip := range v.Claim.Slips {
 			verdict += "; the source's slip: " + slip
 		}
@@ -578,9 +708,9 @@ func publishedTables(p *ClaimsPlan, inputs []Input) []*table {
 				h := m
 				switch {
 				case len(col) > 0 && len(pt.Metrics) == 1:
-					h = col.String() // the metric is in the caption's note
+					h = selectorText(col) // the metric is in the caption's note
 				case len(col) > 0:
-					h = col.String() + ": " + m
+					h = selectorText(col) + ": " + m
 				}
 				t.Head = append(t.Head, h)
 			}
@@ -596,7 +726,7 @@ func publishedTables(p *ClaimsPlan, inputs []Input) []*table {
 		for _, row := range published.Values(cells, pt.Rows) {
 			var line []string
 			for _, k := range pt.Rows {
-				line = append(line, row[k])
+				line = append(line, orNotSet(row[k]))
 			}
 			for _, col := range cols {
 				sel := published.Selector{}
@@ -619,31 +749,52 @@ func publishedTables(p *ClaimsPlan, inputs []Input) []*table {
 	return out
 }
 
+// orNotSet is a published table's row value: "(not set)" for a cell
+// without the parameter (E3's client ids have no sequence cache).
+func orNotSet(v string) string {
+	if v == "" {
+		return "(not set)"
+	}
+	return v
+}
+
+// selectorText is a selector as a column head, "(not set)" for a key the
+// cells do not have.
+func selectorText(s published.Selector) string {
+	shown := published.Selector{}
+	for k, v := range s {
+		shown[k] = orNotSet(v)
+	}
+	return shown.String()
+}
+
+// metricText is a published table's figure: the mean over the
+// repetitions ± the half-width of its 95% confidence interval, both printed
+// to the interval's precision (fmtMeanCI), and n.
 func metricText(metric string, xs []float64) string {
 	if len(xs) == 0 {
 		return "–"
 	}
 	s := stats.Summarize(xs)
-	f := fmtRate
+	unit := ""
 	switch metric {
-	case "lost":
-		f = func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
-		if s.Mean != math.Trunc(s.Mean) {
-			f = func(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
-		}
 	case "rpo", "rto", "load-time":
-		f = func(x float64) string {
-			if x == 0 {
-				return "0 s"
+		unit = " s"
+	}
+	if s.N < 2 {
+		one := fmtRate(s.Mean)
+		switch {
+		case metric == "lost":
+			one = trimNum(s.Mean)
+		case unit != "":
+			one = fmtNs(s.Mean * 1e9)
+			if s.Mean == 0 {
+				one = "0 s"
 			}
-			return fmtNs(x * 1e9)
 		}
+		return fmt.Sprintf("%s (n = 1)", one)
 	}
-	out := f(s.Mean)
-	if s.N > 1 {
-		out += " ± " + f(s.HalfWidth())
-	}
-	return fmt.Sprintf("%s (n = %d)", out, s.N)
+	return fmt.Sprintf("%s (n = %d)", fmtMeanCI(s.Mean, s.HalfWidth(), unit), s.N)
 }
 
 func metricsNote(ms []string) string {

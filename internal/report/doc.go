@@ -182,15 +182,49 @@ func buildWorkloadSection(d *document, m *Model, w *Workload) {
 				false, func() ([]byte, error) { return drawThreadCurves(v) })
 		}
 		for _, op := range opNames(v.Runs) {
-			d.figure(fmt.Sprintf("Latency percentile spectrum of %s: %s", op, tag),
-				"Histograms of the repetitions merged; x: percentile on a log scale of 1/(1−q).",
-				false, func() ([]byte, error) { return drawSpectrum(v.Runs, op) })
+			few, drawn := fewSamples(v.Runs, op)
+			if drawn {
+				d.figure(fmt.Sprintf("Latency percentile spectrum of %s: %s", op, tag),
+					"Histograms of the repetitions merged; x: percentile on a log scale of 1/(1−q).",
+					false, func() ([]byte, error) { return drawSpectrum(v.Runs, op) })
+			}
+			if len(few) > 0 {
+				d.para("Latencies of %s (%s), too few for a percentile spectrum (it needs at least %d per line):", op, tag, MinSpectrumSamples)
+				d.list(few)
+			}
 		}
 		d.table(errorTable(v))
 		if !hasErrors(v) {
 			d.para("No errors and no retries in %s.", tag)
 		}
 	}
+}
+
+// fewSamples lists, per cell whose operation op recorded fewer latencies
+// than a spectrum needs, its samples ("pg, 1 thread: 3 samples: 1.21 s,
+// 1.25 s, 1.30 s"); drawn says whether some cell has enough for a line.
+func fewSamples(cells []*Cell, op string) (few []string, drawn bool) {
+	for _, c := range cells {
+		o := c.Op(op)
+		if o == nil {
+			continue
+		}
+		if o.Spectrum() != nil {
+			drawn = true
+			continue
+		}
+		xs := o.Samples()
+		if len(xs) == 0 {
+			drawn = true // no histogram: the chart says so
+			continue
+		}
+		shown := make([]string, len(xs))
+		for i, x := range xs {
+			shown[i] = fmtNs(float64(x))
+		}
+		few = append(few, fmt.Sprintf("%s, %s: %s: %s", c.Series.Label, threadsText(c.Threads), plural(len(xs), "sample"), strings.Join(shown, ", ")))
+	}
+	return few, drawn
 }
 
 func orNone(s string) string {

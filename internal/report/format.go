@@ -54,6 +54,47 @@ func fmtNs(ns float64) string {
 	return "–"
 }
 
+// ciDecimals is the decimals to which a figure with a 95% confidence
+// interval of half-width half is printed: two significant digits of the
+// half-width (0.45 → 2, 2.48 → 1, 37 → 0, 234 → -1: tens). ok is false for
+// a half-width that is 0, negative or not a number.
+func ciDecimals(half float64) (d int, ok bool) {
+	if !(half > 0) || math.IsInf(half, 0) {
+		return 0, false
+	}
+	return 1 - int(math.Floor(math.Log10(half))), true
+}
+
+// fmtDecimals prints x to d decimals; a negative d rounds to tens,
+// hundreds, ... ("12350" for 12345.6 at d = -1).
+func fmtDecimals(x float64, d int) string {
+	if d >= 0 {
+		s := strconv.FormatFloat(x, 'f', d, 64)
+		if strings.TrimLeft(s, "-0.") == "" {
+			s = strings.TrimPrefix(s, "-")
+		}
+		return s
+	}
+	p := pow10(float64(-d))
+	s := strconv.FormatFloat(math.Round(x/p)*p, 'f', 0, 64)
+	if s == "-0" {
+		s = "0"
+	}
+	return s
+}
+
+// fmtMeanCI prints a mean and the half-width of its 95% confidence
+// interval to the interval's precision: "2.0 ± 2.5", "12350 ± 230", not
+// "2 ± 2.4841377117503303". A half-width of 0 (equal repetitions) prints
+// the mean as exact, "3 ± 0". unit, when given, follows both.
+func fmtMeanCI(mean, half float64, unit string) string {
+	d, ok := ciDecimals(half)
+	if !ok {
+		return trimNum(mean) + unit + " ± 0" + unit
+	}
+	return fmtDecimals(mean, d) + unit + " ± " + fmtDecimals(half, d) + unit
+}
+
 // fmtPct prints a relative half-width: "±2%", "±0.4%".
 func fmtPct(p float64) string {
 	a := math.Abs(p)

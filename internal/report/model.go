@@ -223,8 +223,16 @@ type OpStats struct {
 	// encoded latency histograms of the repetitions, decoded once on demand
 	hists    []string
 	spectrum []SpectrumPoint
+	samples  []int64 // the latencies recorded, when too few for a spectrum
 	decoded  bool
 }
+
+// MinSpectrumSamples is how many latencies a percentile spectrum needs:
+// with fewer than 100, even its 99th percentile is the largest sample, and
+// every point above it too; a line drawn through 3 samples out to
+// 99.999% would show a shape the data do not have. Fewer are shown as the
+// samples themselves (OpStats.Samples).
+const MinSpectrumSamples = 100
 
 // CounterStat is one workload counter as a rate per second.
 type CounterStat struct {
@@ -536,13 +544,16 @@ func hostOf(raw string) string {
 
 func (m *Model) buildMachines() {
 	m.inputMachine = make([]*Machine, len(m.Inputs))
-	byKey := map[result.Provenance]*Machine{}
+	byKey := map[string]*Machine{}
 	for i, in := range m.Inputs {
+		// One machine whatever its load during each run (Provenance.Load).
 		p := in.Result.Provenance
-		mc := byKey[p]
+		p.Load = nil
+		key := fmt.Sprintf("%#v", p)
+		mc := byKey[key]
 		if mc == nil {
 			mc = &Machine{ID: fmt.Sprintf("M%d", len(m.Machines)+1), Prov: p}
-			byKey[p] = mc
+			byKey[key] = mc
 			m.Machines = append(m.Machines, mc)
 		}
 		mc.Inputs = append(mc.Inputs, i)
@@ -918,9 +929,18 @@ func (c *Cell) Op(name string) *OpStats {
 	return nil
 }
 
+// Samples are the latencies the operation's histograms recorded over all
+// repetitions, in ascending order (each at its bucket's middle), when they
+// are too few for a spectrum (fewer than MinSpectrumSamples); nil otherwise.
+func (o *OpStats) Samples() []int64 {
+	o.Spectrum()
+	return o.samples
+}
+
 // Spectrum returns the latency percentile spectrum of the operation over
 // all repetitions (their histograms merged), decoding each histogram once.
-// nil when the results carry no histogram.
+// nil when the results carry no histogram, or fewer than
+// MinSpectrumSamples latencies (Samples has them).
 func (o *OpStats) Spectrum() []SpectrumPoint {
 	if o.decoded {
 		return o.spectrum
@@ -932,6 +952,14 @@ func (o *OpStats) Spectrum() []SpectrumPoint {
 	}
 	h, err := result.MergeHistograms("latency", ops...)
 	if err != nil || h == nil || h.TotalCount() == 0 {
+		return nil
+	}
+	if h.TotalCount() < MinSpectrumSamples {
+		for _, b := range h.Distribution() {
+			for i := int64(0); i < b.Count; i++ {
+				o.samples = append(o.samples, (b.From+b.To)/2)
+			}
+		}
 		return nil
 	}
 	pcts := spectrumPercentiles()

@@ -205,8 +205,9 @@ func TestReportHTMLStructure(t *testing.T) {
 	// ycsb/a at recordcount 1000 has 1, 4 and 16 threads (curves, spectra
 	// of READ and UPDATE); at 100000 only 16 threads (spectra only);
 	// sysbench has 8 and 16 threads (curves, spectrum of TRANSACTION);
-	// commit-loop one job count (spectrum of LOOP).
-	if titles["threads"] != 2 || titles["spectrum"] != 6 || titles["time"] != len(m.Inputs) {
+	// commit-loop one job count (its LOOP has too few latencies for a
+	// spectrum: they are listed instead).
+	if titles["threads"] != 2 || titles["spectrum"] != 5 || titles["time"] != len(m.Inputs) {
 		t.Errorf("figures by kind %v (inputs %d)", titles, len(m.Inputs))
 	}
 	for _, bad := range []string{"<script", "<link", "@import", "url(", "<img", "<iframe"} {

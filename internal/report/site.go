@@ -182,6 +182,7 @@ th,td{border:1px solid #ccc;padding:.35em .5em;vertical-align:top;text-align:lef
 th{background:#f3f3f3}
 td.v{font-weight:600;white-space:nowrap}
 td.v small{white-space:normal;font-weight:normal}
+small.loaded{color:#8a4b00}
 .ok{background:#e3f4e3}.no{background:#fbe3e3}.na{background:#eee}.open{background:#fff4d6}
 small{color:#555}
 </style>
@@ -194,11 +195,13 @@ a ratio or an order between cells of the experiment's plan, measured with its 95
 A <i>direct</i> claim is the source's claim about the product that runs here, checked on it (reproduced or not);
 an <i>analog</i> checks the same mechanism on another product (mechanism seen here or not, never the source's claim reproduced);
 an <i>untestable</i> claim says why, a <i>not-run</i> one what it needs. Words in quotation marks are the source's own.
-Absolute figures measured on other hardware are not compared.</p>
+Absolute figures measured on other hardware are not compared. A claim is called only with the repetitions it states
+it needs (else <i>too few repetitions</i>, with how many it has), and a note beside a verdict says when its cells ran on a
+loaded machine: a phase that began with a 1-minute load average above the cores, or lost over 5% of the CPU to the hypervisor.</p>
 <table>
 <tr><th>experiment</th><th>claim</th><th>checked here</th><th>published</th><th>measured (95% CI)</th><th>verdict</th></tr>
 {{range .Claims}}<tr class="{{class .Verdict}}"><td>{{.Plan}}</td><td><b>{{.Claim.ID}}</b> <i>{{.Claim.Kind}}{{if .Claim.About}}, about {{.Claim.About}}{{end}}</i>: {{said .Claim}}{{if .Claim.Figures}}<br><small>published figures: {{range $i, $f := .Claim.Figures}}{{if $i}}; {{end}}{{$f}}{{end}}</small>{{end}}{{if .Claim.Conditions}}<br><small>conditions: {{.Claim.Conditions}}</small>{{end}}{{range .Claim.Slips}}<br><small>the source's slip: {{.}}</small>{{end}}</td>
-<td>{{or .Checked "–"}}</td><td>{{.Published}}{{if .Words}}<br><small>{{.Words}}</small>{{end}}</td><td>{{.Measured}}</td><td class="v">{{.Verdict}}{{if .Reason}}:<br><small>{{.Reason}}</small>{{end}}</td></tr>
+<td>{{or .Checked "–"}}</td><td>{{.Published}}{{if .Words}}<br><small>{{.Words}}</small>{{end}}</td><td>{{.Measured}}</td><td class="v">{{.Verdict}}{{if .Reason}}:<br><small>{{.Reason}}</small>{{end}}{{if .Loaded}}<br><small class="loaded">{{.Loaded}}</small>{{end}}</td></tr>
 {{end}}</table>
 <h2>Experiments</h2>
 <ul>

@@ -41,6 +41,10 @@ const (
 	// no_session_s (warm-up included) add up to at least without_session_s.
 	LawUnavailable = "unavailable"
 	LawHistograms  = "histograms" // per operation: count ≤ the latency histogram's total ≤ count + unfinished; each summary = its histogram's
+	// LawLoad: each provenance.load entry names a phase of the result (its
+	// index and name), once; its load averages are finite and ≥ 0, its
+	// steal a share in 0..1.
+	LawLoad = "load"
 )
 
 // Violation is one broken law: which, where, and the figures that break it.
@@ -115,7 +119,34 @@ func Check(r *Result) []Violation {
 	if m := r.Merged; m != nil && m.Count != len(m.Shards) {
 		add(LawMerged, -1, "merged from %d shards, but %d are listed", m.Count, len(m.Shards))
 	}
+	checkLoad(r, func(format string, a ...any) { add(LawLoad, -1, format, a...) })
 	return out
+}
+
+// checkLoad checks the machine's load recorded per phase.
+func checkLoad(r *Result, add func(format string, a ...any)) {
+	seen := map[int]bool{}
+	for _, l := range r.Provenance.Load {
+		switch {
+		case l.PhaseIndex < 0 || l.PhaseIndex >= len(r.Phases):
+			add("provenance.load names phase %d of %d", l.PhaseIndex, len(r.Phases))
+			continue
+		case r.Phases[l.PhaseIndex].Name != l.Phase:
+			add("provenance.load names phase %d %q, which is %q", l.PhaseIndex, l.Phase, r.Phases[l.PhaseIndex].Name)
+		case seen[l.PhaseIndex]:
+			add("provenance.load gives phase %d twice", l.PhaseIndex)
+		}
+		seen[l.PhaseIndex] = true
+		for _, v := range append(l.Start[:], l.End[:]...) {
+			if !(v >= 0) || math.IsInf(v, 0) {
+				add("provenance.load of phase %d: load average %v is not a count ≥ 0", l.PhaseIndex, v)
+				break
+			}
+		}
+		if l.Steal != nil && !(*l.Steal >= 0 && *l.Steal <= 1) {
+			add("provenance.load of phase %d: steal %v is not a share in 0..1", l.PhaseIndex, *l.Steal)
+		}
+	}
 }
 
 // checkPhase checks one phase's laws; add receives each broken one.

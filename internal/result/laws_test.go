@@ -41,6 +41,12 @@ func TestLawfulResultKeepsEveryLaw(t *testing.T) {
 	if vs := Check(lawful()); len(vs) != 0 {
 		t.Fatalf("a lawful result breaks %v", vs)
 	}
+	r := lawful()
+	st := 0.02
+	r.Provenance.Load = []MachineLoad{{PhaseIndex: 0, Phase: "run", Start: [3]float64{3.1, 2.65, 1.24}, End: [3]float64{4, 3, 1.5}, Steal: &st}}
+	if vs := Check(r); len(vs) != 0 {
+		t.Fatalf("a lawful machine load breaks %v", vs)
+	}
 }
 
 // Each case breaks one law the way a bug or an edit would; Check must name
@@ -75,6 +81,14 @@ func TestEachLawCatchesItsBreak(t *testing.T) {
 		{LawStatus, "the result is complete but its phase run is failed", func(r *Result) { r.Phases[0].Status = StatusFailed }},
 		{LawMerged, "merged from 2 shards, but 1 are listed", func(r *Result) {
 			r.Merged = &Merged{RunID: "x", Count: 2, Shards: []ShardSource{{Index: 0}}}
+		}},
+		// a machine load filed under a phase the result does not have, or
+		// under another phase's name, or with a steal above the whole CPU
+		{LawLoad, "names phase 1 of 1", func(r *Result) { r.Provenance.Load = []MachineLoad{{PhaseIndex: 1, Phase: "run"}} }},
+		{LawLoad, `names phase 0 "load", which is "run"`, func(r *Result) { r.Provenance.Load = []MachineLoad{{PhaseIndex: 0, Phase: "load"}} }},
+		{LawLoad, "steal 1.5 is not a share", func(r *Result) {
+			st := 1.5
+			r.Provenance.Load = []MachineLoad{{PhaseIndex: 0, Phase: "run", Start: [3]float64{3.1, 2, 1}, Steal: &st}}
 		}},
 	}
 	for _, c := range cases {

@@ -68,6 +68,9 @@ func Merge(in []MergeInput) (*Result, error) {
 	out.Error = ""
 	out.Checks = nil
 	out.Merged = &Merged{RunID: first.Shard.RunID, Count: first.Shard.Count}
+	// Each shard's machine load is its own (in Merged.Shards' provenance),
+	// for its own phases, not the merged ones.
+	out.Provenance.Load = nil
 	out.Run.Threads, out.Run.Operations, out.Run.Rate = 0, 0, 0
 	var errs []string
 	for _, s := range shards {

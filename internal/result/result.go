@@ -151,6 +151,42 @@ type Provenance struct {
 	// has none or in older results. On two shared cores it changed how a
 	// MariaDB server's threads were placed and woken (docs/BENCHMARKS.md §7).
 	SchedAutogroup string `json:"sched_autogroup,omitempty"`
+	// Load is how busy the client's machine was during each measured phase
+	// (load and run phases, in the order of Phases): a figure measured on
+	// a machine other work was loading is one the machine cannot decide.
+	// Absent in older results and where /proc has no load averages.
+	Load []MachineLoad `json:"load,omitempty"`
+}
+
+// MachineLoad is the client machine's load during one phase: the kernel's
+// load averages (/proc/loadavg) at the phase's start and end, and the CPU
+// time the hypervisor stole from this machine over the phase (/proc/stat's
+// steal column).
+type MachineLoad struct {
+	// PhaseIndex is the phase's index in the result's phases, Phase its
+	// name (LawLoad ties them).
+	PhaseIndex int    `json:"phase_index"`
+	Phase      string `json:"phase"`
+	// Start and End are the 1-, 5- and 15-minute load averages: runnable
+	// (and uninterruptible) threads, candor's own and its server's
+	// included.
+	Start [3]float64 `json:"load_start"`
+	End   [3]float64 `json:"load_end"`
+	// Steal is the share (0..1) of the host's CPU time over the phase that
+	// was stolen by the hypervisor: time this VM's threads were ready to
+	// run and another guest ran; nil where /proc/stat has no steal column.
+	Steal *float64 `json:"steal,omitempty"`
+}
+
+// MachineLoadOf is the load recorded for the phase at index i, nil when
+// the result has none.
+func (p Provenance) MachineLoadOf(i int) *MachineLoad {
+	for j := range p.Load {
+		if p.Load[j].PhaseIndex == i {
+			return &p.Load[j]
+		}
+	}
+	return nil
 }
 
 // Fingerprint identifies the target: product, version and the settings that
@@ -278,6 +314,10 @@ type Phase struct {
 	Workers   []WorkerStats `json:"workers,omitempty"`
 	Client    ClientUsage   `json:"client"`
 	Intervals []Interval    `json:"intervals"`
+	// MachineLoad is the machine's load the runner measured over the
+	// phase, on its way to the result's provenance (Provenance.Load, where
+	// it is written): never written with the phase.
+	MachineLoad *MachineLoad `json:"-"`
 	// Faults are the phase's scheduled faults (--fault, a plan's faults:),
 	// one event each, in schedule order.
 	Faults []FaultEvent `json:"faults,omitempty"`

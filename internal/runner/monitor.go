@@ -33,6 +33,9 @@ type monitor struct {
 	final      bool     // the tick after the workers are done
 	active     []bool   // by operation: it has finished or failed in some interval
 	gc         *gcPacer // run phases
+	// the machine's load averages as the phase started
+	loadStart   [3]float64
+	loadStartOK bool
 	// load progress
 	loadTotal int64
 	loadBytes int64 // the load's approximate size (loadBytes); 0 = unknown
@@ -40,7 +43,24 @@ type monitor struct {
 
 func newMonitor(r *Runner, name string, start time.Time, coll *measure.Collector) *monitor {
 	u := measure.SampleUsage()
-	return &monitor{r: r, name: name, start: start, coll: coll, first: u, prev: u, last: u}
+	m := &monitor{r: r, name: name, start: start, coll: coll, first: u, prev: u, last: u}
+	m.loadStart, m.loadStartOK = measure.LoadAvg()
+	return m
+}
+
+// machineLoad is the machine's load over the phase: the load averages at
+// its start and now, and the CPU stolen between the first and last usage
+// samples; nil where /proc has no load averages.
+func (m *monitor) machineLoad() *result.MachineLoad {
+	end, ok := measure.LoadAvg()
+	if !ok || !m.loadStartOK {
+		return nil
+	}
+	ml := &result.MachineLoad{Phase: m.name, Start: m.loadStart, End: end}
+	if st, ok := measure.StealShare(m.first, m.last); ok {
+		ml.Steal = &st
+	}
+	return ml
 }
 
 // loop ticks until done is closed, then makes a final tick. rows reports load
@@ -269,7 +289,7 @@ func (m *monitor) finishLine() {
 
 // phase builds the phase record from what the monitor collected.
 func (m *monitor) phase(end time.Time) *result.Phase {
-	p := &result.Phase{Name: m.name, Started: m.start, Ended: end, Intervals: m.intervals}
+	p := &result.Phase{Name: m.name, Started: m.start, Ended: end, Intervals: m.intervals, MachineLoad: m.machineLoad()}
 	d := measure.Delta(m.first, m.last)
 	p.Client = result.ClientUsage{Samples: m.samples, AvgCores: d.ClientCores, HostBusy: d.HostBusy}
 	for _, s := range m.samples {
