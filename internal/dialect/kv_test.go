@@ -88,7 +88,7 @@ func TestLedgerGolden(t *testing.T) { checkGolden(t, "ledger", renderLedger) }
 
 // TestKVGolden and TestCommitLoopGolden compare the SQL with
 // testdata/<kind>_<dialect>.golden; run with -update to rewrite them.
-func TestKVGolden(t *testing.T)         { checkGolden(t, "kv", renderKV, CQL) }
+func TestKVGolden(t *testing.T)         { checkGolden(t, "kv", renderKV, CQL, VoltDB) }
 func TestCommitLoopGolden(t *testing.T) { checkGolden(t, "commitloop", renderCommitLoop) }
 
 // checkGolden checks the SQL dialects and the extra dialects given.
