@@ -84,7 +84,7 @@ func renderLedger(d Dialect) string {
 }
 
 // TestLedgerGolden compares the ledger SQL with testdata/ledger_<dialect>.golden.
-func TestLedgerGolden(t *testing.T) { checkGolden(t, "ledger", renderLedger) }
+func TestLedgerGolden(t *testing.T) { checkGolden(t, "ledger", renderLedger, VoltDB) }
 
 // TestKVGolden and TestCommitLoopGolden compare the SQL with
 // testdata/<kind>_<dialect>.golden; run with -update to rewrite them.

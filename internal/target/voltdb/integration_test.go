@@ -238,3 +238,42 @@ func TestFingerprintSettings(t *testing.T) {
 		t.Errorf("command log off, durability %q", fp.Settings["durability"])
 	}
 }
+
+// TestLedgerCountedBySqlcmd writes the ledger workload's rows and reads
+// their ids back through the driver, and counts them with sqlcmd.
+func TestLedgerCountedBySqlcmd(t *testing.T) {
+	tg := openTest(t, testURL(t))
+	ctx := context.Background()
+	c := targettest.Connect(t, tg)
+	table := targettest.TableName("candor_ledger")
+	l := dialect.Ledger(tg.Dialect(), table, 16)
+	targettest.DropAtEnd(t, tg, table)
+	if err := target.CreateOwned(ctx, c, tg.Dialect(), table, l.CreateTable, "ledger"); err != nil {
+		t.Fatalf("CreateOwned: %v", err)
+	}
+	const writes = 40
+	for i := 0; i < writes; i++ {
+		if n, err := c.Exec(ctx, l.Insert, int64(i), 1, "pad"); err != nil || n != 1 {
+			t.Fatalf("Insert %d: %d, %v", i, n, err)
+		}
+	}
+	if _, err := c.Exec(ctx, l.Insert, int64(-1), 0, "owner"); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	if _, err := c.Query(ctx, l.ReadBack, nil, func(cols [][]byte) error {
+		seen[string(cols[0])] = true
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != writes || !seen["0"] || !seen[strconv.Itoa(writes-1)] {
+		t.Errorf("read back %d ids (%v), want 0..%d", len(seen), seen, writes-1)
+	}
+	if got := targettest.Rows(t, c, l.Owners); len(got) != 1 || got[0][0] != "owner" {
+		t.Errorf("owners = %v", got)
+	}
+	if got := sqlcmdCount(t, table); got != writes+1 {
+		t.Errorf("sqlcmd counts %d rows in %s, the driver wrote %d", got, table, writes+1)
+	}
+}
