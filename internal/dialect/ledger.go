@@ -50,9 +50,9 @@ func Ledger(d Dialect, table string, pad int) LedgerStatements {
 	}
 	return LedgerStatements{
 		CreateTable: create,
-		Insert:   "INSERT INTO " + table + " (id, w, pad) VALUES (" + d.Param(1) + ", " + d.Param(2) + ", " + d.Param(3) + ")",
-		ReadBack: "SELECT " + kvText(d, "id") + " FROM " + table + " WHERE id >= 0",
-		Owners:   "SELECT pad FROM " + table + " WHERE id < 0",
+		Insert:      "INSERT INTO " + table + " (id, w, pad) VALUES (" + d.Param(1) + ", " + d.Param(2) + ", " + d.Param(3) + ")",
+		ReadBack:    "SELECT " + kvText(d, "id") + " FROM " + table + " WHERE id >= 0",
+		Owners:      "SELECT pad FROM " + table + " WHERE id < 0",
 	}
 }
 
