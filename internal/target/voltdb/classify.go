@@ -16,9 +16,9 @@ func (t *Target) Classify(err error) target.ErrorClass { return Classify(err) }
 // Classify maps an error of this driver to a class:
 //
 //   - timeout: RESPONSE_UNKNOWN (-7: the transaction was dropped in a
-//     change of partition leader and may have committed) and
-//     CONNECTION_TIMEOUT's cousin, the client's own deadline: an unknown
-//     outcome, which is not retried (a retry could apply it twice);
+//     change of partition leader and may have committed), and the
+//     client's own deadline or a socket timeout: an unknown outcome,
+//     which is not retried (a retry could apply it twice);
 //   - connection: CONNECTION_LOST (-4), SERVER_UNAVAILABLE (-5: a node
 //     shutting down or not yet ready), CONNECTION_TIMEOUT (-6), and a
 //     session whose connection failed or could not be made;
