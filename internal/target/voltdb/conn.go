@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,6 +63,7 @@ type Conn struct {
 	wbuf   []byte
 	rbuf   []byte
 	closed bool
+	procs  map[string]copyPlan // CopyFrom's plan per table and columns
 }
 
 var _ target.Conn = (*Conn)(nil)
@@ -357,3 +359,121 @@ func (c *Conn) Close() error {
 
 // Build is the server's build string from the login ("10.1.1 ...").
 func (c *Conn) Build() string { return c.build }
+
+// copyWindow is how many UPSERTs of a CopyFrom go out before their answers
+// are read: enough to keep a node's sites busy, few enough that a batch's
+// bytes stay small.
+const copyWindow = 128
+
+// CopyFrom implements target.Copier, as VoltDB has no bulk-load protocol
+// over the client port: one UPSERT per row, copyWindow of them in flight
+// on the session at a time. When columns are all of the table's columns in
+// their order and the table has a primary key, each row is a call of the
+// UPSERT procedure VoltDB generates for the table (<TABLE>.upsert, planned
+// once by the server), else an @AdHoc UPSERT. Each row is a transaction of
+// its own, so a failed CopyFrom may have written some rows; being UPSERTs,
+// a retry of the whole batch writes the same rows again instead of failing
+// on the ones already there (a load batch is retried whole). A table
+// without a primary key, which UPSERT needs, gets INSERTs.
+func (c *Conn) CopyFrom(ctx context.Context, table string, columns []string, rows [][]any) (int64, error) {
+	if err := target.CheckTableName(table); err != nil {
+		return 0, &notSentError{err}
+	}
+	if len(rows) == 0 {
+		return 0, nil
+	}
+	proc, keyed, err := c.upsertProc(ctx, table, columns)
+	if err != nil {
+		return 0, fmt.Errorf("voltdb copy into %s: %w", table, err)
+	}
+	verb := "UPSERT"
+	if !keyed {
+		verb = "INSERT" // UPSERT needs a primary key
+	}
+	sql := verb + " INTO " + table + " (" + strings.Join(columns, ", ") + ") VALUES (?" + strings.Repeat(", ?", len(columns)-1) + ")"
+	var n int64
+	batch := make([]call, 0, min(copyWindow, len(rows)))
+	for start := 0; start < len(rows); start += copyWindow {
+		batch = batch[:0]
+		for _, r := range rows[start:min(start+copyWindow, len(rows))] {
+			if len(r) != len(columns) {
+				return n, &notSentError{fmt.Errorf("voltdb copy into %s: a row of %d values for %d columns", table, len(r), len(columns))}
+			}
+			if proc != "" {
+				batch = append(batch, call{proc, r})
+				continue
+			}
+			params := make([]any, 0, len(r)+1)
+			batch = append(batch, call{"@AdHoc", append(append(params, sql), r...)})
+		}
+		rs, err := c.callAll(ctx, batch)
+		if err != nil {
+			return n, fmt.Errorf("voltdb copy into %s: %w", table, err)
+		}
+		for _, r := range rs {
+			for _, t := range r.Tables {
+				n += modified(t)
+			}
+		}
+	}
+	return n, nil
+}
+
+var _ target.Copier = (*Conn)(nil)
+
+// upsertProc is the name of the UPSERT procedure VoltDB generated for
+// table when columns are its columns in their order and it has a primary
+// key (without one there is none), "" otherwise; and whether the table has
+// a primary key. The answer is kept for the session.
+func (c *Conn) upsertProc(ctx context.Context, table string, columns []string) (string, bool, error) {
+	key := strings.ToUpper(table) + "\x00" + strings.ToUpper(strings.Join(columns, ","))
+	if p, ok := c.procs[key]; ok {
+		return p.proc, p.keyed, nil
+	}
+	name := strings.ToUpper(table)
+	cols, err := c.Call(ctx, "@SystemCatalog", "COLUMNS")
+	if err != nil {
+		return "", false, err
+	}
+	byPos := map[int]string{}
+	for _, t := range cols {
+		tn, cn, pos := columnIndex(t, "TABLE_NAME"), columnIndex(t, "COLUMN_NAME"), columnIndex(t, "ORDINAL_POSITION")
+		if tn < 0 || cn < 0 || pos < 0 {
+			continue
+		}
+		for _, r := range t.Rows {
+			if strings.EqualFold(string(r[tn]), name) {
+				if p, err := strconv.Atoi(string(r[pos])); err == nil {
+					byPos[p] = string(r[cn])
+				}
+			}
+		}
+	}
+	proc := name + ".upsert"
+	if len(byPos) != len(columns) {
+		proc = ""
+	}
+	for i, col := range columns {
+		if !strings.EqualFold(byPos[i+1], col) {
+			proc = ""
+		}
+	}
+	pk, err := c.Query(ctx, "EXEC @SystemCatalog PRIMARYKEYS WHERE TABLE_NAME = ?", []any{name}, func([][]byte) error { return nil })
+	if err != nil {
+		return "", false, err
+	}
+	if pk == 0 {
+		proc = ""
+	}
+	if c.procs == nil {
+		c.procs = map[string]copyPlan{}
+	}
+	c.procs[key] = copyPlan{proc, pk > 0}
+	return proc, pk > 0, nil
+}
+
+// copyPlan is how CopyFrom writes the rows of one table and column list.
+type copyPlan struct {
+	proc  string // the generated UPSERT procedure, or ""
+	keyed bool   // the table has a primary key
+}

@@ -288,3 +288,63 @@ func TestLedgerCountedBySqlcmd(t *testing.T) {
 		t.Errorf("sqlcmd counts %d rows in %s, the driver wrote %d", got, table, writes+1)
 	}
 }
+
+// TestCopyFromPaths loads rows by CopyFrom through VoltDB's generated
+// UPSERT procedure (all columns in order), through @AdHoc (columns in
+// another order; a table without a key), twice over (a retried batch), and
+// counts them with sqlcmd.
+func TestCopyFromPaths(t *testing.T) {
+	tg := openTest(t, testURL(t))
+	ctx := context.Background()
+	c := targettest.Connect(t, tg).(*Conn)
+	table := targettest.TableName("candor_copy")
+	s := dialect.KVInts(tg.Dialect(), table, 20, 2)
+	targettest.DropAtEnd(t, tg, table)
+	if err := target.CreateOwned(ctx, c, tg.Dialect(), table, s.CreateTable, "kv-ints"); err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]any
+	for i := 0; i < 300; i++ {
+		rows = append(rows, []any{fmt.Sprintf("k%04d", i), i, -i})
+	}
+	if p, keyed, err := c.upsertProc(ctx, table, s.Columns); err != nil || p != strings.ToUpper(table)+".upsert" || !keyed {
+		t.Errorf("upsertProc(all columns) = %q, %v, %v", p, keyed, err)
+	}
+	for range 2 { // the second time is a retry of the same batch
+		if n, err := c.CopyFrom(ctx, table, s.Columns, rows); err != nil || n != 300 {
+			t.Fatalf("CopyFrom by procedure: %d, %v", n, err)
+		}
+	}
+	// Columns in another order: @AdHoc, values where their names say.
+	swapped := []string{s.Columns[0], s.Columns[2], s.Columns[1]}
+	if p, _, _ := c.upsertProc(ctx, table, swapped); p != "" {
+		t.Errorf("upsertProc(columns out of order) = %q, want none", p)
+	}
+	if n, err := c.CopyFrom(ctx, table, swapped, [][]any{{"x", 2, 1}}); err != nil || n != 1 {
+		t.Fatalf("CopyFrom by @AdHoc: %d, %v", n, err)
+	}
+	if got := targettest.Rows(t, c, s.Read[0], "x"); len(got) != 1 || got[0][0] != "1" {
+		t.Errorf("c0 of x = %v, want 1", got)
+	}
+	if got := targettest.Rows(t, c, s.Read[1], "k0007"); len(got) != 1 || got[0][0] != "-7" {
+		t.Errorf("c1 of k0007 = %v, want -7", got)
+	}
+	// A table without a primary key has no UPSERT procedure.
+	ledger := targettest.TableName("candor_copyl")
+	l := dialect.Ledger(tg.Dialect(), ledger, 16)
+	targettest.DropAtEnd(t, tg, ledger)
+	if err := target.CreateOwned(ctx, c, tg.Dialect(), ledger, l.CreateTable, "ledger"); err != nil {
+		t.Fatal(err)
+	}
+	cols := []string{"id", "w", "pad"}
+	if p, keyed, err := c.upsertProc(ctx, ledger, cols); err != nil || p != "" || keyed {
+		t.Errorf("upsertProc(no primary key) = %q, %v, %v", p, keyed, err)
+	}
+	// INSERTs instead of UPSERTs, which need a key.
+	if n, err := c.CopyFrom(ctx, ledger, cols, [][]any{{int64(1), 1, "a"}, {int64(2), 1, "b"}}); err != nil || n != 2 {
+		t.Errorf("CopyFrom into a table without a key: %d, %v", n, err)
+	}
+	if got := sqlcmdCount(t, table); got != 301 {
+		t.Errorf("sqlcmd counts %d rows in %s, want 301", got, table)
+	}
+}

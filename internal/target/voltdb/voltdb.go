@@ -198,10 +198,11 @@ func (t *Target) RedactedURL() string { return t.redacted }
 func (t *Target) Dialect() dialect.Dialect { return dialect.VoltDB }
 
 // Capabilities implements target.Target: no transactions across calls, no
-// multi-row INSERT (a load sends one INSERT per row, several in flight at a
-// time), blocking sessions (package blockconn).
+// multi-row INSERT, a load by CopyFrom (pipelined UPSERTs, one per row),
+// blocking sessions (package blockconn).
 func (t *Target) Capabilities() target.Capabilities {
 	return target.Capabilities{
+		CopyFrom:         true,
 		MaxBindParams:    dialect.VoltDB.MaxBindParams,
 		BlockingSessions: true,
 	}
