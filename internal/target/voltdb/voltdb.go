@@ -11,7 +11,7 @@
 // connection to one node; sessions are spread over the nodes in turn. A
 // session's calls are synchronous, one in flight at a time, except the
 // statements of one multi-statement Exec with arguments, which go out
-// together (pipelined) and are answered in order. Calls are not routed to
+// together (pipelined), and a load's CopyFrom, 128 rows in flight. Calls are not routed to
 // their partition's leader (no client affinity): the node a session is
 // connected to forwards a single-partition call to the leader, one extra
 // hop on a cluster, none on one node.
