@@ -34,6 +34,7 @@ func TestDependencyDirection(t *testing.T) {
 		{"internal/target/postgres", []string{"internal/runner", "internal/cli", "internal/report", "internal/workload", "internal/measure"}},
 		{"internal/target/sqlite", []string{"internal/runner", "internal/cli", "internal/report", "internal/workload", "internal/measure"}},
 		{"internal/target/mysql", []string{"internal/runner", "internal/cli", "internal/report", "internal/workload", "internal/measure"}},
+		{"internal/target/voltdb", []string{"internal/runner", "internal/cli", "internal/report", "internal/workload", "internal/measure"}},
 		{"internal/target/fake", []string{"internal/runner", "internal/cli", "internal/workload"}},
 		{"internal/target/drvconn", []string{"internal/runner", "internal/cli", "internal/report", "internal/workload", "internal/measure", "internal/target/"}},
 		// dialect is pure SQL text

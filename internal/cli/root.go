@@ -27,6 +27,7 @@ import (
 	_ "github.com/candor-bench/candor/internal/target/mysql"
 	_ "github.com/candor-bench/candor/internal/target/postgres"
 	_ "github.com/candor-bench/candor/internal/target/sqlite"
+	_ "github.com/candor-bench/candor/internal/target/voltdb"
 	_ "github.com/candor-bench/candor/internal/workload/bank"
 	_ "github.com/candor-bench/candor/internal/workload/commitloop"
 	_ "github.com/candor-bench/candor/internal/workload/kv"

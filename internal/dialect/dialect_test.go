@@ -65,7 +65,7 @@ func render(d Dialect) string {
 func TestGolden(t *testing.T) {
 	cql := CQL
 	cql.Keyspace = "ycsb"
-	for _, d := range []Dialect{Postgres, SQLite, MySQL, cql} {
+	for _, d := range []Dialect{Postgres, SQLite, MySQL, cql, VoltDB} {
 		t.Run(d.Name, func(t *testing.T) {
 			golden(t, filepath.Join("testdata", d.Name+".golden"), render(d))
 		})

@@ -48,12 +48,19 @@ func KVBasic(d Dialect, table string, keySize int) KVBasicStatements {
 			MaxInsertRows: kvMaxRows(d, len(cols)),
 		}
 	}
+	create := "CREATE TABLE " + table + " (" + KVKeyColumn + " VARCHAR(" + itoa(keySize) + ") PRIMARY KEY, " +
+		KVPayloadColumn + " " + kvBinaryType(d) + ")"
+	insertRows := func(n int) string { return d.InsertRows(table, cols, n) }
+	if d.Name == VoltDB.Name {
+		create = voltPartition("CREATE TABLE "+table+" ("+KVKeyColumn+" VARCHAR("+itoa(keySize)+" BYTES) NOT NULL, "+
+			KVPayloadColumn+" "+kvBinaryType(d)+", PRIMARY KEY ("+KVKeyColumn+"))", table, KVKeyColumn)
+		insertRows = func(n int) string { return VoltDBInsertRows(table, cols, n) }
+	}
 	return KVBasicStatements{
-		CreateTable: "CREATE TABLE " + table + " (" + KVKeyColumn + " VARCHAR(" + itoa(keySize) + ") PRIMARY KEY, " +
-			KVPayloadColumn + " " + kvBinaryType(d) + ")",
+		CreateTable:   create,
 		Read:          "SELECT " + KVPayloadColumn + " FROM " + table + " WHERE " + KVKeyColumn + " = " + d.Param(1),
 		Write:         "UPDATE " + table + " SET " + KVPayloadColumn + " = " + d.Param(1) + " WHERE " + KVKeyColumn + " = " + d.Param(2),
-		InsertRows:    func(n int) string { return d.InsertRows(table, cols, n) },
+		InsertRows:    insertRows,
 		Columns:       cols,
 		MaxInsertRows: kvMaxRows(d, len(cols)),
 	}
@@ -120,11 +127,25 @@ func KVInts(d Dialect, table string, keySize, columns int) KVIntsStatements {
 	if d.Name == CQL.Name {
 		return cqlKVInts(d, table, cols)
 	}
+	createTable := create.String()
+	insertRows := func(n int) string { return d.InsertRows(table, cols, n) }
+	if d.Name == VoltDB.Name {
+		// The key as bytes, NOT NULL and the primary key declared apart,
+		// so that the table can be partitioned on it.
+		var b strings.Builder
+		b.WriteString("CREATE TABLE " + table + " (" + KVKeyColumn + " VARCHAR(" + itoa(keySize) + " BYTES) NOT NULL")
+		for _, c := range cols[1:] {
+			b.WriteString(", " + c + " INTEGER")
+		}
+		b.WriteString(", PRIMARY KEY (" + KVKeyColumn + "))")
+		createTable = voltPartition(b.String(), table, KVKeyColumn)
+		insertRows = func(n int) string { return VoltDBInsertRows(table, cols, n) }
+	}
 	return KVIntsStatements{
-		CreateTable:   create.String(),
+		CreateTable:   createTable,
 		Read:          read,
 		Write:         write,
-		InsertRows:    func(n int) string { return d.InsertRows(table, cols, n) },
+		InsertRows:    insertRows,
 		Columns:       cols,
 		MaxInsertRows: kvMaxRows(d, len(cols)),
 		Begin:         begin,
@@ -138,6 +159,8 @@ func kvBinaryType(d Dialect) string {
 	switch {
 	case d.Name == SQLite.Name:
 		return "BLOB"
+	case d.Name == VoltDB.Name:
+		return "VARBINARY(" + itoa(voltMaxColumn) + ")"
 	case isMySQLFamily(d):
 		// BLOB holds at most 64 KiB; MEDIUMBLOB 16 MiB, above kv-basic's
 		// largest value-size.
@@ -150,6 +173,9 @@ func kvBinaryType(d Dialect) string {
 func kvText(d Dialect, col string) string {
 	if isMySQLFamily(d) {
 		return "CAST(" + col + " AS CHAR)"
+	}
+	if d.Name == VoltDB.Name {
+		return "CAST(" + col + " AS VARCHAR)"
 	}
 	return "CAST(" + col + " AS TEXT)"
 }

@@ -84,11 +84,11 @@ func renderLedger(d Dialect) string {
 }
 
 // TestLedgerGolden compares the ledger SQL with testdata/ledger_<dialect>.golden.
-func TestLedgerGolden(t *testing.T) { checkGolden(t, "ledger", renderLedger) }
+func TestLedgerGolden(t *testing.T) { checkGolden(t, "ledger", renderLedger, VoltDB) }
 
 // TestKVGolden and TestCommitLoopGolden compare the SQL with
 // testdata/<kind>_<dialect>.golden; run with -update to rewrite them.
-func TestKVGolden(t *testing.T)         { checkGolden(t, "kv", renderKV, CQL) }
+func TestKVGolden(t *testing.T)         { checkGolden(t, "kv", renderKV, CQL, VoltDB) }
 func TestCommitLoopGolden(t *testing.T) { checkGolden(t, "commitloop", renderCommitLoop) }
 
 // checkGolden checks the SQL dialects and the extra dialects given.

@@ -35,16 +35,24 @@ const LedgerOwnerWidth = 200
 // unquoted) whose rows carry pad characters of padding.
 func Ledger(d Dialect, table string, pad int) LedgerStatements {
 	cl := CommitLoop(d, table, 1) // the server clock and its column type
-	ts := "TIMESTAMP"
+	ts, clock := "TIMESTAMP", cl.Clock
 	if isMySQLFamily(d) {
 		ts = "DATETIME(6)"
 	}
+	create := "CREATE TABLE " + table + " (id BIGINT NOT NULL, w INTEGER NOT NULL, pad VARCHAR(" + strconv.Itoa(max(pad, LedgerOwnerWidth)) +
+		"), t " + ts + " DEFAULT " + clock + ")"
+	if d.Name == VoltDB.Name {
+		// VoltDB's clock is NOW (the transaction's time); the table,
+		// without a key, is partitioned on id so that each write is a
+		// single-partition transaction.
+		create = voltPartition("CREATE TABLE "+table+" (id BIGINT NOT NULL, w INTEGER NOT NULL, pad VARCHAR("+
+			strconv.Itoa(max(pad, LedgerOwnerWidth))+" BYTES), t TIMESTAMP DEFAULT NOW)", table, "id")
+	}
 	return LedgerStatements{
-		CreateTable: "CREATE TABLE " + table + " (id BIGINT NOT NULL, w INTEGER NOT NULL, pad VARCHAR(" + strconv.Itoa(max(pad, LedgerOwnerWidth)) +
-			"), t " + ts + " DEFAULT " + cl.Clock + ")",
-		Insert:   "INSERT INTO " + table + " (id, w, pad) VALUES (" + d.Param(1) + ", " + d.Param(2) + ", " + d.Param(3) + ")",
-		ReadBack: "SELECT " + kvText(d, "id") + " FROM " + table + " WHERE id >= 0",
-		Owners:   "SELECT pad FROM " + table + " WHERE id < 0",
+		CreateTable: create,
+		Insert:      "INSERT INTO " + table + " (id, w, pad) VALUES (" + d.Param(1) + ", " + d.Param(2) + ", " + d.Param(3) + ")",
+		ReadBack:    "SELECT " + kvText(d, "id") + " FROM " + table + " WHERE id >= 0",
+		Owners:      "SELECT pad FROM " + table + " WHERE id < 0",
 	}
 }
 

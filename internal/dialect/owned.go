@@ -85,6 +85,9 @@ func Ownership(d Dialect) OwnershipStatements {
 	if d.Name == CQL.Name {
 		return cqlOwnership(d)
 	}
+	if d.Name == VoltDB.Name {
+		return voltOwnership(d)
+	}
 	p1, p2, p3 := d.Param(1), d.Param(2), d.Param(3)
 	var exists string
 	var identity []IdentityPart

@@ -89,6 +89,23 @@ var CQL = Dialect{
 	MaxBindParams: 65535,
 }
 
+// VoltDB is VoltDB's SQL, run through its @AdHoc system procedure: ?
+// placeholders, LIMIT ?, at most 1024 bind parameters (a procedure call
+// carries at most 1025, and @AdHoc's first is the SQL text). It has no
+// TEXT or BYTEA (VARCHAR(n BYTES) and VARBINARY(n), at most 1 MiB each, at
+// most 2 MiB declared per row), no multi-row INSERT (VoltDBInsertRows
+// sends one INSERT per row), no catalog in SQL (the ownership statements
+// ask @SystemCatalog through the driver's EXEC form) and no transactions
+// across calls. A workload table with a primary key is partitioned on it
+// (PARTITION TABLE ... ON COLUMN, sent in the same call as its CREATE
+// TABLE); candor's marker table is replicated to every partition.
+var VoltDB = Dialect{
+	Name:          "voltdb",
+	Placeholder:   Question,
+	ScanLimit:     "limit",
+	MaxBindParams: 1024,
+}
+
 // byName maps every accepted name to its dialect; aliases map to the same value.
 var byName = map[string]Dialect{
 	"postgres":    Postgres,
@@ -100,6 +117,7 @@ var byName = map[string]Dialect{
 	"mariadb":     MySQL,
 	"tidb":        TiDB,
 	"cql":         CQL,
+	"voltdb":      VoltDB,
 }
 
 // Lookup returns the dialect registered under name (case-insensitive;
