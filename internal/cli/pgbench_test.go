@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/target/targettest"
@@ -135,48 +136,84 @@ func TestPgbenchBadScripts(t *testing.T) {
 	}
 }
 
-// Errors while a script runs fail that transaction: counted, reported,
-// and within the error budget the run goes on (pgbench aborts its client).
-func TestPgbenchRunTimeErrorsAreCounted(t *testing.T) {
+// An error pgbench does not retry aborts the client, as pgbench's: each
+// client stops at its first such error (one failed transaction each), the
+// line saying which command of which script failed and why is on stderr,
+// and the run ends once every client has stopped, long before its -T, as
+// failed (exit 5).
+func TestPgbenchRunTimeErrorsAbortTheClient(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	u := "sqlite://" + filepath.Join(dir, "x.db")
 	for _, c := range []struct {
 		name, text, want string
 	}{
-		{"div", "\\set r random(0, 1)\n\\set x 10 / :r\nSELECT :x;\n", "division by zero"},
-		{"gset", "\\set r random(0, 1)\nSELECT 1 AS one WHERE :r = 1 \\gset\n", "expected one row, got 0"},
+		{"div", "\\set r random(0, 1)\n\\set x 10 / :r\nSELECT :x;\n", "aborted in command 1 (set) of script 0; evaluation of meta-command failed: division by zero"},
+		{"gset", "\\set r random(0, 1)\nSELECT 1 AS one WHERE :r = 1 \\gset\n", "script 0 aborted in command 1 query 0: expected one row, got 0"},
+		{"sql", "SELECT 1;\nSELECT * FROM i7_nosuch;\n", "script 0 aborted in command 1 query 0: SQL logic error: no such table: i7_nosuch"},
 	} {
 		f := pgbenchScript(t, dir, c.name+".sql", c.text)
 		out := filepath.Join(dir, c.name+".json")
-		code, stdout, errOut := runAt(t, dir, "pgbench", "-c", "2", "-t", "200", "-f", f, "--target", u, "--max-error-rate", "0.9", "-o", out)
-		if code != 0 || !strings.Contains(stdout, "number of failed transactions: ") {
-			t.Errorf("%s: exit %d\n%s%s", c.name, code, stdout, errOut)
+		began := time.Now()
+		code, stdout, errOut := runAt(t, dir, "pgbench", "-c", "2", "-T", "600", "-f", f, "--target", u, "-o", out)
+		if took := time.Since(began); took > 5*time.Minute { // a -T of 10 minutes that ran out, not an abort
+			t.Errorf("%s: the run took %v", c.name, took)
+		}
+		if code != ExitRunFailed || !strings.Contains(errOut, c.want) || !strings.Contains(errOut, "2 of 2 clients aborted") {
+			t.Errorf("%s: exit %d, want %d and %q\n%s%s", c.name, code, ExitRunFailed, c.want, stdout, errOut)
 			continue
+		}
+		if strings.Contains(errOut, "--max-error-rate") {
+			t.Errorf("%s: raising the error budget does not help an abort:\n%s", c.name, errOut)
 		}
 		res, err := result.Read(out)
 		if err != nil {
 			t.Fatal(err)
 		}
-		op := res.Phases[len(res.Phases)-1].Ops[0]
+		ph := res.Phases[len(res.Phases)-1]
+		op := ph.Ops[0]
 		var failed int64
 		for _, n := range op.Errors {
 			failed += n
 		}
-		if failed < 100 || failed > 300 || op.Done+failed != 400 {
-			t.Errorf("%s: %d failed and %d done of 400 (about half should fail)", c.name, failed, op.Done)
+		if failed != 2 || ph.Status != result.StatusFailed || !strings.Contains(ph.Failure, c.want) {
+			t.Errorf("%s: %d failed (want one a client), status %s: %s", c.name, failed, ph.Status, ph.Failure)
 		}
-		found := false
-		for _, m := range op.FirstErrors {
-			found = found || strings.Contains(m, c.want) && strings.Contains(m, c.name+".sql")
-		}
-		if !found {
-			t.Errorf("%s: first errors %v lack %q and the script's name", c.name, op.FirstErrors, c.want)
-		}
-		// Beyond the budget the run fails (exit 5).
-		if code, _, _ := runAt(t, dir, "pgbench", "-c", "1", "-t", "50", "-f", f, "--target", u, "-o", filepath.Join(dir, c.name+"2.json")); code != 5 {
-			t.Errorf("%s above the default error budget: exit %d, want 5", c.name, code)
-		}
+	}
+}
+
+// On PostgreSQL the abort line carries the server's own message and the
+// statement, as pgbench 15's does; pgbench itself (when installed) is the
+// oracle of the server's text.
+func TestPgbenchSQLErrorAbortsWithServersMessage(t *testing.T) {
+	t.Parallel()
+	u := postgresURL(t)
+	dir := t.TempDir()
+	f := pgbenchScript(t, dir, "bad.sql", "SELECT 1;\nSELECT * FROM i7_no_such_table;\n")
+	began := time.Now()
+	code, stdout, errOut := runAt(t, dir, "pgbench", "-c", "4", "-T", "600", "-f", f, "--target", u, "-o", filepath.Join(dir, "r.json"))
+	if took := time.Since(began); took > 5*time.Minute {
+		t.Errorf("the run took %v", took)
+	}
+	want := `script 0 aborted in command 1 query 0: ERROR: relation "i7_no_such_table" does not exist (SQLSTATE 42P01); the statement (` + f + ` line 2): SELECT * FROM i7_no_such_table;`
+	if code != ExitRunFailed || !strings.Contains(errOut, want) || !strings.Contains(errOut, "4 of 4 clients aborted") {
+		t.Fatalf("exit %d, want %d and %q\n%s%s", code, ExitRunFailed, want, stdout, errOut)
+	}
+	if n := strings.Count(errOut, "aborted in command 1"); n != 2 { // the line at once, and in the run's failure
+		t.Errorf("the same error shown %d times, want once at once and once in the failure:\n%s", n, errOut)
+	}
+	bin := "/usr/lib/postgresql/15/bin/pgbench"
+	if _, err := os.Stat(bin); err != nil {
+		return
+	}
+	pu, err := url.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-n", "-c", "1", "-T", "600", "-f", f, "-h", pu.Hostname(), "-p", pu.Port(), "-U", pu.User.Username(), strings.TrimPrefix(pu.Path, "/"))
+	ref, _ := cmd.CombinedOutput()
+	if cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(ref), `client 0 script 0 aborted in command 1 query 0: ERROR:  relation "i7_no_such_table" does not exist`) {
+		t.Errorf("pgbench 15 itself (exit %d):\n%s", cmd.ProcessState.ExitCode(), ref)
 	}
 }
 
@@ -188,8 +225,8 @@ func TestPgbenchUndefinedVariable(t *testing.T) {
 	f := pgbenchScript(t, dir, "undef.sql", "\\set x :nope + 1\nSELECT :x;\n")
 	out := filepath.Join(dir, "u.json")
 	code, stdout, errOut := runAt(t, dir, "pgbench", "-t", "3", "-f", f, "--target", u, "-o", out)
-	if code != 5 || !strings.Contains(stdout, "number of failed transactions: 3 (100.000%)") {
-		t.Fatalf("exit %d, want 5 with 3 failed\n%s%s", code, stdout, errOut)
+	if code != 5 || !strings.Contains(stdout, "number of failed transactions: 1 (100.000%)") || !strings.Contains(errOut, "client 0 aborted in command 0 (set) of script 0") {
+		t.Fatalf("exit %d, want 5 with the client aborted at its first transaction\n%s%s", code, stdout, errOut)
 	}
 	res, err := result.Read(out)
 	if err != nil {

@@ -309,22 +309,27 @@ func TestSysbenchLuaBadInput(t *testing.T) {
 		t.Errorf("an option of the wrong type: exit %d (want %d)\n%s", code, ExitUsage, stderr)
 	}
 
-	// An error in one event of ten: counted as a failed event, its
-	// traceback logged once; within a 20% error budget the run completes.
+	// An error in the tenth event ends the run at once, as sysbench's
+	// thread_run failure does: its FATAL line and no report on stdout, the
+	// traceback on stderr, long before --time.
 	flaky := writeScript(t, dir, "flaky.lua", "n = 0\nfunction helper()\n  error(\"boom at \" .. 'event')\nend\nfunction event()\n  n = n + 1\n  if n % 10 == 0 then helper() end\nend\n")
-	code, stdout, stderr := run("--events=100", "--time=0", "--max-error-rate=20%", "--out=flaky.json", flaky, "run")
-	if code != 0 {
-		t.Fatalf("an error in one event of ten: exit %d\n%s%s", code, stdout, stderr)
+	began := time.Now()
+	code, stdout, stderr := run("--time=600", "--out=flaky.json", flaky, "run")
+	if took := time.Since(began); took > 5*time.Minute { // --time ran out: no abort
+		t.Errorf("a Lua error: the run took %v", took)
 	}
-	if n := strings.Count(stderr, "boom at event"); n != 1 || !strings.Contains(stderr, "flaky.lua:3") || !strings.Contains(stderr, "stack traceback") {
-		t.Errorf("the Lua error is logged %d times (want once, with its traceback):\n%s", n, stderr)
+	if code != ExitRunFailed || !strings.Contains(stdout, "FATAL: `thread_run' function failed: "+flaky+":3: boom at event") || strings.Contains(stdout, "SQL statistics") {
+		t.Fatalf("a Lua error in an event: exit %d (want %d, sysbench's FATAL line and no report)\n%s%s", code, ExitRunFailed, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "stack traceback") {
+		t.Errorf("the Lua error's traceback is not on stderr:\n%s", stderr)
 	}
 	res, err := result.Read(filepath.Join(dir, "flaky.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ph := res.Phases[len(res.Phases)-1]; ph.Operations != 100 || ph.ErrorRate != 0.1 {
-		t.Errorf("events %d with an error rate of %v, want 100 and 0.1", ph.Operations, ph.ErrorRate)
+	if ph := res.Phases[len(res.Phases)-1]; ph.Status != result.StatusFailed || ph.Operations < 10 || !strings.Contains(ph.Failure, "boom at event") {
+		t.Errorf("status %s after %d events: %s", ph.Status, ph.Operations, ph.Failure)
 	}
 	// Every event failing breaks the default budget: the run fails.
 	broken := writeScript(t, dir, "broken.lua", "function event() local t = nil; return t.x end\n")
@@ -334,7 +339,7 @@ func TestSysbenchLuaBadInput(t *testing.T) {
 
 	// A script looping forever inside one event ends with the run.
 	loop := writeScript(t, dir, "loop.lua", "function event() while true do end end\n")
-	began := time.Now()
+	began = time.Now()
 	code, stdout, stderr = run("--time=1", "--out=loop.json", loop, "run")
 	if took := time.Since(began); took > time.Minute { // a hang, not a slow end: a loaded machine under -race took 15.2 s
 		t.Errorf("an endless event: the run took %v for --time=1", took)

@@ -308,6 +308,12 @@ type Limits struct {
 	// error of a class outside RetryClasses (sysbench's FATAL); otherwise
 	// such an operation counts as failed and the run goes on (YCSB).
 	StopOnError bool
+	// AbortClient stops a worker at its first operation that fails with an
+	// error outside RetryClasses, a lost session apart (pgbench's client
+	// abort): the phase goes on with the other workers, ends when the last
+	// has stopped, and is failed. In an open loop the first such error
+	// ends the phase, as StopOnError.
+	AbortClient bool
 	// SharedOperations makes a closed-loop run's operation count one
 	// budget the workers draw from as they go (sysbench's --events), not
 	// an equal share per worker (YCSB's operationcount).
@@ -323,6 +329,13 @@ type Limits struct {
 // failed whatever Limits.StopOnError says (a sysbench Lua script's fatal
 // SQL error, where its Lua errors count against the error budget).
 var ErrStopRun = errors.New("the error ends the run")
+
+// AbortDescriber words, for a workload with Limits.AbortClient, the line
+// shown at once when a client stops at err (pgbench's "client 0 script 0
+// aborted in command 1 query 0: ..."); client is the 0-based worker.
+type AbortDescriber interface {
+	AbortMessage(client int, err error) string
+}
 
 // Table is one table a workload creates.
 type Table struct {

@@ -396,14 +396,27 @@ func (w *Workload) Counters() []string { return w.counters }
 
 // Limits: retries as --max-tries asks (serialization failures and
 // deadlocks only, as pgbench 15 retries), and an error of any other kind
-// fails its transaction and the run goes on (pgbench aborts the client).
+// aborts the client, as pgbench's do (a lost session apart: candor
+// reconnects it, for runs that measure a fail-over).
 func (w *Workload) Limits() workload.Limits {
 	retries := w.opts.MaxTries - 1
 	if w.opts.MaxTries == 0 {
 		retries = -1
 	}
 	// -T: a client finishes the transaction in progress, which counts.
-	return workload.Limits{Retries: retries, RetryClasses: []target.ErrorClass{target.ClassRetryable}, FinishInFlight: true}
+	return workload.Limits{Retries: retries, RetryClasses: []target.ErrorClass{target.ClassRetryable}, FinishInFlight: true, AbortClient: true}
+}
+
+var _ workload.AbortDescriber = (*Workload)(nil)
+
+// AbortMessage is pgbench's line for a client aborted at err
+// (workload.AbortDescriber).
+func (w *Workload) AbortMessage(client int, err error) string {
+	var ce *CommandError
+	if errors.As(err, &ce) {
+		return ce.Abort(client)
+	}
+	return fmt.Sprintf("client %d aborted: %v", client, err)
 }
 
 // Bind writes each SQL command's text with the dialect's placeholders for
