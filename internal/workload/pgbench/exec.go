@@ -65,8 +65,8 @@ func (wk *worker) Done(error) {}
 // fails with it.
 type CommandError struct {
 	Script  string
-	Index   int // the script's place among the run's scripts (pgbench's "script 0")
-	Command int // 1-based
+	Index   int    // the script's place among the run's scripts (pgbench's "script 0")
+	Command int    // 1-based
 	Kind    string // the meta-command ("set", "sleep", ...); "" for an SQL command
 	SQL     string // an SQL command's text as sent
 	Line    int
