@@ -20,7 +20,11 @@ report; candor writes its result file as always.
   -i, --initialize -s N            create pgbench's four tables (candor's, with their primary keys)
                                    and load scale N (100,000 accounts, 1 branch, 10 tellers each);
                                    -I steps, -F 100, -n and -q are accepted; tables of the same
-                                   names that candor did not create are refused, never dropped
+                                   names that candor did not create are refused, never dropped;
+                                   VACUUM ANALYZE after the load unless -n (or -I without v)
+  -n, -v                           before a run candor vacuums as pgbench: VACUUM pgbench_branches
+                                   and pgbench_tellers, TRUNCATE (its own) pgbench_history; -v also
+                                   VACUUM ANALYZE pgbench_accounts; -n none of it
   -f FILE[@W], -b NAME[@W], -S, -N the scripts and their weights (default: -b tpcb-like)
   -c N -T SEC | -t N -R TPS -L MS  clients (one session each), duration or transactions per
                                    client (default -t 10), rate (open loop: latency from the

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
@@ -54,7 +55,8 @@ func TestPgbenchInitAndBuiltinsOnEveryTarget(t *testing.T) {
 			}
 			for _, b := range []string{"tpcb-like", "simple-update", "select-only"} {
 				for _, mode := range []string{"simple", "prepared"} {
-					code, out, errOut := runAbs(t, dir, "pgbench", "-c", "2", "-t", "10", "-b", b, "-M", mode, "--target", u, "-o", filepath.Join(dir, b+"-"+mode+".json"))
+					// -n: the history is not emptied before each run
+					code, out, errOut := runAbs(t, dir, "pgbench", "-n", "-c", "2", "-t", "10", "-b", b, "-M", mode, "--target", u, "-o", filepath.Join(dir, b+"-"+mode+".json"))
 					if code != 0 || !strings.Contains(out, "number of transactions actually processed: 20/20") || !strings.Contains(out, "scaling factor: 1") {
 						t.Errorf("%s -M %s: exit %d\n%s%s", b, mode, code, out, errOut)
 					}
@@ -64,6 +66,16 @@ func TestPgbenchInitAndBuiltinsOnEveryTarget(t *testing.T) {
 				// tpcb-like and simple-update insert one history row each.
 				if got := o.Ints(t, "SELECT count(*) FROM pgbench_history"); got[0] != 80 {
 					t.Errorf("pgbench_history: %v rows, want 80", got)
+				}
+			}
+			// Without -n the run empties (candor's) history first, as
+			// pgbench does, in the product's words.
+			if code, out, errOut := runAbs(t, dir, "pgbench", "-c", "2", "-t", "10", "--target", u, "-o", filepath.Join(dir, "vacuumed.json")); code != 0 || !strings.Contains(errOut, "starting vacuum...end.") {
+				t.Errorf("a run without -n: exit %d\n%s%s", code, out, errOut)
+			}
+			if o != nil {
+				if got := o.Ints(t, "SELECT count(*) FROM pgbench_history"); got[0] != 20 {
+					t.Errorf("pgbench_history after a run without -n: %v rows, want 20", got)
 				}
 			}
 		})
@@ -391,5 +403,61 @@ func TestPgbenchDurationCountsInFlight(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "number of transactions actually processed: "+strconv.FormatInt(rows, 10)) {
 		t.Errorf("the report does not say %d processed:\n%s", rows, stdout)
+	}
+}
+
+// candor pgbench vacuums as pgbench 15 does: -i ends with VACUUM ANALYZE of
+// the four tables; a run first vacuums pgbench_branches and
+// pgbench_tellers and empties pgbench_history, -v also vacuums
+// pgbench_accounts, -n none of it (-n wins over -v). The same command
+// lines run by pgbench itself on a database of its own are the oracle:
+// after each, the server's vacuum and analyze counters
+// (pg_stat_user_tables) and the history's rows must have moved alike.
+func TestPgbenchVacuumAsPgbench(t *testing.T) {
+	postgresURL(t)
+	bin, err := exec.LookPath("pgbench")
+	if err != nil {
+		if _, serr := os.Stat("/usr/lib/postgresql/15/bin/pgbench"); serr != nil {
+			t.Skip("no pgbench binary")
+		}
+		bin = "/usr/lib/postgresql/15/bin/pgbench"
+	}
+	ours, theirs := targettest.PostgresDatabaseURL(t), targettest.PostgresDatabaseURL(t)
+	t.Parallel()
+	dir := t.TempDir()
+	oo, ot := oracle.Open(t, ours), oracle.Open(t, theirs)
+	pu, err := url.Parse(theirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snapshot := func(o *oracle.Conn) string {
+		var b strings.Builder
+		for _, tb := range []string{"pgbench_accounts", "pgbench_branches", "pgbench_history", "pgbench_tellers"} {
+			v := o.Ints(t, "SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = '"+tb+"'")
+			a := o.Ints(t, "SELECT analyze_count FROM pg_stat_user_tables WHERE relname = '"+tb+"'")
+			fmt.Fprintf(&b, "%s vacuums %v analyzes %v; ", tb, v, a)
+		}
+		fmt.Fprintf(&b, "history rows %v", o.Ints(t, "SELECT count(*) FROM pgbench_history"))
+		return b.String()
+	}
+	for i, args := range [][]string{
+		{"-i", "-s", "1"},
+		{"-c", "1", "-t", "5"},
+		{"-c", "1", "-t", "5"}, // the history of the run before is emptied
+		{"-n", "-c", "1", "-t", "5"},
+		{"-v", "-c", "1", "-t", "5"},
+		{"-n", "-v", "-c", "1", "-t", "5"},
+	} {
+		code, out, errOut := runAbs(t, dir, append(append([]string{"pgbench"}, args...), "--target", ours, "-o", filepath.Join(dir, fmt.Sprintf("r%d.json", i)))...)
+		if code != 0 {
+			t.Fatalf("candor pgbench %v: exit %d\n%s%s", args, code, out, errOut)
+		}
+		ref := exec.Command(bin, append(args, "-h", pu.Hostname(), "-p", pu.Port(), "-U", pu.User.Username(), strings.TrimPrefix(pu.Path, "/"))...)
+		if b, err := ref.CombinedOutput(); err != nil {
+			t.Fatalf("pgbench %v: %v\n%s", args, err, b)
+		}
+		if got, want := snapshot(oo), snapshot(ot); got != want {
+			t.Errorf("after pgbench %v:\ncandor:  %s\npgbench: %s", args, got, want)
+		}
 	}
 }

@@ -32,14 +32,18 @@ type Line struct {
 	Protocol     string
 	MaxTries     string
 	Report       bool // -r
-	Notes        []string
-	props        []string // -p name=value for script/pgbench
-	conn         map[string]string
-	dbname       string
-	target       bool
-	pass         []string // candor's own options
-	ownIO        bool     // they include --session-io or --loops
-	format       bool     // --format given
+	// NoVacuum is -n; VacuumAll -v; InitSteps -I's steps ("" when not
+	// given: pgbench's dtgvp).
+	NoVacuum, VacuumAll bool
+	InitSteps           string
+	Notes               []string
+	props               []string // -p name=value for script/pgbench
+	conn                map[string]string
+	dbname              string
+	target              bool
+	pass                []string // candor's own options
+	ownIO               bool     // they include --session-io or --loops
+	format              bool     // --format given
 }
 
 // withArg are pgbench's options that take a value, short and long.
@@ -80,7 +84,6 @@ var refused = map[string]string{
 	"unlogged-tables":    "--unlogged-tables: candor creates ordinary tables",
 	"foreign-keys":       "--foreign-keys: candor creates no foreign keys",
 	"debug":              "--debug: candor has no debug trace",
-	"vacuum-all":         "-v: candor does not vacuum before a run",
 	"show-script":        "--show-script: see docs/SCRIPTS.md for the built-in scripts",
 	"progress-timestamp": "--progress-timestamp: candor's intervals carry their start time in the result",
 	"exit-on-abort":      "--exit-on-abort: a failed transaction counts against candor's error budget instead",
@@ -88,7 +91,6 @@ var refused = map[string]string{
 
 // ignored are accepted without effect.
 var ignored = map[string]string{
-	"no-vacuum":         "",
 	"quiet":             "",
 	"failures-detailed": "candor's result counts errors by class",
 	"verbose-errors":    "candor's result keeps the first error of each class",
@@ -222,6 +224,10 @@ func (l *Line) set(name, val string, hasVal bool) error {
 	switch name {
 	case "initialize":
 		l.Init = true
+	case "no-vacuum":
+		l.NoVacuum = true
+	case "vacuum-all":
+		l.VacuumAll = true
 	case "help":
 		l.Help = true
 	case "version":
@@ -292,7 +298,8 @@ func (l *Line) set(name, val string, hasVal bool) error {
 				return engine.Usagef("unrecognized initialization step %q; allowed step characters are: \"dtgGvpf\"", string(c))
 			}
 		}
-		l.Notes = append(l.Notes, "-I: candor drops (its own) tables, creates them with their primary keys, and generates the rows on the client whatever the steps")
+		l.InitSteps = val
+		l.Notes = append(l.Notes, "-I: candor drops (its own) tables, creates them with their primary keys, and generates the rows on the client whatever the steps; it vacuums when they include v")
 	default:
 		return engine.Usagef("pgbench option --%s is not known; see 'candor pgbench --help'", name)
 	}
@@ -372,10 +379,19 @@ func (l *Line) Args(getenv func(string) string) ([]string, error) {
 			out = append(out, "-p", "scale="+l.Scale)
 		}
 		out = append(out, "-p", "tables=true")
+		if l.NoVacuum || l.InitSteps != "" && !strings.Contains(l.InitSteps, "v") {
+			out = append(out, "-p", "vacuum=none") // pgbench -i -n, or -I without step v
+		}
 		return append([]string{verb}, append(out, l.pass...)...), nil
 	}
 	for _, p := range l.props {
 		out = append(out, "-p", p)
+	}
+	switch {
+	case l.NoVacuum: // -n wins over -v, as in pgbench
+		out = append(out, "-p", "vacuum=none")
+	case l.VacuumAll:
+		out = append(out, "-p", "vacuum=all")
 	}
 	// A run neither creates nor drops a table (--load never), and uses
 	// pgbench's tables whoever created them: pgbench -i's own, as pgbench
