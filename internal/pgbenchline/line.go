@@ -8,10 +8,15 @@ package pgbenchline
 
 import (
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/candor-bench/candor/internal/engine"
+	"github.com/candor-bench/candor/internal/runflags"
+	"github.com/candor-bench/candor/internal/suggest"
 )
 
 // Line is a pgbench command line taken apart.
@@ -110,6 +115,16 @@ func Parse(args []string) (*Line, error) {
 			continue
 		case strings.HasPrefix(a, "--"):
 			name, val, hasVal = strings.Cut(a[2:], "=")
+			if pg, ok := pgbenchHas[name]; ok {
+				return nil, engine.Usagef("--%s is candor run's option; candor pgbench takes pgbench's: %s", name, pg)
+			}
+			if !longWithArg[name] && !isPgbenchFlag(name) && !isCandorFlag(name) {
+				hint := ""
+				if c := suggest.Closest(name, pgbenchLongNames()); len(c) > 0 {
+					hint = " (did you mean --" + strings.Join(c, " or --") + "?)"
+				}
+				return nil, engine.Usagef("option --%s is neither pgbench's nor candor's%s; see 'candor pgbench --help'", name, hint)
+			}
 			if !longWithArg[name] && !isPgbenchFlag(name) {
 				// candor's own option: passed on as it is, with its
 				// value when it takes one and it is separate.
@@ -176,6 +191,38 @@ func Parse(args []string) (*Line, error) {
 		}
 	}
 	return l, nil
+}
+
+// pgbenchHas are candor run's options that pgbench's own options give
+// (--time and --rate are pgbench's long names too).
+var pgbenchHas = map[string]string{
+	"threads": "-c N (clients)", "operations": "-t N (transactions per client)",
+	"report-interval": "-P SECONDS",
+}
+
+// isCandorFlag reports whether candor run has the long option name.
+func isCandorFlag(name string) bool {
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	runflags.Add(fs, engine.PhaseRun)
+	return fs.Lookup(name) != nil
+}
+
+// pgbenchLongNames are pgbench's long options candor takes, for the "did
+// you mean" of an unknown one.
+func pgbenchLongNames() []string {
+	var out []string
+	for n := range longWithArg {
+		if _, no := refused[n]; !no {
+			out = append(out, n)
+		}
+	}
+	for _, n := range longNames {
+		if _, no := refused[n]; !no {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func isPgbenchFlag(name string) bool {

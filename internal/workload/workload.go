@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/internal/dialect"
+	"github.com/candor-bench/candor/internal/suggest"
 	"github.com/candor-bench/candor/internal/target"
 )
 
@@ -426,7 +427,7 @@ func Lookup(full string) (Entry, string, error) {
 	e, ok := entries[name]
 	regMu.RUnlock()
 	if !ok {
-		return Entry{}, "", fmt.Errorf("%w %q; valid workloads: %s", ErrUnknown, full, strings.Join(Names(), ", "))
+		return Entry{}, "", fmt.Errorf("%w %q%s; valid workloads: %s", ErrUnknown, full, didYouMean(full), strings.Join(Names(), ", "))
 	}
 	if variant != "" {
 		found := false
@@ -434,10 +435,43 @@ func Lookup(full string) (Entry, string, error) {
 			found = found || v == variant
 		}
 		if !found {
-			return Entry{}, "", fmt.Errorf("%w %q; valid workloads: %s", ErrUnknown, full, strings.Join(Names(), ", "))
+			return Entry{}, "", fmt.Errorf("%w %q%s; valid workloads: %s", ErrUnknown, full, didYouMean(full), strings.Join(Names(), ", "))
 		}
 	}
 	return e, variant, nil
+}
+
+// didYouMean is "; did you mean ...?" for a mistyped workload name: a
+// near name (tpc-c: tpcc), a variant named without its workload
+// (oltp_read_write: sysbench/oltp_read_write) or YCSB's file name of a
+// core workload (ycsb/workloada, workloada: ycsb/a).
+func didYouMean(full string) string {
+	names := Names()
+	if c := suggest.Closest(full, names); len(c) > 0 {
+		return " (did you mean " + strings.Join(c, " or ") + "?)"
+	}
+	word := full[strings.LastIndex(full, "/")+1:]
+	if v, ok := strings.CutPrefix(word, "workload"); ok && len(v) == 1 {
+		word = v // YCSB's workloads/workloada
+	}
+	var same, near []string
+	for _, n := range names {
+		prefix, v, ok := strings.Cut(n, "/")
+		switch {
+		case !ok:
+		case v == word:
+			same = append(same, n)
+		case (full == word || strings.HasPrefix(full, prefix+"/")) && len(suggest.Closest(word, []string{v})) > 0:
+			near = append(near, n)
+		}
+	}
+	if len(same) == 0 {
+		same = near
+	}
+	if len(same) == 0 || len(same) > 3 {
+		return ""
+	}
+	return " (did you mean " + strings.Join(same, " or ") + "?)"
 }
 
 // Names lists every selectable name, variants included.
