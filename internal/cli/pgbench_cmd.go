@@ -52,47 +52,52 @@ func newPgbenchCmd(env *Env) *cobra.Command {
   candor pgbench -h 127.0.0.1 -U postgres -c 4 -T 30 -f my.sql@3 -b select-only@1 bench`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				// pgbench would connect to its defaults; candor asks for
-				// the server to measure.
-				return usagef("give a pgbench command line: at least the database (-h HOST -U USER DBNAME, or --target URL); see 'candor pgbench --help'")
-			}
-			line, err := pgbenchline.Parse(args)
-			if err != nil {
-				return err
-			}
-			switch {
-			case line.Help:
-				return cmd.Help()
-			case line.Version:
-				v, _, _ := version.Info()
-				fmt.Fprintf(env.Stdout, "candor %s (pgbench 15 command line)\n", v)
-				return nil
-			}
-			out, err := line.Args(env.Getenv)
-			if err != nil {
-				return err
-			}
-			for _, n := range line.Notes {
-				fmt.Fprintln(env.Stderr, "candor: "+n)
-			}
-			if line.Init {
-				// pgbench -i drops its tables first (step d): candor drops
-				// them when it created them, and refuses others.
-				clean, err := line.CleanupArgs(env.Getenv)
-				if err != nil {
-					return err
-				}
-				if err := runSysbenchVerb(env, NewRoot(env), clean[0], clean[1:]); err != nil {
-					return err
-				}
-			}
-			spec, err := runflags.Parse(out[0], out[1:])
-			if err != nil {
-				return err
-			}
-			return runSpec(env, spec)
+			return rewordError(runPgbenchLine(dropinEnv(env, pgbenchWords), cmd, args), pgbenchWords)
 		},
 	}
 	return cmd
+}
+
+// runPgbenchLine runs the drop-in's command line; its caller rewords what it says.
+func runPgbenchLine(env *Env, cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		// pgbench would connect to its defaults; candor asks for
+		// the server to measure.
+		return usagef("give a pgbench command line: at least the database (-h HOST -U USER DBNAME, or --target URL); see 'candor pgbench --help'")
+	}
+	line, err := pgbenchline.Parse(args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case line.Help:
+		return cmd.Help()
+	case line.Version:
+		v, _, _ := version.Info()
+		fmt.Fprintf(env.Stdout, "candor %s (pgbench 15 command line)\n", v)
+		return nil
+	}
+	out, err := line.Args(env.Getenv)
+	if err != nil {
+		return err
+	}
+	for _, n := range line.Notes {
+		fmt.Fprintln(env.Stderr, "candor: "+n)
+	}
+	if line.Init {
+		// pgbench -i drops its tables first (step d): candor drops
+		// them when it created them, and refuses others.
+		clean, err := line.CleanupArgs(env.Getenv)
+		if err != nil {
+			return err
+		}
+		if err := runSysbenchVerb(env, NewRoot(env), clean[0], clean[1:]); err != nil {
+			return err
+		}
+	}
+	spec, err := runflags.Parse(out[0], out[1:])
+	if err != nil {
+		return err
+	}
+	return runSpec(env, spec)
 }
