@@ -62,6 +62,7 @@ func TestDependencyDirection(t *testing.T) {
 		// into a Spec) and no concrete driver
 		{"internal/engine", []string{"internal/cli", "internal/plan", "internal/target/postgres", "internal/target/mysql", "internal/target/sqlite"}},
 		{"internal/keydist", []string{"internal/"}},
+		{"internal/suggest", []string{"internal/"}},
 		// faults and the ledger are building blocks the runner and CLI call
 		{"internal/fault", []string{"internal/runner", "internal/cli", "internal/report", "internal/workload", "internal/target", "internal/result", "internal/measure"}},
 		{"internal/ledger", []string{"internal/"}},

@@ -20,7 +20,11 @@ report; candor writes its result file as always.
   -i, --initialize -s N            create pgbench's four tables (candor's, with their primary keys)
                                    and load scale N (100,000 accounts, 1 branch, 10 tellers each);
                                    -I steps, -F 100, -n and -q are accepted; tables of the same
-                                   names that candor did not create are refused, never dropped
+                                   names that candor did not create are refused, never dropped;
+                                   VACUUM ANALYZE after the load unless -n (or -I without v)
+  -n, -v                           before a run candor vacuums as pgbench: VACUUM pgbench_branches
+                                   and pgbench_tellers, TRUNCATE (its own) pgbench_history; -v also
+                                   VACUUM ANALYZE pgbench_accounts; -n none of it
   -f FILE[@W], -b NAME[@W], -S, -N the scripts and their weights (default: -b tpcb-like)
   -c N -T SEC | -t N -R TPS -L MS  clients (one session each), duration or transactions per
                                    client (default -t 10), rate (open loop: latency from the
@@ -48,47 +52,52 @@ func newPgbenchCmd(env *Env) *cobra.Command {
   candor pgbench -h 127.0.0.1 -U postgres -c 4 -T 30 -f my.sql@3 -b select-only@1 bench`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				// pgbench would connect to its defaults; candor asks for
-				// the server to measure.
-				return usagef("give a pgbench command line: at least the database (-h HOST -U USER DBNAME, or --target URL); see 'candor pgbench --help'")
-			}
-			line, err := pgbenchline.Parse(args)
-			if err != nil {
-				return err
-			}
-			switch {
-			case line.Help:
-				return cmd.Help()
-			case line.Version:
-				v, _, _ := version.Info()
-				fmt.Fprintf(env.Stdout, "candor %s (pgbench 15 command line)\n", v)
-				return nil
-			}
-			out, err := line.Args(env.Getenv)
-			if err != nil {
-				return err
-			}
-			for _, n := range line.Notes {
-				fmt.Fprintln(env.Stderr, "candor: "+n)
-			}
-			if line.Init {
-				// pgbench -i drops its tables first (step d): candor drops
-				// them when it created them, and refuses others.
-				clean, err := line.CleanupArgs(env.Getenv)
-				if err != nil {
-					return err
-				}
-				if err := runSysbenchVerb(env, NewRoot(env), clean[0], clean[1:]); err != nil {
-					return err
-				}
-			}
-			spec, err := runflags.Parse(out[0], out[1:])
-			if err != nil {
-				return err
-			}
-			return runSpec(env, spec)
+			return rewordError(runPgbenchLine(dropinEnv(env, pgbenchWords), cmd, args), pgbenchWords)
 		},
 	}
 	return cmd
+}
+
+// runPgbenchLine runs the drop-in's command line; its caller rewords what it says.
+func runPgbenchLine(env *Env, cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		// pgbench would connect to its defaults; candor asks for
+		// the server to measure.
+		return usagef("give a pgbench command line: at least the database (-h HOST -U USER DBNAME, or --target URL); see 'candor pgbench --help'")
+	}
+	line, err := pgbenchline.Parse(args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case line.Help:
+		return cmd.Help()
+	case line.Version:
+		v, _, _ := version.Info()
+		fmt.Fprintf(env.Stdout, "candor %s (pgbench 15 command line)\n", v)
+		return nil
+	}
+	out, err := line.Args(env.Getenv)
+	if err != nil {
+		return err
+	}
+	for _, n := range line.Notes {
+		fmt.Fprintln(env.Stderr, "candor: "+n)
+	}
+	if line.Init {
+		// pgbench -i drops its tables first (step d): candor drops
+		// them when it created them, and refuses others.
+		clean, err := line.CleanupArgs(env.Getenv)
+		if err != nil {
+			return err
+		}
+		if err := runSysbenchVerb(env, NewRoot(env), clean[0], clean[1:]); err != nil {
+			return err
+		}
+	}
+	spec, err := runflags.Parse(out[0], out[1:])
+	if err != nil {
+		return err
+	}
+	return runSpec(env, spec)
 }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,6 +21,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/candor-bench/candor/internal/engine"
+	"github.com/candor-bench/candor/internal/runflags"
+	"github.com/candor-bench/candor/internal/suggest"
+	"github.com/candor-bench/candor/internal/workload"
 
 	// Drivers and workloads register themselves.
 	_ "github.com/candor-bench/candor/internal/target/cassandra"
@@ -94,6 +98,10 @@ func Main(env *Env, args []string) (code int) {
 	e.outputClosed = closed
 	env = &e
 	root := NewRoot(env)
+	if err := workloadAsCommand(root, args); err != nil {
+		fmt.Fprintf(env.Stderr, "candor: %v\n", err)
+		return ExitCode(err)
+	}
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
@@ -101,6 +109,40 @@ func Main(env *Env, args []string) (code int) {
 	}
 	fmt.Fprintf(env.Stderr, "candor: %v\n", err)
 	return ExitCode(err)
+}
+
+// workloadAsCommand refuses a command line that starts with a workload's
+// name instead of a command, as go-tpc's and YCSB's do (candor tpcc
+// prepare ..., candor ycsb/a ...), naming the candor command to type;
+// cobra would report the first flag as unknown instead.
+func workloadAsCommand(root *cobra.Command, args []string) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return nil
+	}
+	for _, c := range root.Commands() {
+		if c.Name() == args[0] || c.HasAlias(args[0]) {
+			return nil
+		}
+	}
+	if _, _, err := workload.Lookup(args[0]); err != nil {
+		if !slices.ContainsFunc(args[1:], func(a string) bool { return strings.HasPrefix(a, "-") }) {
+			return nil // cobra says it: an unknown command, with the near ones
+		}
+		// cobra would report the first flag as unknown to the root
+		var names []string
+		for _, c := range root.Commands() {
+			if c.IsAvailableCommand() {
+				names = append(names, c.Name())
+			}
+		}
+		return usagef("unknown command %q for \"candor\"%s (commands: %s; see 'candor --help')", args[0], suggest.Hint(args[0], "", names), strings.Join(names, ", "))
+	}
+	if len(args) > 1 {
+		if verb := runflags.PhaseWord(args[1]); verb != "" {
+			return usagef("there is no 'candor %s' command: '%s %s' is '%s %s' with the same options (candor's command first, then the workload)", args[0], args[0], args[1], verb, args[0])
+		}
+	}
+	return usagef("there is no 'candor %s' command: %s is a workload; load it with 'candor load %s', run it with 'candor run %s' (and 'candor cleanup %s')", args[0], args[0], args[0], args[0], args[0])
 }
 
 // NewRoot builds the root command.
@@ -125,7 +167,7 @@ options.`,
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usagef("%v (see '%s --help')", err, c.CommandPath())
+		return usagef("%v%s (see '%s --help')", err, runflags.FlagHint(c.Flags(), err), c.CommandPath())
 	})
 	run, load, cleanup, prewarm := newRunCmd(env, phaseRun), newRunCmd(env, phaseLoad), newCleanupCmd(env), newPrewarmCmd(env)
 	for _, c := range []*cobra.Command{run, load, cleanup, prewarm} {
@@ -172,16 +214,13 @@ func usageErrors(c *cobra.Command) {
 			if len(args) == 0 {
 				return nil
 			}
-			hint := ""
-			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-				hint = "; did you mean " + strings.Join(s, " or ") + "?"
-			}
 			var names []string
 			for _, sub := range cmd.Commands() {
 				if sub.IsAvailableCommand() {
 					names = append(names, sub.Name())
 				}
 			}
+			hint := suggest.Hint(args[0], "", names)
 			return usagef("unknown command %q for %q%s (commands: %s; see '%s --help')", args[0], cmd.CommandPath(), hint, strings.Join(names, ", "), cmd.CommandPath())
 		}
 		c.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }

@@ -64,46 +64,51 @@ func newSysbenchCmd(env *Env) *cobra.Command {
   candor sysbench --db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-user=postgres --tables=10 oltp_read_write cleanup`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			line, err := sysbenchline.Parse(args, os.ReadFile)
-			if err != nil {
-				return err
-			}
-			switch {
-			case line.Help:
-				return cmd.Help()
-			case line.Version:
-				fmt.Fprintln(env.Stdout, sysbenchline.Banner())
-				return nil
-			}
-			if line.Script != "" && line.Command != "run" {
-				return runLuaCommand(env, line, flagOf(NewRoot(env)))
-			}
-			if line.Command == "help" {
-				// sysbench's help for a test: its script's options.
-				fmt.Fprintf(env.Stdout, "%s\n\n", sysbenchline.Banner())
-				text, err := sysbench.Help(line.Test)
-				if err != nil {
-					return usagef("%v.", err)
-				}
-				fmt.Fprintf(env.Stdout, "%s\nsysbench's general options (--threads, --time, --rand-type, ...) and candor's: candor run sysbench/%s --help\n", text, line.Test)
-				return nil
-			}
-			root := NewRoot(env)
-			out, err := line.Args(flagOf(root))
-			if err != nil {
-				return err
-			}
-			for _, w := range line.Warnings() {
-				fmt.Fprintln(env.Stdout, w)
-			}
-			for _, name := range line.Ignored {
-				fmt.Fprintf(env.Stderr, "candor: %s is an option of sysbench's %s driver, and --db-driver is %s: ignored, as sysbench ignores it\n",
-					name, sysbenchline.DriverOf(name), line.Driver)
-			}
-			return runSysbenchVerb(env, root, out[0], out[1:])
+			return rewordError(runSysbenchLine(dropinEnv(env, sysbenchWords), cmd, args), sysbenchWords)
 		},
 	}
 	return cmd
+}
+
+// runSysbenchLine runs the drop-in's command line; its caller rewords what it says.
+func runSysbenchLine(env *Env, cmd *cobra.Command, args []string) error {
+	line, err := sysbenchline.Parse(args, os.ReadFile)
+	if err != nil {
+		return err
+	}
+	switch {
+	case line.Help:
+		return cmd.Help()
+	case line.Version:
+		fmt.Fprintln(env.Stdout, sysbenchline.Banner())
+		return nil
+	}
+	if line.Script != "" && line.Command != "run" {
+		return runLuaCommand(env, line, flagOf(NewRoot(env)))
+	}
+	if line.Command == "help" {
+		// sysbench's help for a test: its script's options.
+		fmt.Fprintf(env.Stdout, "%s\n\n", sysbenchline.Banner())
+		text, err := sysbench.Help(line.Test)
+		if err != nil {
+			return usagef("%v.", err)
+		}
+		fmt.Fprintf(env.Stdout, "%s\nsysbench's general options (--threads, --time, --rand-type, ...) and candor's: candor run sysbench/%s --help\n", text, line.Test)
+		return nil
+	}
+	root := NewRoot(env)
+	out, err := line.Args(flagOf(root))
+	if err != nil {
+		return err
+	}
+	for _, w := range line.Warnings() {
+		fmt.Fprintln(env.Stdout, w)
+	}
+	for _, name := range line.Ignored {
+		fmt.Fprintf(env.Stderr, "candor: %s is an option of sysbench's %s driver, and --db-driver is %s: ignored, as sysbench ignores it\n",
+			name, sysbenchline.DriverOf(name), line.Driver)
+	}
+	return runSysbenchVerb(env, root, out[0], out[1:])
 }
 
 // runSysbenchVerb runs the candor command a sysbench line translates to:

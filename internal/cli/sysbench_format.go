@@ -24,6 +24,10 @@ type sysbenchReport struct {
 // lines of its driver when err is a statement's error from a server that
 // speaks one of sysbench's drivers (MySQL wire, PostgreSQL), else nil.
 func sysbenchFatal(tgt target.Target, err error) []string {
+	var own interface{ SysbenchLines() []string }
+	if errors.As(err, &own) {
+		return own.SysbenchLines() // a Lua script's error
+	}
 	driver := map[string]string{"mysql": "mysql", "postgres": "pgsql"}[tgt.Driver()]
 	var se *sysbench.StatementError
 	if driver == "" || !errors.As(err, &se) {

@@ -236,6 +236,7 @@ func runConfig(s *Spec, sh *ShardRun, lim workload.Limits) (runner.Config, error
 	}
 	cfg.RetryClasses = lim.RetryClasses
 	cfg.StopOnError = lim.StopOnError
+	cfg.AbortClient = lim.AbortClient
 	cfg.SharedOperations = lim.SharedOperations
 	cfg.FinishInFlight = lim.FinishInFlight
 	if s.Phase == PhaseRun {
@@ -702,7 +703,10 @@ func finish(ctx context.Context, env *Env, fin Finished, outPath string) (Outcom
 			"(a bug in candor: please report it with %s): %s", outPath, strings.Join(res.BrokenLaws, "; ")))
 	case overBudget != "":
 		fix := "raise --max-error-rate to accept it"
-		if strings.Contains(overBudget, "--max-unavailable") {
+		switch {
+		case strings.Contains(overBudget, runner.ClientsAborted):
+			fix = "the first error names what to fix"
+		case strings.Contains(overBudget, "--max-unavailable"):
 			fix = "raise --max-unavailable, or set it to 0, to accept it"
 		}
 		return ended(OverBudget, fmt.Errorf("the run failed: %s (%s)", overBudget, fix))

@@ -8,10 +8,15 @@ package pgbenchline
 
 import (
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/candor-bench/candor/internal/engine"
+	"github.com/candor-bench/candor/internal/runflags"
+	"github.com/candor-bench/candor/internal/suggest"
 )
 
 // Line is a pgbench command line taken apart.
@@ -32,14 +37,18 @@ type Line struct {
 	Protocol     string
 	MaxTries     string
 	Report       bool // -r
-	Notes        []string
-	props        []string // -p name=value for script/pgbench
-	conn         map[string]string
-	dbname       string
-	target       bool
-	pass         []string // candor's own options
-	ownIO        bool     // they include --session-io or --loops
-	format       bool     // --format given
+	// NoVacuum is -n; VacuumAll -v; InitSteps -I's steps ("" when not
+	// given: pgbench's dtgvp).
+	NoVacuum, VacuumAll bool
+	InitSteps           string
+	Notes               []string
+	props               []string // -p name=value for script/pgbench
+	conn                map[string]string
+	dbname              string
+	target              bool
+	pass                []string // candor's own options
+	ownIO               bool     // they include --session-io or --loops
+	format              bool     // --format given
 }
 
 // withArg are pgbench's options that take a value, short and long.
@@ -80,7 +89,6 @@ var refused = map[string]string{
 	"unlogged-tables":    "--unlogged-tables: candor creates ordinary tables",
 	"foreign-keys":       "--foreign-keys: candor creates no foreign keys",
 	"debug":              "--debug: candor has no debug trace",
-	"vacuum-all":         "-v: candor does not vacuum before a run",
 	"show-script":        "--show-script: see docs/SCRIPTS.md for the built-in scripts",
 	"progress-timestamp": "--progress-timestamp: candor's intervals carry their start time in the result",
 	"exit-on-abort":      "--exit-on-abort: a failed transaction counts against candor's error budget instead",
@@ -88,7 +96,6 @@ var refused = map[string]string{
 
 // ignored are accepted without effect.
 var ignored = map[string]string{
-	"no-vacuum":         "",
 	"quiet":             "",
 	"failures-detailed": "candor's result counts errors by class",
 	"verbose-errors":    "candor's result keeps the first error of each class",
@@ -108,6 +115,16 @@ func Parse(args []string) (*Line, error) {
 			continue
 		case strings.HasPrefix(a, "--"):
 			name, val, hasVal = strings.Cut(a[2:], "=")
+			if pg, ok := pgbenchHas[name]; ok {
+				return nil, engine.Usagef("--%s is candor run's option; candor pgbench takes pgbench's: %s", name, pg)
+			}
+			if !longWithArg[name] && !isPgbenchFlag(name) && !isCandorFlag(name) {
+				hint := ""
+				if c := suggest.Closest(name, pgbenchLongNames()); len(c) > 0 {
+					hint = " (did you mean --" + strings.Join(c, " or --") + "?)"
+				}
+				return nil, engine.Usagef("option --%s is neither pgbench's nor candor's%s; see 'candor pgbench --help'", name, hint)
+			}
 			if !longWithArg[name] && !isPgbenchFlag(name) {
 				// candor's own option: passed on as it is, with its
 				// value when it takes one and it is separate.
@@ -176,6 +193,38 @@ func Parse(args []string) (*Line, error) {
 	return l, nil
 }
 
+// pgbenchHas are candor run's options that pgbench's own options give
+// (--time and --rate are pgbench's long names too).
+var pgbenchHas = map[string]string{
+	"threads": "-c N (clients)", "operations": "-t N (transactions per client)",
+	"report-interval": "-P SECONDS",
+}
+
+// isCandorFlag reports whether candor run has the long option name.
+func isCandorFlag(name string) bool {
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	runflags.Add(fs, engine.PhaseRun)
+	return fs.Lookup(name) != nil
+}
+
+// pgbenchLongNames are pgbench's long options candor takes, for the "did
+// you mean" of an unknown one.
+func pgbenchLongNames() []string {
+	var out []string
+	for n := range longWithArg {
+		if _, no := refused[n]; !no {
+			out = append(out, n)
+		}
+	}
+	for _, n := range longNames {
+		if _, no := refused[n]; !no {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 func isPgbenchFlag(name string) bool {
 	if _, ok := refused[name]; ok {
 		return true
@@ -222,6 +271,10 @@ func (l *Line) set(name, val string, hasVal bool) error {
 	switch name {
 	case "initialize":
 		l.Init = true
+	case "no-vacuum":
+		l.NoVacuum = true
+	case "vacuum-all":
+		l.VacuumAll = true
 	case "help":
 		l.Help = true
 	case "version":
@@ -292,7 +345,8 @@ func (l *Line) set(name, val string, hasVal bool) error {
 				return engine.Usagef("unrecognized initialization step %q; allowed step characters are: \"dtgGvpf\"", string(c))
 			}
 		}
-		l.Notes = append(l.Notes, "-I: candor drops (its own) tables, creates them with their primary keys, and generates the rows on the client whatever the steps")
+		l.InitSteps = val
+		l.Notes = append(l.Notes, "-I: candor drops (its own) tables, creates them with their primary keys, and generates the rows on the client whatever the steps; it vacuums when they include v")
 	default:
 		return engine.Usagef("pgbench option --%s is not known; see 'candor pgbench --help'", name)
 	}
@@ -372,10 +426,19 @@ func (l *Line) Args(getenv func(string) string) ([]string, error) {
 			out = append(out, "-p", "scale="+l.Scale)
 		}
 		out = append(out, "-p", "tables=true")
+		if l.NoVacuum || l.InitSteps != "" && !strings.Contains(l.InitSteps, "v") {
+			out = append(out, "-p", "vacuum=none") // pgbench -i -n, or -I without step v
+		}
 		return append([]string{verb}, append(out, l.pass...)...), nil
 	}
 	for _, p := range l.props {
 		out = append(out, "-p", p)
+	}
+	switch {
+	case l.NoVacuum: // -n wins over -v, as in pgbench
+		out = append(out, "-p", "vacuum=none")
+	case l.VacuumAll:
+		out = append(out, "-p", "vacuum=all")
 	}
 	// A run neither creates nor drops a table (--load never), and uses
 	// pgbench's tables whoever created them: pgbench -i's own, as pgbench

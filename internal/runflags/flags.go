@@ -167,7 +167,7 @@ func Parse(phase string, args []string) (engine.Spec, error) {
 	fs.SetOutput(io.Discard)
 	f := Add(fs, phase)
 	if err := fs.Parse(args); err != nil {
-		return engine.Spec{}, engine.Usagef("%v (see 'candor %s --help')", err, phase)
+		return engine.Spec{}, engine.Usagef("%v%s (see 'candor %s --help')", err, FlagHint(fs, err), phase)
 	}
 	pos := fs.Args()
 	if err := OneWorkload(phase, pos); err != nil {
@@ -183,10 +183,29 @@ func OneWorkload(verb string, args []string) error {
 	switch {
 	case len(args) == 0:
 		return engine.Usagef("name a workload, e.g. candor %s ycsb/a (candor list workloads shows them all)", verb)
+	case len(args) > 1 && PhaseWord(args[1]) != "":
+		return engine.Usagef("unexpected argument %q after the workload %s: the phase is candor's command, before the workload: %s", args[1], args[0], PhaseWord(args[1])+" "+args[0])
 	case len(args) > 1:
 		return engine.Usagef("unexpected argument %q after the workload %s; on/off options take their value after '=', as in sysbench (--auto-inc=off)", args[1], args[0])
 	}
 	return nil
+}
+
+// PhaseWord is the candor command for a phase named as go-tpc, sysbench
+// or YCSB name it after the workload ("tpcc prepare": "candor load"), or
+// "" when word is none.
+func PhaseWord(word string) string {
+	switch word {
+	case "prepare", "load":
+		return "candor load"
+	case "run":
+		return "candor run"
+	case "cleanup":
+		return "candor cleanup"
+	case "check":
+		return "candor check"
+	}
+	return ""
 }
 
 // Duration is a duration flag that accepts Go durations ("90s", "1m30s")

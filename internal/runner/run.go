@@ -171,6 +171,7 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 	}
 	// The first error that ends the phase (Config.StopOnError).
 	var failOnce sync.Once
+	var aborts clientAborts
 	var failErr error
 	// The operations' own context: the phase's, or with FinishInFlight
 	// one the deadline leaves alone, ended by an interrupt, a failure or
@@ -221,7 +222,7 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 			q = unlimited // the budget ends the loop
 		}
 		wr := &worker{
-			r: r, w: wk, sess: sessions[w], rec: rec, fail: fail, budget: budget,
+			r: r, w: wk, sess: sessions[w], rec: rec, fail: fail, budget: budget, id: w, aborts: &aborts,
 			quota: q, start: start, end: phaseEnd, maxLag: &maxLag, stopped: &stopped, exec: execCtx, drain: execCtx != runCtx,
 			span: spanRecorder{r: r, rec: rec, open: open, counts: make([]int64, len(counters))},
 		}
@@ -353,6 +354,9 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 		return phase, failErr
 	case ctx.Err() != nil:
 		phase.Status = result.StatusInterrupted
+	case aborts.n > 0:
+		phase.Status = result.StatusFailed
+		phase.Failure = aborts.failure(cfg.Threads)
 	case breach != "":
 		phase.Status = result.StatusFailed
 		phase.Failure = breach
@@ -360,6 +364,48 @@ func (r *Runner) Run(ctx context.Context) (*result.Phase, error) {
 		phase.Status = result.StatusComplete
 	}
 	return phase, nil
+}
+
+// clientAborts counts the workers Config.AbortClient stopped, and shows
+// each distinct error once, at once.
+type clientAborts struct {
+	mu    sync.Mutex
+	n     int
+	first string
+	shown map[string]bool
+}
+
+// add counts worker id's stop at err and shows its line when no worker
+// stopped at the same error before (pgbench prints one per client; a
+// script's mistake would print it once per client).
+func (a *clientAborts) add(r *Runner, id int, err error) {
+	msg := fmt.Sprintf("client %d aborted: %v", id, err)
+	if d, ok := r.Workload.(workload.AbortDescriber); ok {
+		msg = d.AbortMessage(id, err)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.n++
+	if a.first == "" {
+		a.first = msg
+	}
+	if a.shown == nil {
+		a.shown = map[string]bool{}
+	}
+	if key := err.Error(); !a.shown[key] {
+		a.shown[key] = true
+		r.problem("candor: %s", msg)
+	}
+}
+
+// ClientsAborted is in the failure of a phase whose clients
+// Config.AbortClient stopped.
+const ClientsAborted = "clients aborted at an error that is not retried"
+
+// failure is the phase's failure once n of its threads workers stopped.
+func (a *clientAborts) failure(threads int) string {
+	return fmt.Sprintf("%d of %d %s (the run was aborted; its results are incomplete); the first: %s",
+		a.n, threads, ClientsAborted, a.first)
 }
 
 func secondsOf(d time.Duration) float64 {
@@ -403,6 +449,8 @@ type worker struct {
 	sessionLost bool
 	lostOp      workload.OpID
 	fail        func(error)   // ends the phase with this error (Config.StopOnError)
+	id          int           // the worker's index (its client number)
+	aborts      *clientAborts // the workers stopped by Config.AbortClient
 	budget      *atomic.Int64 // operations left to begin (Config.SharedOperations); nil: quota
 	out         measure.Outcome
 	span        spanRecorder
@@ -715,8 +763,13 @@ func (wr *worker) loop(ctx context.Context) {
 		}
 		o.Failed = err != nil
 		wr.rec.Record(o)
-		if err != nil && (wr.r.Config.StopOnError && !wr.r.Config.retryable(cls) || errors.Is(err, workload.ErrStopRun)) {
+		abort := err != nil && wr.r.Config.AbortClient && cls != "" && cls != target.ClassConnection && !wr.r.Config.retryable(cls)
+		if err != nil && (wr.r.Config.StopOnError && !wr.r.Config.retryable(cls) || errors.Is(err, workload.ErrStopRun) || abort && open) {
 			wr.fail(fmt.Errorf("%s failed: %w", wr.r.Workload.Ops()[op], err))
+			return
+		}
+		if abort {
+			wr.aborts.add(wr.r, wr.id, err)
 			return
 		}
 	}

@@ -61,6 +61,12 @@ type Config struct {
 	// StopOnError ends the run phase as failed at the first operation whose
 	// error is not retried (workload.Limits.StopOnError).
 	StopOnError bool
+	// AbortClient stops a worker at its first operation whose error is not
+	// retried and is not a lost session (workload.Limits.AbortClient): the
+	// line is shown on Problems at once (once per distinct message), the
+	// phase goes on with the others and is failed at its end. An open loop
+	// ends the phase at that error instead.
+	AbortClient bool
 	// SharedOperations makes Operations, in a closed loop, one budget the
 	// workers draw from (workload.Limits.SharedOperations); otherwise each
 	// worker does an equal share (quota).

@@ -399,6 +399,42 @@ func TestStopOnError(t *testing.T) {
 	}
 }
 
+func TestAbortClient(t *testing.T) {
+	// pgbench's client abort: a worker stops at its first error that is not
+	// retried, the others go on, and the phase ends when the last has
+	// stopped (long before its duration), failed, each distinct error
+	// shown once at once.
+	ft := fake.New(fake.Config{FailEvery: 10, FailClass: target.ClassOther, Latency: 100 * time.Microsecond})
+	var problems strings.Builder
+	r := newRunner(ft, Config{Duration: time.Hour, Threads: 3, AbortClient: true, MaxErrorRate: NoErrorBudget})
+	r.Problems = &problems
+	p, err := r.Run(context.Background())
+	if err != nil || p.Status != result.StatusFailed || !strings.Contains(p.Failure, "3 of 3 "+ClientsAborted) || !strings.Contains(p.Failure, "fake other error") {
+		t.Fatalf("err %v, status %s, failure %q; want the phase failed once every client aborted", err, p.Status, p.Failure)
+	}
+	if o := op(t, p, "OP"); o.Aborts != 3 {
+		t.Errorf("aborts %d, want one per client", o.Aborts)
+	}
+	if n := strings.Count(problems.String(), "fake other error"); n != 1 {
+		t.Errorf("the error shown %d times, want once:\n%s", n, problems.String())
+	}
+	// A retried class (serialization failures) does not abort a client,
+	// even once its tries are spent.
+	ft = fake.New(fake.Config{FailEvery: 5, FailClass: target.ClassRetryable, Latency: 100 * time.Microsecond})
+	r = newRunner(ft, Config{Duration: 300 * time.Millisecond, Threads: 2, AbortClient: true, MaxErrorRate: NoErrorBudget,
+		RetryClasses: []target.ErrorClass{target.ClassRetryable}})
+	p, err = r.Run(context.Background())
+	if err != nil || p.Status != result.StatusComplete {
+		t.Fatalf("retryable errors aborted a client: %v, %s %q", err, p.Status, p.Failure)
+	}
+	// In an open loop the first such error ends the phase.
+	ft = fake.New(fake.Config{FailEvery: 10, FailClass: target.ClassOther})
+	r = newRunner(ft, Config{Duration: time.Hour, Threads: 2, Rate: 1000, AbortClient: true, MaxErrorRate: NoErrorBudget})
+	if p, err = r.Run(context.Background()); err == nil || p.Status != result.StatusFailed {
+		t.Fatalf("open loop: err %v, status %s; want the phase failed at the first error", err, p.Status)
+	}
+}
+
 func TestReconnectAfterServerRestart(t *testing.T) {
 	ft := fake.New(fake.Config{Latency: 100 * time.Microsecond})
 	r := newRunner(ft, Config{Duration: 1500 * time.Millisecond, Threads: 4})

@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/candor-bench/candor/internal/engine"
+	"github.com/candor-bench/candor/internal/suggest"
 	"github.com/candor-bench/candor/internal/target/mysql"
 	"github.com/candor-bench/candor/internal/version"
 	"github.com/candor-bench/candor/internal/workload"
@@ -489,11 +490,44 @@ func (l *Line) Args(has func(verb, name string) bool) ([]string, error) {
 			if has(engine.PhaseRun, name) {
 				continue // a run option given to prepare or cleanup: sysbench ignores it too
 			}
-			return nil, engine.Usagef("unknown option --%s (candor sysbench --help lists what it takes)", name)
+			return nil, engine.Usagef("unknown option --%s%s (candor sysbench --help lists what it takes)", name, suggest.Hint(name, "--", optionNames(verb, has)))
 		}
 		out = append(out, o.arg())
 	}
 	return out, nil
+}
+
+// sysbenchGeneral are sysbench 1.0.20's general options, as candor takes
+// them (the "did you mean" of an unknown one).
+var sysbenchGeneral = []string{"threads", "time", "events", "rate", "report-interval", "warmup", "rand-type", "rand-seed",
+	"rand-spec-iter", "rand-spec-pct", "rand-spec-res", "rand-pareto-h", "percentile", "histogram", "db-ps-mode",
+	"db-driver", "config-file", "help", "version"}
+
+// optionNames are the options a sysbench line may give verb: sysbench's
+// general ones, its drivers', the OLTP tests' and their old names, those
+// of candor's verb has.
+func optionNames(verb string, has func(verb, name string) bool) []string {
+	var out []string
+	add := func(n string) {
+		if has(verb, n) || sysbenchConnOpts[n] != "" || sysbenchAliases[n] != "" || n == "db-driver" || n == "config-file" {
+			out = append(out, n)
+		}
+	}
+	for _, n := range sysbenchGeneral {
+		add(n)
+	}
+	for n := range sysbenchConnOpts {
+		add(n)
+	}
+	for n := range sysbenchAliases {
+		add(n)
+	}
+	if e, _, err := workload.Lookup("sysbench"); err == nil {
+		for _, o := range e.Options {
+			add(o.Name)
+		}
+	}
+	return out
 }
 
 // sysbenchTime is sysbench's default --time, in seconds.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/internal/dialect"
+	"github.com/candor-bench/candor/internal/suggest"
 	"github.com/candor-bench/candor/internal/target"
 )
 
@@ -308,6 +309,12 @@ type Limits struct {
 	// error of a class outside RetryClasses (sysbench's FATAL); otherwise
 	// such an operation counts as failed and the run goes on (YCSB).
 	StopOnError bool
+	// AbortClient stops a worker at its first operation that fails with an
+	// error outside RetryClasses, a lost session apart (pgbench's client
+	// abort): the phase goes on with the other workers, ends when the last
+	// has stopped, and is failed. In an open loop the first such error
+	// ends the phase, as StopOnError.
+	AbortClient bool
 	// SharedOperations makes a closed-loop run's operation count one
 	// budget the workers draw from as they go (sysbench's --events), not
 	// an equal share per worker (YCSB's operationcount).
@@ -323,6 +330,13 @@ type Limits struct {
 // failed whatever Limits.StopOnError says (a sysbench Lua script's fatal
 // SQL error, where its Lua errors count against the error budget).
 var ErrStopRun = errors.New("the error ends the run")
+
+// AbortDescriber words, for a workload with Limits.AbortClient, the line
+// shown at once when a client stops at err (pgbench's "client 0 script 0
+// aborted in command 1 query 0: ..."); client is the 0-based worker.
+type AbortDescriber interface {
+	AbortMessage(client int, err error) string
+}
 
 // Table is one table a workload creates.
 type Table struct {
@@ -413,7 +427,7 @@ func Lookup(full string) (Entry, string, error) {
 	e, ok := entries[name]
 	regMu.RUnlock()
 	if !ok {
-		return Entry{}, "", fmt.Errorf("%w %q; valid workloads: %s", ErrUnknown, full, strings.Join(Names(), ", "))
+		return Entry{}, "", fmt.Errorf("%w %q%s; valid workloads: %s", ErrUnknown, full, didYouMean(full), strings.Join(Names(), ", "))
 	}
 	if variant != "" {
 		found := false
@@ -421,10 +435,43 @@ func Lookup(full string) (Entry, string, error) {
 			found = found || v == variant
 		}
 		if !found {
-			return Entry{}, "", fmt.Errorf("%w %q; valid workloads: %s", ErrUnknown, full, strings.Join(Names(), ", "))
+			return Entry{}, "", fmt.Errorf("%w %q%s; valid workloads: %s", ErrUnknown, full, didYouMean(full), strings.Join(Names(), ", "))
 		}
 	}
 	return e, variant, nil
+}
+
+// didYouMean is "; did you mean ...?" for a mistyped workload name: a
+// near name (tpc-c: tpcc), a variant named without its workload
+// (oltp_read_write: sysbench/oltp_read_write) or YCSB's file name of a
+// core workload (ycsb/workloada, workloada: ycsb/a).
+func didYouMean(full string) string {
+	names := Names()
+	if c := suggest.Closest(full, names); len(c) > 0 {
+		return " (did you mean " + strings.Join(c, " or ") + "?)"
+	}
+	word := full[strings.LastIndex(full, "/")+1:]
+	if v, ok := strings.CutPrefix(word, "workload"); ok && len(v) == 1 {
+		word = v // YCSB's workloads/workloada
+	}
+	var same, near []string
+	for _, n := range names {
+		prefix, v, ok := strings.Cut(n, "/")
+		switch {
+		case !ok:
+		case v == word:
+			same = append(same, n)
+		case (full == word || strings.HasPrefix(full, prefix+"/")) && len(suggest.Closest(word, []string{v})) > 0:
+			near = append(near, n)
+		}
+	}
+	if len(same) == 0 {
+		same = near
+	}
+	if len(same) == 0 || len(same) > 3 {
+		return ""
+	}
+	return " (did you mean " + strings.Join(same, " or ") + "?)"
 }
 
 // Names lists every selectable name, variants included.

@@ -37,6 +37,7 @@ type worker struct {
 	buf         []byte
 	args        []any
 	row         [][]byte // \gset: the last row's columns
+	lastSQL     string   // the text of the last SQL command sent, for its error
 	counterBase []int    // with -r: each script's first counter
 	_           cacheline.Pad
 }
@@ -64,9 +65,29 @@ func (wk *worker) Done(error) {}
 // fails with it.
 type CommandError struct {
 	Script  string
-	Command int // 1-based
+	Index   int    // the script's place among the run's scripts (pgbench's "script 0")
+	Command int    // 1-based
+	Kind    string // the meta-command ("set", "sleep", ...); "" for an SQL command
+	SQL     string // an SQL command's text as sent
 	Line    int
 	Err     error
+}
+
+// metaNames are the meta-commands' names in pgbench's abort messages.
+var metaNames = map[cmdKind]string{cSet: "set", cSleep: "sleep", cIf: "if", cElif: "elif", cShell: "shell", cSetShell: "setshell"}
+
+// Abort is the line pgbench 15 prints when the error aborts client: for an
+// SQL command "client 0 script 0 aborted in command 1 query 0: ERROR: ...",
+// here with the statement; for a meta-command "client 0 aborted in
+// command 0 (set) of script 0; evaluation of meta-command failed: ...".
+// Commands are numbered from 0, as pgbench numbers them.
+func (e *CommandError) Abort(client int) string {
+	if e.Kind != "" {
+		return fmt.Sprintf("client %d aborted in command %d (%s) of script %d; evaluation of meta-command failed: %v (%s line %d)",
+			client, e.Command-1, e.Kind, e.Index, e.Err, e.Script, e.Line)
+	}
+	return fmt.Sprintf("client %d script %d aborted in command %d query 0: %v; the statement (%s line %d): %s",
+		client, e.Index, e.Command-1, e.Err, e.Script, e.Line, strings.TrimSpace(e.SQL))
 }
 
 func (e *CommandError) Error() string {
@@ -135,7 +156,11 @@ func (wk *worker) Exec(ctx context.Context, conn target.Conn, s workload.Span) e
 			if inTx && ctx.Err() == nil {
 				_, _ = conn.Exec(ctx, "ROLLBACK")
 			}
-			return &CommandError{Script: sc.info.Name, Command: i + 1, Line: cmd.line, Err: err}
+			ce := &CommandError{Script: sc.info.Name, Index: wk.cur, Command: i + 1, Kind: metaNames[cmd.kind], Line: cmd.line, Err: err}
+			if cmd.kind == cSQL {
+				ce.SQL = wk.lastSQL
+			}
+			return ce
 		}
 		i = next
 	}
@@ -206,6 +231,7 @@ func (wk *worker) sql(ctx context.Context, conn target.Conn, cmd *command) error
 		}
 		wk.args = args
 	}
+	wk.lastSQL = text
 	if cmd.gset == gNone {
 		if len(args) == 0 {
 			if pr, ok := conn.(target.Preparer); ok && wk.w.opts.Protocol != ProtocolSimple {

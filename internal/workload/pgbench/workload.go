@@ -83,7 +83,20 @@ type Options struct {
 	// Tables: the run uses pgbench's tables (a built-in script, or a
 	// load): the workload creates and loads them as pgbench -i does.
 	Tables bool `json:"pgbench_tables"`
+	// Vacuum is what is vacuumed, as pgbench 15 does: VacuumDefault
+	// (before a run VACUUM pgbench_branches and pgbench_tellers and
+	// TRUNCATE pgbench_history; after a load VACUUM ANALYZE the four
+	// tables), VacuumAll (-v: before a run also VACUUM ANALYZE
+	// pgbench_accounts) or VacuumNone (-n).
+	Vacuum string `json:"vacuum"`
 }
+
+// The values of the vacuum option.
+const (
+	VacuumDefault = "default"
+	VacuumAll     = "all"
+	VacuumNone    = "none"
+)
 
 // parsedScript is one script ready to run.
 type parsedScript struct {
@@ -122,6 +135,7 @@ var (
 	_ workload.Workload     = (*Workload)(nil)
 	_ workload.Scripted     = (*Workload)(nil)
 	_ workload.PreRunner    = (*Workload)(nil)
+	_ workload.PostLoader   = (*Workload)(nil)
 	_ workload.CounterNamer = (*Workload)(nil)
 	_ workload.Worker       = (*worker)(nil)
 )
@@ -136,9 +150,9 @@ func New(files, in []string) (*Workload, error) {
 		errs = append(errs, fmt.Errorf("%s takes no property files (%s); give scripts as -p file=PATH", Name, strings.Join(files, ", ")))
 	}
 	w := &Workload{syms: newSymbols(), debugOut: os.Stderr}
-	w.opts = Options{Reference: Reference, Scale: 1, ScaleFrom: "option", Protocol: ProtocolSimple, MaxTries: 1}
+	w.opts = Options{Reference: Reference, Scale: 1, ScaleFrom: "option", Protocol: ProtocolSimple, MaxTries: 1, Vacuum: VacuumDefault}
 	var refs []ScriptInfo
-	known := []string{"allow-shell", "builtin", "define", "file", "jobs", "latency-limit", "max-tries", "protocol", "random-seed", "report-latencies", "scale", "tables"}
+	known := []string{"allow-shell", "builtin", "define", "file", "jobs", "latency-limit", "max-tries", "protocol", "random-seed", "report-latencies", "scale", "tables", "vacuum"}
 	for _, s := range in {
 		k, v, ok := strings.Cut(s, "=")
 		k = strings.ReplaceAll(strings.ToLower(strings.TrimSpace(k)), "_", "-")
@@ -188,6 +202,13 @@ func New(files, in []string) (*Workload, error) {
 				w.opts.Protocol = v
 			default:
 				errs = append(errs, fmt.Errorf("protocol=%q: invalid query mode; use simple, extended or prepared", v))
+			}
+		case "vacuum":
+			switch v {
+			case VacuumDefault, VacuumAll, VacuumNone:
+				w.opts.Vacuum = v
+			default:
+				errs = append(errs, fmt.Errorf("vacuum=%q: use default (pgbench's), all (pgbench -v) or none (pgbench -n)", v))
 			}
 		case "jobs":
 			n, err := strconv.Atoi(v)
@@ -396,14 +417,27 @@ func (w *Workload) Counters() []string { return w.counters }
 
 // Limits: retries as --max-tries asks (serialization failures and
 // deadlocks only, as pgbench 15 retries), and an error of any other kind
-// fails its transaction and the run goes on (pgbench aborts the client).
+// aborts the client, as pgbench's do (a lost session apart: candor
+// reconnects it, for runs that measure a fail-over).
 func (w *Workload) Limits() workload.Limits {
 	retries := w.opts.MaxTries - 1
 	if w.opts.MaxTries == 0 {
 		retries = -1
 	}
 	// -T: a client finishes the transaction in progress, which counts.
-	return workload.Limits{Retries: retries, RetryClasses: []target.ErrorClass{target.ClassRetryable}, FinishInFlight: true}
+	return workload.Limits{Retries: retries, RetryClasses: []target.ErrorClass{target.ClassRetryable}, FinishInFlight: true, AbortClient: true}
+}
+
+var _ workload.AbortDescriber = (*Workload)(nil)
+
+// AbortMessage is pgbench's line for a client aborted at err
+// (workload.AbortDescriber).
+func (w *Workload) AbortMessage(client int, err error) string {
+	var ce *CommandError
+	if errors.As(err, &ce) {
+		return ce.Abort(client)
+	}
+	return fmt.Sprintf("client %d aborted: %v", client, err)
 }
 
 // Bind writes each SQL command's text with the dialect's placeholders for
@@ -466,10 +500,15 @@ func (w *Workload) LoadRange() (start, count int64) {
 	return 0, w.opts.Scale * accountsPerScale
 }
 
-// PreRun reads :scale from pgbench_branches when a built-in script runs,
-// as pgbench does (its count of rows wins over scale=), and refuses empty
-// tables.
+// PreRun vacuums as pgbench does before a run (vacuum=), reads :scale
+// from pgbench_branches when a built-in script runs, as pgbench does (its
+// count of rows wins over scale=), and refuses empty tables.
 func (w *Workload) PreRun(ctx context.Context, c target.Conn) error {
+	if w.opts.Vacuum != VacuumNone {
+		if err := w.runSteps(ctx, c, dialect.PgbenchRunVacuum(w.dialect, w.opts.Vacuum == VacuumAll)); err != nil {
+			return err
+		}
+	}
 	builtin := false
 	for _, s := range w.opts.Scripts {
 		builtin = builtin || s.Builtin != ""
@@ -494,6 +533,69 @@ func (w *Workload) PreRun(ctx context.Context, c target.Conn) error {
 	}
 	w.opts.Scale, w.opts.ScaleFrom = n, "pgbench_branches"
 	return nil
+}
+
+// runSteps sends pgbench's vacuum statements, each to a table that exists
+// (pgbench reports a missing one and goes on; candor skips it). A table
+// candor did not create is not truncated: candor empties only its own
+// tables, and says so. A statement's error is reported and the run goes on,
+// as pgbench ignores it.
+func (w *Workload) runSteps(ctx context.Context, c target.Conn, steps []dialect.PgbenchStep) error {
+	said := false
+	var notes []string
+	for _, st := range steps {
+		exists, owned, err := target.TableState(ctx, c, w.dialect, st.Table)
+		if err != nil {
+			return fmt.Errorf("%s: before the run: %w", Name, err)
+		}
+		if !exists {
+			continue
+		}
+		if st.Truncate && !owned {
+			notes = append(notes, fmt.Sprintf("candor: %s is not a table candor created: not emptied before the run (pgbench truncates it); empty it yourself to start from no history", st.Table))
+			continue
+		}
+		if !said {
+			fmt.Fprint(w.debugOut, "starting vacuum...")
+			said = true
+		}
+		if _, err := c.Exec(ctx, st.SQL); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			fmt.Fprintf(w.debugOut, "\ncandor: %s: %v (ignoring this error and continuing anyway, as pgbench)\n", st.SQL, err)
+		}
+	}
+	if said {
+		fmt.Fprintln(w.debugOut, "end.")
+	}
+	for _, n := range notes {
+		fmt.Fprintln(w.debugOut, n)
+	}
+	return nil
+}
+
+// PostLoad is pgbench -i's step v: VACUUM ANALYZE of its tables after the
+// load (workload.PostLoader), unless vacuum=none (-i -n, or -I without v).
+func (w *Workload) PostLoad(ctx context.Context, c target.Conn) error {
+	for _, st := range w.PostLoadSteps() {
+		if _, err := c.Exec(ctx, st); err != nil {
+			return fmt.Errorf("%s: %w", st, err)
+		}
+	}
+	return nil
+}
+
+// PostLoadSteps are PostLoad's statements, for the load's status line.
+func (w *Workload) PostLoadSteps() []string {
+	if !w.opts.Tables || w.opts.Vacuum == VacuumNone {
+		return nil
+	}
+	var out []string
+	for _, st := range dialect.PgbenchLoadVacuum(w.dialect) {
+		out = append(out, st.SQL)
+	}
+	return out
 }
 
 // NewWorker returns client id. Worker 0, made first, draws the clients'
@@ -553,6 +655,10 @@ func (w *Workload) NewWorker(id int, r *rand.Rand) workload.Worker {
 
 // SetDebugOutput sets where debug() writes (stderr by default).
 func (w *Workload) SetDebugOutput(out io.Writer) { w.debugOut = out }
+
+// SetLog is SetDebugOutput for the engine: debug() and the vacuum's lines
+// go to the run's stderr.
+func (w *Workload) SetLog(out io.Writer) { w.debugOut = out }
 
 // debug prints debug()'s line as pgbench does.
 func (w *Workload) debug(c *client, e *expr, v value) {

@@ -46,6 +46,7 @@ var OptionSets = map[string][]workload.Option{
 		{Name: "jobs", Default: "1", Usage: "(pgbench -j) reported as pgbench's threads; candor runs each client in its own goroutine"},
 		{Name: "latency-limit", Default: "", Type: workload.OptionFloat, Usage: "(pgbench -L) milliseconds: the report counts the transactions above"},
 		{Name: "allow-shell", Default: "false", Usage: "run the scripts' \\shell and \\setshell commands (refused otherwise)"},
+		{Name: "vacuum", Default: "default", Type: workload.OptionString, Usage: "(pgbench -n, -v) default: VACUUM pgbench_branches and pgbench_tellers and TRUNCATE (candor's own) pgbench_history before a run, VACUUM ANALYZE the four tables after a load; all: also VACUUM ANALYZE pgbench_accounts before a run; none"},
 	},
 }
 

@@ -289,7 +289,43 @@ func (st *luaState) installSysbench() {
 	L.SetGlobal("DB_ERROR_NONE", lua.LNumber(0))
 	L.SetGlobal("DB_ERROR_RESTART_TRANSACTION", lua.LNumber(1))
 	L.SetGlobal("DB_ERROR_FAILED", lua.LNumber(2))
+	if err := L.DoString(legacyAPI); err != nil {
+		panic("sysbenchlua: the legacy API does not load: " + err.Error()) // a bug in the text below
+	}
 }
+
+// legacyAPI is sysbench 0.5's database API, which sysbench 1.0.20 keeps
+// for old scripts (db_connect, db_query, ... on one implicit connection,
+// and sysbench.db), written over sysbench 1.0's sysbench.sql. Its
+// prepared-statement calls, which bind Lua tables by reference, are
+// refused with the 1.0 call to use instead.
+const legacyAPI = `
+local con
+local function legacy_con(fn)
+  if con == nil then error(fn .. "() before db_connect(): call db_connect() in thread_init() first", 3) end
+  return con
+end
+function db_connect()
+  db_driver = sysbench.sql.driver()
+  con = db_driver:connect()
+end
+function db_disconnect()
+  if con ~= nil then con:disconnect(); con = nil end
+end
+function db_query(q) return legacy_con("db_query"):query(q) end
+function db_bulk_insert_init(q) legacy_con("db_bulk_insert_init"):bulk_insert_init(q) end
+function db_bulk_insert_next(v) legacy_con("db_bulk_insert_next"):bulk_insert_next(v) end
+function db_bulk_insert_done() legacy_con("db_bulk_insert_done"):bulk_insert_done() end
+for _, name in ipairs({"db_prepare", "db_bind_param", "db_bind_result", "db_execute", "db_close", "db_store_results", "db_free_results"}) do
+  _G[name] = function()
+    error(name .. "() of sysbench 0.5's API is not supported by candor: use sysbench 1.0's con:prepare(), stmt:bind_create(), stmt:bind_param() and stmt:execute()", 2)
+  end
+end
+sysbench.db = {connect = db_connect, disconnect = db_disconnect, query = db_query,
+  bulk_insert_init = db_bulk_insert_init, bulk_insert_next = db_bulk_insert_next, bulk_insert_done = db_bulk_insert_done,
+  prepare = db_prepare, bind_param = db_bind_param, bind_result = db_bind_result, execute = db_execute,
+  close = db_close, store_results = db_store_results, free_results = db_free_results}
+`
 
 func (st *luaState) consts(m map[string]int) *lua.LTable {
 	t := st.L.NewTable()

@@ -174,10 +174,17 @@ func (d *watchdog) loop() {
 	}
 }
 
-// ScriptError is a Lua error raised in event(): the event failed.
+// ScriptError is a Lua error raised in event(): it ends the run, as
+// sysbench 1.0.20's thread_run fails and the run stops (exit 1, no
+// report).
 type ScriptError struct{ Msg string }
 
 func (e *ScriptError) Error() string { return "Lua error in event(): " + e.Msg }
+
+// SysbenchLines are the lines sysbench prints for it.
+func (e *ScriptError) SysbenchLines() []string {
+	return []string{"FATAL: `thread_run' function failed: " + e.Msg}
+}
 
 // restartError is an event sysbench restarts: the statement's error, for
 // the runner to classify (retryable, constraint, connection).
@@ -225,8 +232,10 @@ func (wk *worker) eventError(ctx context.Context, c target.Conn, err error) erro
 	if trace == "" {
 		trace = msg
 	}
-	st.w.logError(first, fmt.Sprintf("%s: event() failed (counted as a failed event; logged once per message):\n%s", st.w.file, trace))
-	return &ScriptError{Msg: first}
+	if trace != first {
+		st.w.logError(first, fmt.Sprintf("%s: event() failed, which ends the run as in sysbench:\n%s", st.w.file, trace))
+	}
+	return fmt.Errorf("%w: %w", workload.ErrStopRun, &ScriptError{Msg: first})
 }
 
 // rollback ends a transaction the failed event may have left open, best

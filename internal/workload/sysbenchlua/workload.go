@@ -19,9 +19,8 @@
 // restarts it once the runner has reconnected. Any other statement error
 // raises sysbench's "SQL error, errno = N, state = 'S': message" and, when
 // event() lets it through, ends the run (workload.ErrStopRun), as
-// sysbench's FATAL does. A Lua error in event() fails that event: it is
-// counted as a failed operation against the run's error budget, and its
-// message and traceback are logged on stderr once per distinct message.
+// sysbench's FATAL does. A Lua error in event() ends the run too, as
+// sysbench's thread_run failure does (its traceback on stderr).
 package sysbenchlua
 
 import (
@@ -287,9 +286,8 @@ func (w *Workload) Options() any {
 func (w *Workload) Ignored() []string { return nil }
 
 // Limits are sysbench's: --time=10, events restarted without limit on
-// sysbench's ignorable errors and after a reconnect. The run is not
-// stopped at a failed event (a Lua error counts against the error
-// budget); a fatal SQL error stops it (ErrStopRun).
+// sysbench's ignorable errors and after a reconnect; a Lua error in an
+// event or a fatal SQL error stops the run (ErrStopRun).
 func (w *Workload) Limits() workload.Limits {
 	return workload.Limits{
 		Duration:         10 * time.Second,
