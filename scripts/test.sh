@@ -12,7 +12,8 @@
 #      (scripts/voltdb-sandbox.sh: jars cached under
 #      ${XDG_CACHE_HOME:-~/.cache}/candor-voltdb, fetched with mvn on a fresh
 #      machine; -Xmx1g, a 2 GB memory limit), exported as
-#      CANDOR_TEST_VOLTDB_URL; a failed start fails the run too;
+#      CANDOR_TEST_VOLTDB_URL (its directory as CANDOR_TEST_VOLTDB_DIR);
+#      a failed start fails the run too;
 #   2. a throwaway PostgreSQL and a throwaway MariaDB are started
 #      (scripts/pg-sandbox.sh and scripts/mariadb-sandbox.sh install them
 #      with apt-get when missing and we are root: only what is missing, no
@@ -142,6 +143,11 @@ voltdb://*) ;;
 	;;
 esac
 export CANDOR_TEST_VOLTDB_URL
+# Its directory: the VoltDB tests count rows with its own sqlcmd
+# (scripts/voltdb-sandbox.sh sqlcmd DIR), an oracle that shares no code
+# with candor's driver.
+CANDOR_TEST_VOLTDB_DIR=$VOLTDIR
+export CANDOR_TEST_VOLTDB_DIR
 echo "   $CANDOR_TEST_VOLTDB_URL (waited $((SECONDS - t0)) s)"
 
 echo "== go test -race"
