@@ -30,7 +30,7 @@ func Closest(word string, names []string) []string {
 			continue
 		}
 		f := fold(n)
-		d := distance(w, f)
+		d := Distance(w, f)
 		switch {
 		case d <= limit:
 		case len(w) >= 3 && strings.HasPrefix(f, w):
@@ -75,8 +75,8 @@ func fold(s string) string {
 	}, strings.ToLower(s))
 }
 
-// distance is the Levenshtein distance of a and b (bytes).
-func distance(a, b string) int {
+// Distance is the Levenshtein distance of a and b (bytes).
+func Distance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

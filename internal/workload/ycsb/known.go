@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/candor-bench/candor/internal/suggest"
 )
 
 // ycsbKeys are the properties YCSB 0.17.0's client, measurements and JDBC
@@ -104,7 +106,7 @@ func closestKey(k string) string {
 	}
 	best, bestD := "", limit+1
 	try := func(c string) {
-		if d := editDistance(strings.ToLower(k), c); d < bestD || d == bestD && c < best {
+		if d := suggest.Distance(strings.ToLower(k), c); d < bestD || d == bestD && c < best {
 			best, bestD = c, d
 		}
 	}
@@ -115,25 +117,4 @@ func closestKey(k string) string {
 		try(c)
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
