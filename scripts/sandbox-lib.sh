@@ -77,3 +77,34 @@ apt_install() {
 		fi
 	done
 }
+
+# need_tool installs Debian package $2 when command $1 is missing (root
+# only), through apt_install: no upgrades, apt's output in its log.
+need_tool() {
+	command -v "$1" >/dev/null 2>&1 && return
+	is_root || die "$1 is missing and we are not root: install $2"
+	apt_install "$2" || die "could not install $2: see $APT_LOG"
+}
+
+# java_major prints the major version of the java on PATH.
+java_major() {
+	java -version 2>&1 | sed -n 's/.*version "\([0-9]*\)[."].*/\1/p' | head -n 1
+}
+
+# need_java makes a Java 11 or 17 the java on PATH, installing Debian's 17
+# when none is there (root only); $JAVA_FOR names what needs it.
+need_java() {
+	need_tool java openjdk-17-jre-headless
+	local v
+	v=$(java_major)
+	case $v in
+	11 | 17) ;;
+	*)
+		if [ -x /usr/lib/jvm/java-17-openjdk-amd64/bin/java ]; then
+			PATH=/usr/lib/jvm/java-17-openjdk-amd64/bin:$PATH
+		else
+			die "java is version ${v:-unknown}; ${JAVA_FOR:-this sandbox} runs on Java 11 or 17: install openjdk-17-jre-headless"
+		fi
+		;;
+	esac
+}

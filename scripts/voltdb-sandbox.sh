@@ -97,39 +97,10 @@ PORT_NAMES="client admin internal zk http replication status"
 STUBS_SRC=$(cd "$(dirname "$0")" && pwd -P)/voltdb/stubs
 
 SANDBOX=voltdb-sandbox
+# JAVA_FOR is what need_java says needs Java 11 or 17.
+JAVA_FOR="VoltDB $VERSION"
 # shellcheck source=sandbox-lib.sh
 . "$(dirname "$0")/sandbox-lib.sh"
-
-# ---------------------------------------------------------------- tools
-
-# need_tool installs Debian package $2 when command $1 is missing (root
-# only), through sandbox-lib.sh's apt_install.
-need_tool() {
-	command -v "$1" >/dev/null 2>&1 && return
-	is_root || die "$1 is missing and we are not root: install $2"
-	apt_install "$2" || die "could not install $2: see $APT_LOG"
-}
-
-# java_major prints the major version of the java on PATH.
-java_major() {
-	java -version 2>&1 | sed -n 's/.*version "\([0-9]*\)[."].*/\1/p' | head -n 1
-}
-
-need_java() {
-	need_tool java openjdk-17-jre-headless
-	local v
-	v=$(java_major)
-	case $v in
-	11 | 17) ;;
-	*)
-		if [ -x /usr/lib/jvm/java-17-openjdk-amd64/bin/java ]; then
-			PATH=/usr/lib/jvm/java-17-openjdk-amd64/bin:$PATH
-		else
-			die "java is version ${v:-unknown}; this sandbox runs VoltDB $VERSION on Java 11 or 17: install openjdk-17-jre-headless"
-		fi
-		;;
-	esac
-}
 
 # ---------------------------------------------------------------- fetch
 
