@@ -68,8 +68,14 @@ func listAppendRun(t *testing.T, wl, url, isolation, table string, ops int64, th
 	if iso.Transactions != len(h) || iso.OK+iso.Failed+iso.Unknown != len(h) {
 		t.Errorf("result counts %d transactions (%d ok, %d failed, %d unknown), the history holds %d", iso.Transactions, iso.OK, iso.Failed, iso.Unknown, len(h))
 	}
-	if int64(iso.OK) < ops {
-		t.Errorf("%d transactions committed, the run asked for %d", iso.OK, ops)
+	// Each attempt the runner made is one transaction of the history, and
+	// each operation that succeeded one that committed.
+	op := p.Ops[0]
+	if int64(len(h)) != op.Attempts || int64(iso.OK) != op.Done {
+		t.Errorf("history: %d transactions, %d ok; the result: %d attempts, %d done", len(h), iso.OK, op.Attempts, op.Done)
+	}
+	if op.Done < ops/2 {
+		t.Errorf("%d transactions done of the %d asked for", op.Done, ops)
 	}
 	return iso, h
 }
