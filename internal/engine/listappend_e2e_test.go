@@ -147,7 +147,9 @@ func TestListAppendSerializableIsClean(t *testing.T) {
 }
 
 // cycles is the G-single and G2-item count of a verdict.
-func cycles(iso *result.Isolation) int { return iso.Anomalies[elle.GSingle] + iso.Anomalies[elle.G2Item] }
+func cycles(iso *result.Isolation) int {
+	return iso.Anomalies[elle.GSingle] + iso.Anomalies[elle.G2Item]
+}
 
 // TestListAppendWeakLevelsShowCycles: without isolation (each micro-op
 // its own transaction) and at PostgreSQL's READ COMMITTED, concurrent
