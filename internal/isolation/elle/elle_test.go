@@ -348,5 +348,5 @@ func BenchmarkCheckSerial1M(b *testing.B) {
 	}
 	// CPU seconds (garbage collection included) per check: the figure a
 	// loaded machine leaves comparable
-	b.ReportMetric((cpuTime() - cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 }
