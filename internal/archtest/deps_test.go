@@ -47,6 +47,9 @@ func TestDependencyDirection(t *testing.T) {
 		{"internal/workload/kv", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
 		{"internal/workload/commitloop", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
 		{"internal/workload/ledgerwl", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
+		{"internal/workload/listappend", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
+		// the isolation checker is pure: histories in, findings out
+		{"internal/isolation/elle", []string{"internal/"}},
 		{"internal/workload/bank", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
 		{"internal/workload/pgbench", []string{"internal/runner", "internal/cli", "internal/measure", "internal/result", "internal/target/"}},
 		// the script entry knows its variants only through their hooks

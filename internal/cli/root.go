@@ -36,6 +36,7 @@ import (
 	_ "github.com/candor-bench/candor/internal/workload/commitloop"
 	_ "github.com/candor-bench/candor/internal/workload/kv"
 	_ "github.com/candor-bench/candor/internal/workload/ledgerwl"
+	_ "github.com/candor-bench/candor/internal/workload/listappend"
 	_ "github.com/candor-bench/candor/internal/workload/pgbench"
 	_ "github.com/candor-bench/candor/internal/workload/sysbench"
 	_ "github.com/candor-bench/candor/internal/workload/sysbenchlua"

@@ -91,6 +91,16 @@ func TestLedgerGolden(t *testing.T) { checkGolden(t, "ledger", renderLedger, Vol
 func TestKVGolden(t *testing.T)         { checkGolden(t, "kv", renderKV, CQL, VoltDB) }
 func TestCommitLoopGolden(t *testing.T) { checkGolden(t, "commitloop", renderCommitLoop) }
 
+// TestListAppendGolden compares the list-append SQL with
+// testdata/listappend_<dialect>.golden.
+func TestListAppendGolden(t *testing.T) {
+	checkGolden(t, "listappend", func(d Dialect) string {
+		s := ListAppend(d, "demo")
+		return "create: " + s.Create + "\nappend: " + s.Append + "\nread: " + s.Read + "\nbegin: " + s.Begin +
+			"\ncommit: " + s.Commit + "\nrollback: " + s.Rollback + "\n"
+	})
+}
+
 // checkGolden checks the SQL dialects and the extra dialects given.
 func checkGolden(t *testing.T, kind string, render func(Dialect) string, extra ...Dialect) {
 	for _, d := range append([]Dialect{Postgres, SQLite, MySQL}, extra...) {

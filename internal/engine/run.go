@@ -587,6 +587,7 @@ func runRepetitions(ctx context.Context, env *Env, r *runner.Runner, tgt target.
 		}
 		p.Faults = fr.takeEvents()
 		p.IntervalChecks = iv.take()
+		p.Isolation = isolationOf(wl, outPath, rep, f.Repeat)
 		if fr.ledger && ctx.Err() == nil {
 			p.Ledger = accountLedger(ctx, tgt, wl, runLedgerPhase(outPath, ledgerDir, ledgerOwnerOf(res, sh, rep), r.Config, p, fr),
 				fr.recovery, func(s string) { fmt.Fprintln(env.Stderr, "candor: "+s) })

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/candor-bench/candor/internal/result"
@@ -233,9 +234,44 @@ func UnavailableLine(u *result.Unavailability) string {
 	return fmt.Sprintf("without a session: %.2f%% of the phase's worker-seconds (%.2f of %.2f)", 100*u.Share, u.WithoutSec, u.WorkerSec)
 }
 
+// IsolationLine says what the list-append checker found in a phase's
+// history ("" without one): "isolation: 1234 transactions (1100 ok, 130
+// failed, 4 unknown), anomalies G-single 16, G2-item 9; history
+// r.history.jsonl".
+func IsolationLine(iso *result.Isolation) string {
+	if iso == nil {
+		return ""
+	}
+	found := "no anomaly found"
+	if len(iso.Anomalies) > 0 {
+		classes := make([]string, 0, len(iso.Anomalies))
+		for c := range iso.Anomalies {
+			classes = append(classes, c)
+		}
+		sort.Strings(classes)
+		var parts []string
+		for _, c := range classes {
+			parts = append(parts, fmt.Sprintf("%s %d", c, iso.Anomalies[c]))
+		}
+		found = "anomalies " + strings.Join(parts, ", ")
+	}
+	l := fmt.Sprintf("isolation: %d transactions (%d ok, %d failed, %d unknown), %s", iso.Transactions,
+		iso.OK, iso.Failed, iso.Unknown, found)
+	if iso.History != "" {
+		l += "; history " + iso.History
+	}
+	if iso.Error != "" {
+		l += "; " + iso.Error
+	}
+	return l
+}
+
 // WriteFaultSummary prints a phase's faults, its workers' time without a
-// session and its ledger verdict.
+// session, its ledger verdict and its isolation checker's.
 func WriteFaultSummary(w io.Writer, p *result.Phase) {
+	if l := IsolationLine(p.Isolation); l != "" {
+		fmt.Fprintln(w, l)
+	}
 	for _, l := range FaultLines(p.Faults) {
 		fmt.Fprintln(w, l)
 	}

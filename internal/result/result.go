@@ -327,6 +327,9 @@ type Phase struct {
 	// Ledger is the durability ledger's verdict (the ledger workload,
 	// commit-loop --ledger): what was acknowledged, lost, resolved.
 	Ledger *LedgerResult `json:"ledger,omitempty"`
+	// Isolation is the list-append checker's verdict on the phase's
+	// history (isolation/list-append).
+	Isolation *Isolation `json:"isolation,omitempty"`
 	// Server holds the target server's own counters sampled every
 	// interval (absent with --server-counters=false, for targets without
 	// any, and in older results).

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/candor-bench/candor/internal/dialect"
+	"github.com/candor-bench/candor/internal/isolation/elle"
 	"github.com/candor-bench/candor/internal/suggest"
 	"github.com/candor-bench/candor/internal/target"
 )
@@ -175,6 +176,16 @@ type Worker interface {
 // interrupted. What it counts through s counts; it is not an operation.
 type Finisher interface {
 	Finish(ctx context.Context, c target.Conn, s Span) error
+}
+
+// Historian is implemented by workloads that record every transaction of
+// a run phase for an isolation checker (isolation/list-append). After each
+// run phase the engine calls TakeHistory, writes the history beside the
+// result and checks it (internal/isolation/elle); TakeHistory returns the
+// transactions recorded since the last call and forgets them. It is called
+// when the phase's workers have stopped.
+type Historian interface {
+	TakeHistory() []elle.Txn
 }
 
 // Ledgered is implemented by workloads whose writes can carry a durability
