@@ -9,7 +9,9 @@
 # (scripts/pg-sandbox.sh). CASS1_URL and CASS3_URL (E5) likewise: when a
 # plan names them and they are not set, a one-node and a three-node
 # Cassandra (scripts/cassandra-sandbox.sh, 127.0.0.1..3 on loopback) are
-# started. Every sandbox this script started is stopped when it ends:
+# started; VOLT1_URL, VOLT3K0_URL and VOLT3K1_URL (E5) a one-node VoltDB
+# and two three-node ones, k-safety 0 and 1 (scripts/voltdb-sandbox.sh;
+# VoltDB's k-factor is a cluster's). Every sandbox this script started is stopped when it ends:
 # done, failed or interrupted (Ctrl-C). Plans whose targets start their own
 # cluster (E4, E6) need no URL. A plan whose environment variables are not
 # set (a sandbox that could not start) or whose run fails gets a NOT-RUN
@@ -25,6 +27,9 @@ SANDBOXES=${TMPDIR:-/tmp}/candor-experiments
 PGDIR=$SANDBOXES-pg
 CASS1DIR=$SANDBOXES-cass1
 CASS3DIR=$SANDBOXES-cass3
+VOLT1DIR=$SANDBOXES-volt1
+VOLT3K0DIR=$SANDBOXES-volt3k0
+VOLT3K1DIR=$SANDBOXES-volt3k1
 started=()
 stop() {
 	local s
@@ -51,23 +56,27 @@ if [ -z "${PG_URL:-}" ]; then
 fi
 plans=("$@")
 [ ${#plans[@]} -gt 0 ] || plans=(experiments/*.yaml)
-# cassandra URL DIR [START OPTIONS]: starts a Cassandra sandbox for URL
-# (CASS1_URL, CASS3_URL) when a plan names it and it is not set.
-cassandra() {
-	local var=$1 dir=$2 url
-	shift 2
+# sandbox PRODUCT SCRIPT URL DIR [START OPTIONS]: starts a sandbox with
+# SCRIPT for URL (CASS1_URL, VOLT1_URL, ...) when a plan names it and it is
+# not set.
+sandbox() {
+	local product=$1 script=$2 var=$3 dir=$4 url
+	shift 4
 	[ -z "${!var:-}" ] || return 0
 	grep -q "\${$var}" "${plans[@]}" 2>/dev/null || return 0
-	leftover "$dir" scripts/cassandra-sandbox.sh
-	started+=("scripts/cassandra-sandbox.sh $dir")
-	if url=$(scripts/cassandra-sandbox.sh start "$dir" "$@"); then
+	leftover "$dir" "$script"
+	started+=("$script $dir")
+	if url=$("$script" start "$dir" "$@"); then
 		export "$var=$url"
 	else
-		echo "experiments: could not start the Cassandra sandbox for $var; plans that need it will be listed as not run" >&2
+		echo "experiments: could not start the $product sandbox for $var; plans that need it will be listed as not run" >&2
 	fi
 }
-cassandra CASS1_URL "$CASS1DIR"
-cassandra CASS3_URL "$CASS3DIR" --nodes 3
+sandbox Cassandra scripts/cassandra-sandbox.sh CASS1_URL "$CASS1DIR"
+sandbox Cassandra scripts/cassandra-sandbox.sh CASS3_URL "$CASS3DIR" --nodes 3
+sandbox VoltDB scripts/voltdb-sandbox.sh VOLT1_URL "$VOLT1DIR"
+sandbox VoltDB scripts/voltdb-sandbox.sh VOLT3K0_URL "$VOLT3K0DIR" --nodes 3
+sandbox VoltDB scripts/voltdb-sandbox.sh VOLT3K1_URL "$VOLT3K1DIR" --nodes 3 --kfactor 1
 for plan in "${plans[@]}"; do
 	name=$(sed -n 's/^name: *//p' "$plan" | head -1)
 	output=$(sed -n 's/^output: *//p' "$plan" | head -1)

@@ -126,3 +126,56 @@ func TestExperimentsScriptStopsItsSandbox(t *testing.T) {
 		}
 	}
 }
+
+// fakeCandorVolt records the URL experiments.sh exported for VOLT1_URL and
+// the pid of the sandbox's node 1 while the plan runs.
+const fakeCandorVolt = `#!/usr/bin/env bash
+case "$1 $2" in
+"plan run")
+	echo "$VOLT1_URL" >>"$FAKE_LOG"
+	cat "$TMPDIR"/candor-experiments-volt1/node1/pid >>"$FAKE_LOG" 2>/dev/null ;;
+esac
+exit 0
+`
+
+// experiments.sh starts a VoltDB sandbox for a plan naming ${VOLT1_URL}
+// (as E5 does), exports its URL, and stops it when it ends.
+func TestExperimentsScriptStartsAndStopsVoltDB(t *testing.T) {
+	needVoltDB(t)
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "candor")
+	os.WriteFile(bin, []byte(fakeCandorVolt), 0o755)
+	log := filepath.Join(tmp, "log")
+	plan := filepath.Join(tmp, "volt.yaml")
+	os.WriteFile(plan, []byte("name: volt\noutput: results/volt\ntargets:\n  v: ${VOLT1_URL}\n"), 0o644)
+	cmd := exec.Command("bash", "experiments.sh", plan)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CANDOR="+bin, "SITE="+filepath.Join(tmp, "site"), "FAKE_LOG="+log,
+		"PG_URL=postgres://unused", "VOLT1_URL=")
+	done := make(chan []byte, 1)
+	go func() { out, _ := cmd.CombinedOutput(); done <- out }()
+	var out []byte
+	select {
+	case out = <-done:
+	case <-time.After(10 * time.Minute):
+		cmd.Process.Kill()
+		t.Fatal("experiments.sh did not end (a hang)")
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatalf("the plan did not run: %v\n%s", err, out)
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 1 || !strings.HasPrefix(f[0], "voltdb://127.0.0.1:") {
+		t.Fatalf("the plan saw VOLT1_URL %q, want the sandbox's voltdb:// URL\n%s", b, out)
+	}
+	if len(f) == 2 {
+		if pid, _ := strconv.Atoi(f[1]); pid > 0 && alive(pid) {
+			t.Errorf("VoltDB node 1 (pid %d) still runs after experiments.sh ended", pid)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "candor-experiments-volt1", "node1")); err == nil {
+		if pids, _ := exec.Command("pgrep", "-f", filepath.Join(tmp, "candor-experiments-volt1")).Output(); len(pids) > 0 {
+			t.Errorf("processes of the sandbox still run after experiments.sh ended: %s", pids)
+		}
+	}
+}

@@ -187,3 +187,50 @@ func kvMaxRows(d Dialect, perRow int) int {
 	}
 	return d.MaxBindParams / perRow
 }
+
+// KVProcedureSuffix ends the name of the procedure kv-ints-batch declares
+// beside its table on VoltDB (<table>_pairs): the ownership SQL drops the
+// procedure of that name with the table (VoltDB refuses to drop a table a
+// procedure reads).
+const KVProcedureSuffix = "_pairs"
+
+// KVIntsProcedure returns, on VoltDB, the DDL of a SQL-declared procedure
+// that runs batch read/odd/write pairs on one row of table (columns integer
+// columns) as one transaction, and the EXEC statement that calls it; both
+// are "" on dialects without SQL procedures.
+//
+// VoltDB's SQL procedures cannot branch, and their column names are fixed,
+// so each pair is one UPDATE whose WHERE reads column A (DECODE of A's
+// index) and is true only when A is odd, and whose SET writes column B:
+// every column gets COALESCE(?, c), its parameter NULL except B's, which
+// carries the new value. The statements run in order in one transaction,
+// so a pair reads what an earlier pair wrote, as in BEGIN ... COMMIT; each
+// statement's modified-row count (1 when odd, else 0) sums to the writes.
+// The parameters of a pair: columns values (NULL or B's), the key, A's
+// index. The procedure is partitioned on the key (parameter columns, the
+// first pair's key): a single-partition transaction.
+func KVIntsProcedure(d Dialect, table string, columns, batch int) (create, call string) {
+	if d.Name != VoltDB.Name || columns < 1 || batch < 1 {
+		return "", ""
+	}
+	proc := table + KVProcedureSuffix
+	var set, dec strings.Builder
+	for i := 0; i < columns; i++ {
+		c := KVIntPrefix + itoa(i)
+		if i > 0 {
+			set.WriteString(", ")
+		}
+		set.WriteString(c + " = COALESCE(CAST(? AS INTEGER), " + c + ")")
+		dec.WriteString(", " + itoa(i) + ", " + c)
+	}
+	stmt := "UPDATE " + table + " SET " + set.String() + " WHERE " + KVKeyColumn + " = ? AND MOD(DECODE(?" +
+		dec.String() + "), 2) <> 0"
+	var b strings.Builder
+	b.WriteString("CREATE PROCEDURE " + proc + " PARTITION ON TABLE " + table + " COLUMN " + KVKeyColumn +
+		" PARAMETER " + itoa(columns) + " AS BEGIN ")
+	for i := 0; i < batch; i++ {
+		b.WriteString(stmt + "; ")
+	}
+	b.WriteString("END")
+	return b.String(), "EXEC " + proc + strings.Repeat(" ?", batch*(columns+2))
+}

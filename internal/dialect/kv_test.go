@@ -41,6 +41,10 @@ func renderKV(d Dialect) string {
 	s := KVInts(d, "t1", 8, 2)
 	line("kv_ints(t1,8,2).create", s.CreateTable)
 	line("kv_ints(t1,8,2).insert_rows(2)", s.InsertRows(2))
+	if create, call := KVIntsProcedure(d, "t1", 2, 2); create != "" {
+		line("kv_ints_procedure(t1,2,2).create", create)
+		line("kv_ints_procedure(t1,2,2).call", call)
+	}
 	return b.String()
 }
 

@@ -55,6 +55,11 @@ func voltOwnership(d Dialect) OwnershipStatements {
 		Unmark:      "DELETE FROM " + MarkerTable + " WHERE table_name = ?",
 		Remark:      "UPDATE " + MarkerTable + " SET workload = ? WHERE table_name = ?",
 		RemarkIf:    "UPDATE " + MarkerTable + " SET workload = ? WHERE table_name = ? AND workload = ?",
-		DropTable:   func(table string) string { return "DROP TABLE " + table },
+		// The procedure a kv-ints-batch table carries (KVIntsProcedure)
+		// goes first, in the same call: VoltDB refuses to drop a table a
+		// procedure reads. IF EXISTS: other tables have none.
+		DropTable: func(table string) string {
+			return "DROP PROCEDURE " + table + KVProcedureSuffix + " IF EXISTS; DROP TABLE " + table
+		},
 	}
 }

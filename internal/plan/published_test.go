@@ -58,7 +58,7 @@ func TestExperimentClaimsQuoteTheirSources(t *testing.T) {
 			if c.Kind == "" {
 				t.Errorf("%s claim %s: no kind", f, c.ID)
 			}
-			if c.Kind == published.Direct && !strings.EqualFold(c.About, p.Published.Runs) {
+			if c.Kind == published.Direct && !p.Published.RunsProduct(c.About) {
 				t.Errorf("%s claim %s: direct, about %s, runs %s", f, c.ID, c.About, p.Published.Runs)
 			}
 			if c.Paraphrase {

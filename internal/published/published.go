@@ -21,8 +21,9 @@ import (
 type Published struct {
 	Source     Source
 	Conditions string // hardware, versions, cluster of the published figures
-	// Runs is the product the plan's cells run here ("PostgreSQL"): a
-	// direct claim is about it, an analog about another.
+	// Runs is the product the plan's cells run here ("PostgreSQL"), or the
+	// products, comma-separated ("VoltDB, Cassandra"): a direct claim is
+	// about one of them, an analog about another.
 	Runs   string
 	Claims []Claim
 	// Slips are the source's slips no single claim uses.
@@ -446,7 +447,7 @@ func checkKind(name string, line int, c Claim, checks int, runs string, add func
 			add(line, "published claim %q: %s names the product the source's claim is about (about: YugabyteDB)", name, what)
 		case runs == "":
 			add(line, "published claim %q: %s needs the block's runs: (the product the plan's cells run here, e.g. runs: PostgreSQL)", name, what)
-		case c.Kind == Direct && !strings.EqualFold(c.About, runs):
+		case c.Kind == Direct && !runsProduct(runs, c.About):
 			add(line, "published claim %q: kind direct, but the claim is about %s and the cells run %s: a claim checked on another product is kind: analog", name, c.About, runs)
 		}
 	case Untestable, NotRun:
@@ -575,4 +576,21 @@ func mapValue(n *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return nil
+}
+
+// RunsProduct reports whether product is one the plan's cells run: the
+// block's runs, or one of the products it lists ("VoltDB, Cassandra": a
+// plan whose cells run both products the source compared).
+func (p Published) RunsProduct(product string) bool { return runsProduct(p.Runs, product) }
+
+func runsProduct(runs, product string) bool {
+	if strings.EqualFold(strings.TrimSpace(runs), strings.TrimSpace(product)) {
+		return true
+	}
+	for _, r := range strings.Split(runs, ",") {
+		if strings.EqualFold(strings.TrimSpace(r), strings.TrimSpace(product)) {
+			return true
+		}
+	}
+	return false
 }

@@ -163,3 +163,19 @@ claims:
 		}
 	}
 }
+
+// TestRunsProducts: a plan whose cells run the two products a source
+// compared names both in runs; a direct claim is about either, and one
+// about a third product is not direct.
+func TestRunsProducts(t *testing.T) {
+	p := Published{Runs: "VoltDB, Cassandra"}
+	for product, want := range map[string]bool{"VoltDB": true, "cassandra": true, " Cassandra ": true,
+		"VoltDB, Cassandra": true, "PostgreSQL": false, "Volt": false, "": false} {
+		if got := p.RunsProduct(product); got != want {
+			t.Errorf("runs %q, about %q: %v, want %v", p.Runs, product, got, want)
+		}
+	}
+	if !(Published{Runs: "PostgreSQL"}).RunsProduct("postgresql") || (Published{Runs: "PostgreSQL"}).RunsProduct("MySQL") {
+		t.Error("one product in runs: case-insensitive equality")
+	}
+}

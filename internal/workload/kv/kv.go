@@ -16,6 +16,9 @@
 //   - kv-ints-batch (KV-3): as kv-ints with batch (10) pairs per operation
 //     (BATCH) on the same row, atomically: BEGIN; for each pair read A and,
 //     when odd, update B; COMMIT. Isolation is the session's (--isolation).
+//     On VoltDB, which has no BEGIN/COMMIT across calls, the pairs are one
+//     call of a SQL procedure declared with the table
+//     (dialect.KVIntsProcedure): one VoltDB transaction.
 //
 // # Interpretation
 //

@@ -606,3 +606,41 @@ func TestBatchAtomicityRefusals(t *testing.T) {
 		t.Error("atomicity is an option of kv-ints-batch only")
 	}
 }
+
+// TestBatchAtomicRecorded: the result's atomic field says what a batch is on
+// the bound target, and on VoltDB the table's DDL declares the procedure.
+func TestBatchAtomicRecorded(t *testing.T) {
+	cases := []struct {
+		d      dialect.Dialect
+		caps   target.Capabilities
+		props  []string
+		atomic string
+		proc   bool
+	}{
+		{dialect.Postgres, target.Capabilities{Transactions: true}, nil, "yes (one transaction)", false},
+		{dialect.VoltDB, target.Capabilities{}, nil, "yes (one VoltDB transaction)", true},
+		{dialect.VoltDB, target.Capabilities{}, []string{"atomicity=none"}, "not atomic", false},
+		{dialect.CQL, target.Capabilities{}, []string{"atomicity=none"}, "not atomic", false},
+		{dialect.CQL, target.Capabilities{}, []string{"atomicity=logged"}, atomicMeaning[AtomicityLogged], false},
+	}
+	for _, c := range cases {
+		w, err := NewBatch(nil, append([]string{"rows=10"}, c.props...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Bind(workload.Env{Dialect: c.d, Capabilities: c.caps}); err != nil {
+			t.Fatalf("%s %v: %v", c.d.Name, c.props, err)
+		}
+		if got := w.Config().Atomic; got != c.atomic {
+			t.Errorf("%s %v: atomic %q, want %q", c.d.Name, c.props, got, c.atomic)
+		}
+		create := w.Schema()[0].Create
+		if has := strings.Contains(create, "CREATE PROCEDURE "+w.Config().Table+dialect.KVProcedureSuffix); has != c.proc {
+			t.Errorf("%s %v: procedure in the DDL %v, want %v:\n%.200s", c.d.Name, c.props, has, c.proc, create)
+		}
+	}
+	w, _ := NewInts(nil, []string{"rows=10"})
+	if err := w.Bind(workload.Env{Dialect: dialect.VoltDB}); err != nil || w.Config().Atomic != "" {
+		t.Errorf("kv-ints on VoltDB: %v, atomic %q (want none recorded)", err, w.Config().Atomic)
+	}
+}
