@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cassandra-sandbox.sh — a throwaway Apache Cassandra 5.0 for tests and
-# experiments, run from the jars on Maven Central (no tarball, no service).
+# experiments, run from the jars in the Maven repository (no tarball, no service).
 #
 #   scripts/cassandra-sandbox.sh fetch
 #       Resolves org.apache.cassandra:cassandra-all [5.0.0,5.1) and its
@@ -105,9 +105,9 @@ fetch() {
 	  </dependencies>
 	</project>
 	EOF
-	log "resolving cassandra-all $VERSION_RANGE and its runtime dependencies from Maven Central into $CACHE_DIR/lib (a minute or two)"
+	log "resolving cassandra-all $VERSION_RANGE and its runtime dependencies from the Maven repository into $CACHE_DIR/lib (a minute or two)"
 	(cd "$build" && mvn -B -q dependency:copy-dependencies -DoutputDirectory="$build/lib" -DincludeScope=runtime >&2) ||
-		die "mvn could not resolve cassandra-all $VERSION_RANGE (see above; is Maven Central reachable?)"
+		die "mvn could not resolve cassandra-all $VERSION_RANGE (see above; is the Maven repository reachable?)"
 	local jar
 	jar=$(ls "$build"/lib/cassandra-all-*.jar 2>/dev/null | head -n 1)
 	[ -n "$jar" ] || die "mvn finished but no cassandra-all jar is in $build/lib"

@@ -110,7 +110,7 @@ t0=$SECONDS
 if ! wait "$CASSPID"; then
 	echo "Cassandra did not start (scripts/cassandra-sandbox.sh start $CASSDIR); its output:" >&2
 	tail -n 30 "$CASSOUT" >&2
-	echo "a start needs Java 17 and mvn (Debian: openjdk-17-jre-headless, maven; installed when we are root) and the jars from Maven Central; on a slow machine raise CANDOR_CASSANDRA_START_TIMEOUT (seconds, default 240). go test ./... runs the other tests without it." >&2
+	echo "a start needs Java 17 and mvn (Debian: openjdk-17-jre-headless, maven; installed when we are root) and the jars from the Maven repository; on a slow machine raise CANDOR_CASSANDRA_START_TIMEOUT (seconds, default 240). go test ./... runs the other tests without it." >&2
 	exit 1
 fi
 CANDOR_TEST_CASSANDRA_URL=$(tail -n 1 "$CASSURL")

@@ -79,3 +79,23 @@ func TestCitedDocsExist(t *testing.T) {
 		}
 	}
 }
+
+// TestNoRegistryHostNames: the repository's prose and messages name package
+// registries by what they are ("the Maven repository", "the Python package
+// index", "the module proxy"), never by their hosts' names. The pattern is
+// split so that this file does not name them either.
+func TestNoRegistryHostNames(t *testing.T) {
+	root, files := repoFiles(t)
+	named := regexp.MustCompile(`(?i)maven ` + `central|central\.` + `sonatype|repo1\.` + `maven|py` + `pi\.org|\bpy` + `pi\b|proxy\.` + `golang\.org`)
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if m := named.FindString(line); m != "" {
+				t.Errorf("%s:%d names %q: say what it is (the Maven repository, the Python package index, the module proxy)", f, i+1, m)
+			}
+		}
+	}
+}

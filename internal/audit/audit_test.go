@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/candor-bench/candor/internal/ledger"
 	"github.com/candor-bench/candor/internal/result"
 )
 
@@ -379,3 +380,34 @@ func TestEmptyResults(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// The ledger rule notes the run's accounting and, beside it, the latest
+// candor ledger verify's (its time, its fault), labelled; a run never
+// verified says so, and a refused verify is no verification.
+func TestLedgerFiguresNote(t *testing.T) {
+	sides := pair(func(b *result.Result) {
+		at := time.Date(2026, 12, 8, 1, 2, 3, 0, time.UTC)
+		b.Phases[0].Ledger = &result.LedgerResult{Accounting: &ledger.Accounting{Writes: 100, Acknowledged: 98, Unknown: 2, UnknownCommitted: 1, UnknownNotCommitted: 1, Lost: 3},
+			Verifications: []result.LedgerVerification{
+				{Time: at, Outcome: "verified", FaultIndex: ptr(0), Accounting: &ledger.Accounting{Writes: 100, Acknowledged: 98, Unknown: 2, UnknownCommitted: 2, Lost: 1}},
+				{Time: at.Add(time.Hour), Outcome: "refused", Reason: "not this ledger's table"},
+			}}
+		b.Phases[1].Ledger = &result.LedgerResult{Accounting: &ledger.Accounting{Writes: 50, Acknowledged: 50}}
+	})
+	f := findings(Sides(sides), "ledger")
+	if len(f) != 1 || f[0].Severity != Note {
+		t.Fatalf("ledger findings %+v, want one note", f)
+	}
+	for _, want := range []string{
+		"B run 1: the run's own accounting: 100 writes, 98 acknowledged, 0 failed, 2 unknown (1 committed, 1 not), lost 3",
+		"candor ledger verify 2026-12-08T01:02:03Z (fault 0): 100 writes, 98 acknowledged, 0 failed, 2 unknown (2 committed, 0 not), lost 1",
+		"B run 2: the run's own accounting: 50 writes, 50 acknowledged, 0 failed, 0 unknown (0 committed, 0 not), lost 0, duplicates 0, unrecorded 0; never verified by candor ledger verify",
+	} {
+		if !strings.Contains(f[0].Text, want) {
+			t.Errorf("ledger note lacks %q:\n%s", want, f[0].Text)
+		}
+	}
+	if strings.Contains(f[0].Text, "A run") {
+		t.Errorf("A kept no ledger, yet the note names it:\n%s", f[0].Text)
+	}
+}

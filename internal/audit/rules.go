@@ -63,6 +63,8 @@ func init() {
 			Fix: "rerun: a result whose counts do not add up states something false (and report it: it is a bug in candor, or the file was edited)", check: inconsistent},
 		{ID: "incomplete", Severity: Warning, Title: "runs that did not complete",
 			Fix: "rerun the failed or interrupted runs; they are left out of the figures", check: incomplete},
+		{ID: "ledger", Severity: Note, Title: "the durability ledger's figures: the run's and candor ledger verify's",
+			Fix: "none needed: read lost and unknown writes from the source named; run candor ledger verify RESULT to read the ids back again", check: ledgerFigures},
 		{ID: "check-failed", Severity: Error, Title: "the data failed its checks",
 			Fix: "find why the data is wrong (the result's checks name the check and the offending rows); figures of a run that lost or broke data are not comparable", check: checkFailed},
 		{ID: "retries-exceed-commits", Severity: Warning, Title: "retries exceed commits",

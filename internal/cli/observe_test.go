@@ -97,8 +97,19 @@ func scrapeDuringRun(t *testing.T, args ...string) (string, *result.Result) {
 		done <- exit{code, stderr}
 	}()
 	var body string
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	var e exit
+	ended := false
+	// Scrape until a scrape sees READ operations or the run ends: a fixed
+	// 10 s deadline ran out before a loaded machine (two CPU hogs beside
+	// -race) had started the run. Minutes only tell a hang from an end.
+	deadline := time.Now().Add(5 * time.Minute)
+	for !ended && time.Now().Before(deadline) {
+		select {
+		case e = <-done:
+			ended = true
+			continue
+		default:
+		}
 		req, _ := http.NewRequest("GET", "http://"+addr+"/metrics", nil)
 		req.Header.Set("Accept", "application/openmetrics-text; version=1.0.0")
 		resp, err := http.DefaultClient.Do(req)
@@ -112,7 +123,9 @@ func scrapeDuringRun(t *testing.T, args ...string) (string, *result.Result) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	e := <-done
+	if !ended {
+		e = <-done
+	}
 	if e.code != 0 {
 		t.Fatalf("exit %d\n%s", e.code, e.stderr)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/candor-bench/candor/internal/ledger"
 	"github.com/candor-bench/candor/internal/report"
 	"github.com/candor-bench/candor/internal/testutil/oracle"
 )
@@ -139,8 +140,20 @@ func dropKey(t *testing.T, path, key string) {
 	}
 }
 
+// dropIdentity removes the ledger table's identity from a result and from
+// its ledger directory (as in a result and ledger of an older candor).
+func dropIdentity(t *testing.T, out string) {
+	t.Helper()
+	dropKey(t, out, "table_identity")
+	dir := strings.TrimSuffix(out, ".json") + ".ledger"
+	if err := os.Remove(filepath.Join(dir, ledger.TableFile)); err != nil {
+		t.Fatalf("the run's ledger directory records no table identity: %v", err)
+	}
+}
+
 // A result that records no table identity (as one rebuilt after candor
-// was killed does) is still checked against the identity candor_owned_tables
+// was killed does, its ledger directory none either: an older candor's)
+// is still checked against the identity candor_owned_tables
 // recorded when candor created the ledger's table: a forged copy is
 // refused. verify took the forged table's ids as the ledger's.
 func TestLedgerVerifyChecksTheMarkWithoutIdentity(t *testing.T) {
@@ -152,7 +165,7 @@ func TestLedgerVerifyChecksTheMarkWithoutIdentity(t *testing.T) {
 			table := "candor_ledger_noid_" + name
 			out := filepath.Join(work, "run.json")
 			runLedger(t, work, url, table, out)
-			dropKey(t, out, "table_identity")
+			dropIdentity(t, out)
 			o := oracle.Open(t, url)
 			copyTable(t, o, name, table, "INSERT INTO COPY SELECT * FROM "+table+" WHERE id < 0 OR MOD(id, 5) = 0")
 			verifyRefused(t, work, out, "is not the table candor created", "--target", url)
@@ -173,7 +186,7 @@ func TestLedgerVerifyRefusesWithoutAnyIdentity(t *testing.T) {
 			table := "candor_ledger_nomark_" + name
 			out := filepath.Join(work, "run.json")
 			runLedger(t, work, url, table, out)
-			dropKey(t, out, "table_identity")
+			dropIdentity(t, out)
 			o := oracle.Open(t, url)
 			t.Cleanup(func() { o.Exec(t, "DROP TABLE IF EXISTS "+table) })
 			o.Exec(t, "DELETE FROM candor_owned_tables WHERE table_name = '"+table+"'")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -219,12 +220,23 @@ func TestCheckCatchesWhatATestBreaks(t *testing.T) {
 			// A row deleted by the test while a run of workload C (reads
 			// only) goes on: its count after the run is one short.
 			c := specFor(PhaseRun, "ycsb/c", url, filepath.Join(dir, "c.json"), y...)
-			c.Duration, c.Check, c.MaxErrorRate = ptr(2*time.Second), true, 1
+			c.Duration, c.Check, c.MaxErrorRate = ptr(4*time.Second), true, 1
+			// The delete waits for the run's first measured interval (a
+			// fixed sleep missed the run, or outlived the test and raced
+			// its cleanup, on a loaded machine); the test waits for it.
+			deleted := make(chan struct{})
 			go func() {
-				time.Sleep(700 * time.Millisecond)
+				defer close(deleted)
+				side := result.IntervalsPath(filepath.Join(dir, "c.json"))
+				for end := time.Now().Add(3 * time.Minute); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+					if b, _ := os.ReadFile(side); strings.Contains(string(b), `"phase":"run"`) {
+						break
+					}
+				}
 				oracle.Open(t, url).Exec(t, "DELETE FROM usertable_chk WHERE ycsb_key IN (SELECT * FROM (SELECT ycsb_key FROM usertable_chk ORDER BY ycsb_key LIMIT 1) AS one)")
 			}()
 			r := runE2E(t, c)
+			<-deleted
 			resC := resulttest.Read(t, filepath.Join(dir, "c.json"))
 			if r.code != ExitRunFailed || resC.Status != result.StatusCheckFailed || !strings.Contains(resC.Error, "1 row(s) missing") {
 				t.Errorf("ycsb/c --check with a row deleted during the run: exit %d, status %s (%s); want exit 5, check_failed, 1 row missing", r.code, resC.Status, resC.Error)

@@ -44,9 +44,27 @@ func sharedLedgerRun(sh *ShardRun) string {
 }
 
 // startLedger names the owner in a repetition's ledger directory before its
-// first write, so that verify knows it after a crash of candor too.
-func startLedger(dir string, o ledger.Owner) error {
+// first write, and the ledger table's identity where the product gives
+// one, so that verify knows both after a crash of candor too (the result
+// rebuilt then records neither).
+func startLedger(ctx context.Context, tgt target.Target, wl workload.Workload, dir string, o ledger.Owner) error {
 	if err := ledger.WriteOwner(dir, o); err != nil {
+		return withCode(ExitRunFailed, fmt.Errorf("the durability ledger: %w", err))
+	}
+	lw, ok := wl.(workload.Ledgered)
+	if !ok || keepsNoRows(tgt.Driver()) {
+		return nil
+	}
+	c, err := tgt.Connect(ctx)
+	if err != nil {
+		return withCode(ExitUnreachable, fmt.Errorf("reading the ledger table's identity: %w", err))
+	}
+	defer c.Close()
+	id, err := target.TableIdentity(ctx, c, tgt.Dialect(), lw.LedgerTable())
+	if err != nil || id == "" {
+		return nil // none to record: verify relies on the result's, the mark's and the owner row
+	}
+	if err := ledger.WriteTableIdentity(dir, id); err != nil {
 		return withCode(ExitRunFailed, fmt.Errorf("the durability ledger: %w", err))
 	}
 	return nil

@@ -243,8 +243,19 @@ func verifyOne(ctx context.Context, env *Env, tgt target.Target, wl workload.Wor
 		return nil, nil, errors.New("the null target keeps no rows: there are no ids to read back")
 	}
 	identity := lp.identity // the run's: verify never changes what the run recorded
+	for _, d := range lp.dirs {
+		if identity != "" {
+			break
+		}
+		// A result rebuilt after a crash of candor records none; the
+		// ledger directory does, from before the run's first write.
+		if identity, err = ledger.ReadTableIdentity(d); err != nil {
+			return nil, nil, err
+		}
+	}
 	if identity == "" {
-		if err := markIdentified(ctx, tgt, wl.(workload.Ledgered).LedgerTable()); err != nil {
+		_, ownerRows := wl.(workload.LedgerOwner)
+		if err := markIdentified(ctx, tgt, wl.(workload.Ledgered).LedgerTable(), ownerRows); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -265,19 +276,29 @@ func verifyOne(ctx context.Context, env *Env, tgt target.Target, wl workload.Wor
 // not exist, or a product that gives no identity, is left to the read-back.
 // A connection that fails is left to the read-back too, which waits for
 // the target.
-func markIdentified(ctx context.Context, tgt target.Target, table string) error {
+//
+// A ledger whose table holds no owner row (ownerRows false: commit-loop
+// --ledger) is refused even when candor_owned_tables marks the table: the
+// mark is that of whichever run created the table last, so nothing ties
+// the table to this ledger (verify counted a later run's rows as this
+// one's: "lost 40", exit 0).
+func markIdentified(ctx context.Context, tgt target.Target, table string, ownerRows bool) error {
 	c, err := tgt.Connect(ctx)
 	if err != nil {
 		return nil
 	}
 	defer c.Close()
 	exists, owned, err := target.TableState(ctx, c, tgt.Dialect(), table)
-	if err != nil || !exists || owned {
+	if err != nil || !exists || (owned && ownerRows) {
 		return nil
 	}
 	now, err := target.TableIdentity(ctx, c, tgt.Dialect(), table)
 	if err != nil || now == "" {
 		return nil
+	}
+	if owned {
+		return fmt.Errorf("%w: table %s's identity is recorded nowhere: the result has no table_identity (rebuilt after candor was killed, or written by an older candor), nor does its ledger directory (%s), and the table holds no owner row: candor_owned_tables marks it as candor's, but it may be another run's, created since under the name; verify a result that records table_identity, or account for the table's ids by hand",
+			errNotThisLedger, table, ledger.TableFile)
 	}
 	return fmt.Errorf("%w: table %s's identity is recorded nowhere: the result has no table_identity (rebuilt after candor was killed, or written by an older candor) and %s holds no mark for the table (its row was deleted, or the table was made by hand), so verify cannot tell the run's table from another of the name; verify a result that records table_identity, or account for the table's ids by hand",
 		errNotThisLedger, table, target.MarkerTable)

@@ -572,7 +572,7 @@ func runRepetitions(ctx context.Context, env *Env, r *runner.Runner, tgt target.
 		if fr.ledger {
 			ledgerDir = ledgerDirOf(outPath, rep, f.Repeat)
 			r.Config.LedgerDir = ledgerDir
-			if runErr = startLedger(ledgerDir, ledgerOwnerOf(res, sh, rep)); runErr != nil {
+			if runErr = startLedger(ctx, tgt, wl, ledgerDir, ledgerOwnerOf(res, sh, rep)); runErr != nil {
 				break
 			}
 		}

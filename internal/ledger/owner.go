@@ -201,3 +201,35 @@ func Only(present map[int64]int, w *Writers) map[int64]int {
 	}
 	return out
 }
+
+// TableFile is the file of a ledger directory that records its table's
+// identity as the database knows it (target.TableIdentity), written before
+// the run's first write: after a crash of candor the result that is
+// rebuilt records none, and a ledger whose table holds no owner row
+// (commit-loop --ledger) has nothing else tying the table to the run.
+const TableFile = "table-identity"
+
+// WriteTableIdentity records the ledger table's identity in dir.
+func WriteTableIdentity(dir, identity string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("ledger: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, TableFile), []byte(identity+"\n"), 0o644); err != nil {
+		return fmt.Errorf("ledger: %w", err)
+	}
+	return nil
+}
+
+// ReadTableIdentity reads the table identity dir records; "" when it
+// records none (a ledger of an older candor, or of a product that gives
+// no identity).
+func ReadTableIdentity(dir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, TableFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("ledger: %w", err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}

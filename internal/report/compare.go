@@ -265,6 +265,18 @@ func Compare(a, b *Side) *Comparison {
 			}
 		}
 	}
+	// candor ledger verify's figures, beside the run's, when a side has them.
+	_, va, okA := VerifiedFigures(a.Phases)
+	_, vb, okB := VerifiedFigures(b.Phases)
+	if okA || okB {
+		for _, n := range lnames {
+			if len(va[n]) > 0 || len(vb[n]) > 0 {
+				r := compareRow(verifyOp, n, true, va[n], vb[n], len(va[n]) > 0, len(vb[n]) > 0)
+				r.Verdict = strings.NewReplacer("faster", "better", "slower", "worse").Replace(r.Verdict)
+				c.Rows = append(c.Rows, r)
+			}
+		}
+	}
 	var names []string
 	seen := map[string]bool{}
 	for _, ps := range [][]*result.Phase{a.Phases, b.Phases} {
@@ -331,6 +343,10 @@ func opValues(ps []*result.Phase, name string, get func(*result.OpResult) (float
 // ledgerOp names the compare rows of the durability ledger (counts and
 // seconds, lower is better).
 const ledgerOp = "ledger"
+
+// verifyOp names the compare rows of candor ledger verify's figures (the
+// latest verification of each run), never the run's own.
+const verifyOp = "ledger verify"
 
 func compareRow(op, metric string, lowerBetter bool, a, b []float64, hasA, hasB bool) CompareRow {
 	r := CompareRow{Op: op, Metric: metric, LowerIsBetter: lowerBetter, A: stats.Summarize(a), B: stats.Summarize(b)}
@@ -466,7 +482,7 @@ func (c *Comparison) document(title string) *document {
 	for _, r := range c.Rows {
 		f := fmtRate
 		switch {
-		case r.Op == ledgerOp:
+		case r.Op == ledgerOp || r.Op == verifyOp:
 			f = func(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
 		case r.LowerIsBetter:
 			f = fmtNs
@@ -483,7 +499,37 @@ func (c *Comparison) document(title string) *document {
 	}
 	d.table(t)
 	d.para("A and B: mean over the runs (A %d, B %d); latencies per run as recorded in the result.", len(c.A.Phases), len(c.B.Phases))
+	if lines := ledgerSources(c); len(lines) > 0 {
+		d.para("Durability ledger: the \"ledger\" rows are each run's own accounting, made at its end; the \"ledger verify\" " +
+			"rows are the latest candor ledger verify of each run, read back later (never the run's figures):")
+		d.list(lines)
+	}
 	return d
+}
+
+// ledgerSources says, for each run of either side that kept a ledger,
+// whether it made an accounting of its own and which candor ledger verify
+// its verified figures are (or that none verified it).
+func ledgerSources(c *Comparison) []string {
+	var out []string
+	for _, s := range []*Side{c.A, c.B} {
+		for _, in := range s.Inputs {
+			k := 0
+			for i := range in.Result.Phases {
+				p := &in.Result.Phases[i]
+				if p.Name != "run" || p.Status != result.StatusComplete || p.Ledger == nil {
+					continue // the figures are over the complete runs (Side.Phases)
+				}
+				k++
+				own := "the run's accounting"
+				if p.Ledger.Accounting == nil {
+					own = "no accounting of the run's own"
+				}
+				out = append(out, fmt.Sprintf("%s: %s run %d: %s; %s", s.Name, in.Path, k, own, VerifyText(p)))
+			}
+		}
+	}
+	return out
 }
 
 func diffTable(ds []Difference) *table {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/candor-bench/candor/internal/ledger"
 	"github.com/candor-bench/candor/internal/result"
 	"github.com/candor-bench/candor/internal/stats"
 )
@@ -17,31 +18,49 @@ type Durability struct {
 }
 
 // LedgerFigures are the durability figures of phases with a ledger
-// accounting, by name, in the order reports and compare list them; ok is
-// false when no phase has one.
+// accounting of the run's own, by name, in the order reports and compare
+// list them; ok is false when no phase has one.
 func LedgerFigures(ps []*result.Phase) (names []string, values map[string][]float64, ok bool) {
+	return ledgerFiguresOf(ps, runAccounting)
+}
+
+// VerifiedFigures are LedgerFigures of each phase's latest candor ledger
+// verify (result.LedgerResult.LatestVerified), never the run's own; ok is
+// false when no phase was verified.
+func VerifiedFigures(ps []*result.Phase) (names []string, values map[string][]float64, ok bool) {
+	return ledgerFiguresOf(ps, verifiedAccounting)
+}
+
+func runAccounting(l *result.LedgerResult) *ledger.Accounting {
+	if l == nil {
+		return nil
+	}
+	return l.Accounting
+}
+
+func verifiedAccounting(l *result.LedgerResult) *ledger.Accounting {
+	if v := l.LatestVerified(); v != nil {
+		return v.Accounting
+	}
+	return nil
+}
+
+func ledgerFiguresOf(ps []*result.Phase, of func(*result.LedgerResult) *ledger.Accounting) (names []string, values map[string][]float64, ok bool) {
 	names = []string{"lost", "unknown", "rpo_s", "rto_s", "rto_all_s", "recovered90_s"}
-	// Outcomes, besides: in the durability table, not in compare's rows.
-	defer func() {
-		for _, p := range ps {
-			if p.Ledger != nil && p.Ledger.Accounting != nil {
-				a := p.Ledger.Accounting
-				for k, v := range map[string]int{"acknowledged": a.Acknowledged, "failed": a.Failed,
-					"unknown_committed": a.UnknownCommitted, "unknown_not_committed": a.UnknownNotCommitted} {
-					values[k] = append(values[k], float64(v))
-				}
-			}
-		}
-	}()
 	values = map[string][]float64{}
 	for _, p := range ps {
-		if p.Ledger == nil || p.Ledger.Accounting == nil {
+		a := of(p.Ledger)
+		if a == nil {
 			continue
 		}
 		ok = true
-		a := p.Ledger.Accounting
 		values["lost"] = append(values["lost"], float64(a.Lost))
 		values["unknown"] = append(values["unknown"], float64(a.Unknown))
+		// Outcomes, besides: in the durability table, not in compare's rows.
+		for k, v := range map[string]int{"acknowledged": a.Acknowledged, "failed": a.Failed,
+			"unknown_committed": a.UnknownCommitted, "unknown_not_committed": a.UnknownNotCommitted} {
+			values[k] = append(values[k], float64(v))
+		}
 		if f := a.Fault; f != nil {
 			values["rpo_s"] = append(values["rpo_s"], f.RPOSeconds)
 			for k, v := range map[string]*float64{"rto_s": f.RTOSeconds, "rto_all_s": f.RTOAllSeconds, "recovered90_s": f.Recovered90Seconds} {
@@ -54,11 +73,39 @@ func LedgerFigures(ps []*result.Phase) (names []string, values map[string][]floa
 	return names, values, ok
 }
 
+// VerifyText says which candor ledger verify a phase's verified figures
+// are: when it ran and the fault its RPO and RTO are measured from; or
+// that the ledger was never verified.
+func VerifyText(p *result.Phase) string {
+	if p == nil || p.Ledger == nil {
+		return "no ledger"
+	}
+	v := p.Ledger.LatestVerified()
+	if v == nil {
+		if n := len(p.Ledger.Verifications); n > 0 {
+			return fmt.Sprintf("never verified (%d candor ledger verify: %s)", n, p.Ledger.Verifications[n-1].Outcome)
+		}
+		return "never verified by candor ledger verify"
+	}
+	s := "candor ledger verify " + v.Time.UTC().Format(time.RFC3339)
+	if v.FaultIndex != nil {
+		s += fmt.Sprintf(", fault %d", *v.FaultIndex)
+		for _, ev := range p.Faults {
+			if ev.Index == *v.FaultIndex {
+				s += " (" + ev.Spec + ")"
+				break
+			}
+		}
+	}
+	return s
+}
+
 // DurabilityOf summarises the ledger figures of a cell's phases; nil when
-// none has a ledger.
+// none has a ledger accounting, the run's or candor ledger verify's (the
+// figures are the run's own).
 func DurabilityOf(ps []*result.Phase) *Durability {
 	_, v, ok := LedgerFigures(ps)
-	if !ok {
+	if _, _, verified := VerifiedFigures(ps); !ok && !verified {
 		return nil
 	}
 	return &Durability{Lost: stats.Summarize(v["lost"]), Unknown: stats.Summarize(v["unknown"]), RPO: stats.Summarize(v["rpo_s"]),
@@ -72,10 +119,13 @@ func DurabilityOf(ps []*result.Phase) *Durability {
 // the variant kept a ledger.
 func durabilityTable(m *Model, v *Variant) *table {
 	t := &table{Caption: "Durability: every write's outcome, lost acknowledged writes, RPO and RTO around the fault",
-		Head: []string{"target", "threads", "run", "acknowledged", "failed", "unknown", "unknown committed / not", "lost",
+		Head: []string{"target", "threads", "run", "figures", "acknowledged", "failed", "unknown", "unknown committed / not", "lost",
 			"unreplicated at the fault", "RPO s", "RTO s", "RTO all workers s", "90% throughput after s", "n"},
-		Right: []bool{false, true, false, true, true, true, true, true, true, true, true, true, true, true},
-		Note: "lost: acknowledged writes absent from the server afterwards; unknown: writes whose answer never came, " +
+		Right: []bool{false, true, false, false, true, true, true, true, true, true, true, true, true, true, true},
+		Note: "figures: the run's are its own accounting at its end; ledger verify's are the latest candor ledger verify " +
+			"of each run (when it ran, and the fault its RPO and RTO are measured from), read back later, beside the run's, " +
+			"never replacing them; \"never verified\" when no verify accounted for the ledger. " +
+			"lost: acknowledged writes absent from the server afterwards; unknown: writes whose answer never came, " +
 			"then found committed or not; unreplicated at the fault: the WAL the primary had written that a standby's " +
 			"replication slot had not confirmed, read from the last server-counter sample before the fault (the most any " +
 			"standby lacked; PostgreSQL); RPO: the fault's time minus the earliest lost acknowledgement; RTO: from the fault to " +
@@ -101,27 +151,65 @@ func durabilityTable(m *Model, v *Variant) *table {
 		for _, ref := range c.Phases {
 			ps = append(ps, m.phase(ref))
 		}
-		row := func(run string, ps []*result.Phase, n string) []string {
-			_, f, _ := LedgerFigures(ps)
+		// row is the figures of ps: the run's own (own), else verify's.
+		row := func(run, figures string, ps []*result.Phase, own bool, n string) []string {
+			of, unrep := verifiedAccounting, "–"
+			if own {
+				of, unrep = runAccounting, unreplicatedText(ps)
+			}
+			_, f, _ := ledgerFiguresOf(ps, of)
 			sm := func(k string) stats.Summary { return stats.Summarize(f[k]) }
 			// The 90% recovery is seen at one interval's resolution.
 			rec := sec
-			if res := intervalResolution(ps); res >= 1 {
+			if res := intervalResolution(ps, of); res >= 1 {
 				rec = whole
 			}
-			return []string{c.Series.Label, fmt.Sprint(c.Threads), run, val(sm("acknowledged"), cnt), val(sm("failed"), cnt),
-				val(sm("unknown"), cnt), unknownResolved(f), val(sm("lost"), cnt), unreplicatedText(ps),
+			return []string{c.Series.Label, fmt.Sprint(c.Threads), run, figures, val(sm("acknowledged"), cnt), val(sm("failed"), cnt),
+				val(sm("unknown"), cnt), unknownResolved(f), val(sm("lost"), cnt), unrep,
 				val(sm("rpo_s"), sec), val(sm("rto_s"), sec), val(sm("rto_all_s"), sec), val(sm("recovered90_s"), rec), n}
 		}
-		t.Rows = append(t.Rows, row("mean", ps, nText(c)))
+		var own, verified []*result.Phase
+		var ownAt, verifiedAt []int // run numbers
+		for i, p := range ps {
+			if runAccounting(p.Ledger) != nil {
+				own, ownAt = append(own, p), append(ownAt, i+1)
+			}
+			if verifiedAccounting(p.Ledger) != nil {
+				verified, verifiedAt = append(verified, p), append(verifiedAt, i+1)
+			}
+		}
+		never := ""
+		if len(verified) == 0 {
+			never = " (never verified)"
+		}
+		if len(own) > 0 {
+			t.Rows = append(t.Rows, row("mean", "the run's"+never, own, true, fmt.Sprint(len(own))))
+		} else {
+			t.Rows = append(t.Rows, noAccountingRow(c.Series.Label, c.Threads, "mean", "the run's: none (the run made no accounting)", len(t.Head)))
+		}
+		if len(verified) > 0 {
+			label := "ledger verify's (latest of each run)"
+			if len(ps) == 1 {
+				label = "ledger verify's: " + VerifyText(verified[0])
+			}
+			t.Rows = append(t.Rows, row("mean", label, verified, false, fmt.Sprint(len(verified))))
+		}
 		for i, p := range ps {
 			if note := p.Ledger.LedgerFilesNote(); note != "" {
 				unchecked = append(unchecked, fmt.Sprintf("%s, %d threads, run %d: %s", c.Series.Label, c.Threads, i+1, note))
 			}
 		}
 		if len(ps) > 1 {
+			for i, p := range own {
+				t.Rows = append(t.Rows, row(fmt.Sprintf("run %d", ownAt[i]), "the run's", []*result.Phase{p}, true, "1"))
+			}
 			for i, p := range ps {
-				t.Rows = append(t.Rows, row(fmt.Sprintf("run %d", i+1), []*result.Phase{p}, "1"))
+				if len(verified) > 0 && verifiedAccounting(p.Ledger) == nil {
+					t.Rows = append(t.Rows, noAccountingRow(c.Series.Label, c.Threads, fmt.Sprintf("run %d", i+1), VerifyText(p), len(t.Head)))
+				}
+			}
+			for i, p := range verified {
+				t.Rows = append(t.Rows, row(fmt.Sprintf("run %d", verifiedAt[i]), "ledger verify's: "+VerifyText(p), []*result.Phase{p}, false, "1"))
 			}
 		}
 	}
@@ -132,6 +220,15 @@ func durabilityTable(m *Model, v *Variant) *table {
 		t.Caption += " (figures " + strings.Join(unchecked, "; ") + ")"
 	}
 	return t
+}
+
+// noAccountingRow is a durability row without figures, saying why.
+func noAccountingRow(label string, threads int, run, why string, width int) []string {
+	r := []string{label, fmt.Sprint(threads), run, why}
+	for len(r) < width-1 {
+		r = append(r, "–")
+	}
+	return append(r, "0")
 }
 
 // unknownResolved is how the unknown writes resolved: committed / not,
@@ -146,11 +243,11 @@ func unknownResolved(f map[string][]float64) string {
 
 // intervalResolution is the report interval the phases' 90% recovery was
 // measured at (0: not recorded).
-func intervalResolution(ps []*result.Phase) float64 {
+func intervalResolution(ps []*result.Phase, of func(*result.LedgerResult) *ledger.Accounting) float64 {
 	res := 0.0
 	for _, p := range ps {
-		if p.Ledger != nil && p.Ledger.Accounting != nil && p.Ledger.Accounting.Fault != nil {
-			res = math.Max(res, p.Ledger.Accounting.Fault.IntervalSeconds)
+		if a := of(p.Ledger); a != nil && a.Fault != nil {
+			res = math.Max(res, a.Fault.IntervalSeconds)
 		}
 	}
 	return res

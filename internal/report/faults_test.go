@@ -137,8 +137,8 @@ func TestDurabilityTableContents(t *testing.T) {
 	txt := b.String()
 	flat := strings.Join(strings.Fields(txt), " ")
 	// (a table this wide is written as "column: value" lines)
-	for _, want := range []string{"run: mean acknowledged: 990 ±0.0% failed: 6 ±0.0% unknown: 4 ±0.0% unknown committed / not: 3 / 1 lost: 7 ±0.0% unreplicated at the fault: 3.0 MiB",
-		"run: run 3 acknowledged: 990 failed: 6 unknown: 4 unknown committed / not: 3 / 1 lost: 7 unreplicated at the fault: 3.0 MiB RPO s: 0.50 RTO s: 1.25 RTO all workers s: – 90% throughput after s: 3 n: 1",
+	for _, want := range []string{"run: mean figures: the run's (never verified) acknowledged: 990 ±0.0% failed: 6 ±0.0% unknown: 4 ±0.0% unknown committed / not: 3 / 1 lost: 7 ±0.0% unreplicated at the fault: 3.0 MiB",
+		"run: run 3 figures: the run's acknowledged: 990 failed: 6 unknown: 4 unknown committed / not: 3 / 1 lost: 7 unreplicated at the fault: 3.0 MiB RPO s: 0.50 RTO s: 1.25 RTO all workers s: – 90% throughput after s: 3 n: 1",
 		"measured from the fault the writes failed after"} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("durability table lacks %q:\n%s", want, txt)
@@ -146,6 +146,50 @@ func TestDurabilityTableContents(t *testing.T) {
 	}
 	if strings.Contains(flat, "3.000") || strings.Contains(flat, "each run's first fault") {
 		t.Errorf("three decimals at 1 s resolution, or the old note:\n%s", txt)
+	}
+}
+
+// The durability table shows candor ledger verify's figures beside the
+// run's, labelled with when verify ran and its fault; a run verify never
+// accounted for says so; a verify that was refused is not a verification.
+func TestDurabilityTableShowsVerify(t *testing.T) {
+	r := fixtures()["ycsb-a-pg-t4.json"].build(t)
+	withFault(r, 7, 1.25)
+	at := time.Date(2026, 12, 8, 1, 2, 3, 0, time.UTC)
+	zero := 0
+	k := 0
+	for i := range r.Phases {
+		p := &r.Phases[i]
+		if p.Ledger == nil {
+			continue
+		}
+		k++
+		switch k {
+		case 1: // verified: lost 2 where the run counted 7
+			a := *p.Ledger.Accounting
+			a.Lost, a.Acknowledged = 2, 995
+			p.Ledger.Verifications = []result.LedgerVerification{{Time: at, Outcome: "verified", Accounting: &a, FaultIndex: &zero}}
+		case 2: // refused: no figures
+			p.Ledger.Verifications = []result.LedgerVerification{{Time: at, Outcome: "refused", Reason: "not this ledger's table"}}
+		}
+	}
+	var b bytes.Buffer
+	if err := Text(&b, Build([]Input{{"led.json", r}})); err != nil {
+		t.Fatal(err)
+	}
+	txt := b.String()
+	flat := strings.Join(strings.Fields(txt), " ")
+	for _, want := range []string{
+		"run: mean figures: the run's acknowledged: 990 ±0.0%",
+		"run: mean figures: ledger verify's (latest of each run) acknowledged: 995 ",
+		"run: run 1 figures: ledger verify's: candor ledger verify 2026-12-08T01:02:03Z, fault 0",
+		"acknowledged: 995 failed: 0 unknown: 4 unknown committed / not: 0 / 0 lost: 2 unreplicated at the fault: –",
+		"run: run 2 figures: never verified (1 candor ledger verify: refused)",
+		"run: run 3 figures: never verified by candor ledger verify",
+	} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("durability table lacks %q:\n%s", want, txt)
+		}
 	}
 }
 
