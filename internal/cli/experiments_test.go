@@ -23,7 +23,9 @@ func TestExperimentPlansAreValid(t *testing.T) {
 	}
 	env := func(k string) string {
 		return map[string]string{"PG_URL": "postgres://u@127.0.0.1:5432/db?sslmode=disable", "MYSQL_URL": "mysql://u@127.0.0.1:3306/db",
-			"CASS1_URL": "cql://127.0.0.1:9042/", "CASS3_URL": "cql://127.0.0.1,127.0.0.2,127.0.0.3:9042/"}[k]
+			"CASS1_URL": "cql://127.0.0.1:9042/", "CASS3_URL": "cql://127.0.0.1,127.0.0.2,127.0.0.3:9042/",
+			"VOLT1_URL": "voltdb://127.0.0.1:21212", "VOLT3K0_URL": "voltdb://127.0.0.1:21212,127.0.0.1:21213,127.0.0.1:21214",
+			"VOLT3K1_URL": "voltdb://127.0.0.1:21212,127.0.0.1:21213,127.0.0.1:21214"}[k]
 	}
 	for _, f := range files {
 		if kindless(t, f) {
@@ -103,7 +105,9 @@ func TestExperimentPlanCellsAreUniqueAndParse(t *testing.T) {
 
 		env := &Env{Getenv: func(k string) string {
 			return map[string]string{"PG_URL": "postgres://u@127.0.0.1:5432/db?sslmode=disable",
-				"CASS1_URL": "cql://127.0.0.1:9042/", "CASS3_URL": "cql://127.0.0.1,127.0.0.2,127.0.0.3:9042/"}[k]
+				"CASS1_URL": "cql://127.0.0.1:9042/", "CASS3_URL": "cql://127.0.0.1,127.0.0.2,127.0.0.3:9042/",
+				"VOLT1_URL": "voltdb://127.0.0.1:21212", "VOLT3K0_URL": "voltdb://127.0.0.1:21212,127.0.0.1:21213,127.0.0.1:21214",
+				"VOLT3K1_URL": "voltdb://127.0.0.1:21212,127.0.0.1:21213,127.0.0.1:21214"}[k]
 		}}
 		p, err := plan.Read(f, env.Getenv)
 		if err != nil {

@@ -220,16 +220,21 @@ func TestCheckCatchesWhatATestBreaks(t *testing.T) {
 			// A row deleted by the test while a run of workload C (reads
 			// only) goes on: its count after the run is one short.
 			c := specFor(PhaseRun, "ycsb/c", url, filepath.Join(dir, "c.json"), y...)
-			c.Duration, c.Check, c.MaxErrorRate = ptr(4*time.Second), true, 1
-			// The delete waits for the run's first measured interval (a
-			// fixed sleep missed the run, or outlived the test and raced
-			// its cleanup, on a loaded machine); the test waits for it.
+			c.Duration, c.Check, c.MaxErrorRate = ptr(10*time.Second), true, 1
+			// The delete waits for the run's first measured interval: its
+			// line in the side file ("kind":"interval"; the header before
+			// it names the phase already, and a delete sent then came
+			// before the run's count of the rows before it). A fixed
+			// sleep missed the run, or outlived the test and raced its
+			// cleanup, on a loaded machine; the test waits for it. The 9 s
+			// left after the first interval let the delete commit before
+			// the check counts at the end, beside two CPU hogs too.
 			deleted := make(chan struct{})
 			go func() {
 				defer close(deleted)
 				side := result.IntervalsPath(filepath.Join(dir, "c.json"))
 				for end := time.Now().Add(3 * time.Minute); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-					if b, _ := os.ReadFile(side); strings.Contains(string(b), `"phase":"run"`) {
+					if b, _ := os.ReadFile(side); strings.Contains(string(b), `"kind":"interval"`) {
 						break
 					}
 				}
@@ -239,7 +244,7 @@ func TestCheckCatchesWhatATestBreaks(t *testing.T) {
 			<-deleted
 			resC := resulttest.Read(t, filepath.Join(dir, "c.json"))
 			if r.code != ExitRunFailed || resC.Status != result.StatusCheckFailed || !strings.Contains(resC.Error, "1 row(s) missing") {
-				t.Errorf("ycsb/c --check with a row deleted during the run: exit %d, status %s (%s); want exit 5, check_failed, 1 row missing", r.code, resC.Status, resC.Error)
+				t.Errorf("ycsb/c --check with a row deleted during the run: exit %d, status %s (%s); want exit 5, check_failed, 1 row missing\n%s\nchecks %+v", r.code, resC.Status, resC.Error, r.stderr, resC.Checks)
 			}
 			if n := o.Ints(t, "SELECT count(*) FROM usertable_chk")[0]; n != 300+inserts-1 {
 				t.Errorf("the test's own count %d, want %d", n, 300+inserts-1)
